@@ -1,0 +1,85 @@
+//! The [`Game`] trait: a GDL description seen as a state machine.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A role's position in the order of the description's `(role ...)` facts.
+pub type RoleIndex = usize;
+
+/// A game as a deterministic state machine: roles, initial state, legal moves, transition,
+/// terminal test and goal values.
+///
+/// The interface is shaped so that a playout loop allocates nothing per step: legal moves are
+/// written into a caller-owned buffer, the next state into a caller-owned state, and moves are
+/// small `Copy` handles (dense indices in generated code). Text only appears at the edges
+/// ([`Game::write_move`], [`Game::parse_move`], [`Game::write_state`]), for traces and the
+/// match protocol.
+///
+/// GDL-II fits without a change of shape: the role `random` is an ordinary role whose moves the
+/// caller draws uniformly ([`Game::is_random_role`]), and `sees` percepts come from
+/// [`Game::percepts`], which games without `sees` leave at its default.
+pub trait Game {
+    /// A game state: the set of base propositions that hold.
+    type State: Clone + Eq + Hash + Debug;
+    /// One role's move. Meaningful only together with the role that makes it.
+    type Move: Copy + Eq + Hash + Debug;
+
+    /// The number of roles.
+    fn role_count(&self) -> usize;
+
+    /// The name of a role, as the description spells it.
+    fn role_name(&self, role: RoleIndex) -> &str;
+
+    /// The state that the `init` facts describe.
+    fn initial_state(&self) -> Self::State;
+
+    /// Whether `terminal` holds in `state`.
+    fn is_terminal(&self, state: &Self::State) -> bool;
+
+    /// Replaces the contents of `out` with the legal moves of `role` in `state`, without
+    /// duplicates. The order is the game's own, fixed for a given state.
+    fn legal_moves(&self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>);
+
+    /// Writes into `next` the state that follows `state` when every role `r` plays `joint[r]`.
+    /// `joint` holds one move per role, in role order.
+    fn next_state(&self, state: &Self::State, joint: &[Self::Move], next: &mut Self::State);
+
+    /// The goal value of `role` in `state`: `None` when the description gives none, or more than
+    /// one.
+    fn goal(&self, state: &Self::State, role: RoleIndex) -> Option<i32>;
+
+    /// Appends the GDL text of a move of `role`, e.g. `(mark 1 1)` or `noop`.
+    fn write_move(&self, role: RoleIndex, mv: Self::Move, out: &mut String);
+
+    /// Reads a move of `role` from GDL text (as the match protocol sends it). Whitespace between
+    /// tokens is free; `None` when the text is no move this game knows for that role.
+    fn parse_move(&self, role: RoleIndex, text: &str) -> Option<Self::Move>;
+
+    /// Appends the GDL text of every base proposition true in `state`, one string each, in no
+    /// particular order and without duplicates.
+    fn write_state(&self, state: &Self::State, out: &mut Vec<String>);
+
+    /// Whether `role` is GDL-II's `random`, whose moves are drawn uniformly by the caller.
+    fn is_random_role(&self, role: RoleIndex) -> bool {
+        self.role_name(role) == "random"
+    }
+
+    /// GDL-II: appends the GDL text of every percept `p` such that `(sees role p)` holds after
+    /// `joint` is played in `state`. Games without `sees` see nothing.
+    fn percepts(
+        &self,
+        state: &Self::State,
+        joint: &[Self::Move],
+        role: RoleIndex,
+        out: &mut Vec<String>,
+    ) {
+        let _ = (state, joint, role, out);
+    }
+
+    /// The text of one move; a convenience over [`Game::write_move`].
+    fn move_text(&self, role: RoleIndex, mv: Self::Move) -> String {
+        let mut s = String::new();
+        self.write_move(role, mv, &mut s);
+        s
+    }
+}

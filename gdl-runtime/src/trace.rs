@@ -1,0 +1,125 @@
+//! Seeded random playouts printed in the reference trace format (`spec/trace-format.md`).
+
+use std::fmt::{self, Write};
+
+use crate::{Game, SplitMix64};
+
+/// How a trace ends other than at a terminal state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceError {
+    /// A role had no legal move in a non-terminal state (the game is not playable there).
+    NoLegalMove { step: usize, role: String },
+    /// The playout reached the step limit without a terminal state.
+    StepLimit { steps: usize },
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::NoLegalMove { step, role } => {
+                write!(f, "role {role} has no legal move in the non-terminal state of step {step}")
+            }
+            TraceError::StepLimit { steps } => {
+                write!(f, "no terminal state after {steps} steps")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// Options of [`write_trace`].
+#[derive(Clone, Debug)]
+pub struct TraceOptions {
+    /// The seed of the SplitMix64 move chooser.
+    pub seed: u64,
+    /// Give up after this many steps.
+    pub max_steps: usize,
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions { seed: 1, max_steps: 100_000 }
+    }
+}
+
+/// Plays one seeded random playout of `game` and appends its trace to `out`.
+///
+/// On an error, `out` holds the trace up to the point of failure.
+pub fn write_trace<G: Game>(
+    game: &G,
+    options: &TraceOptions,
+    out: &mut String,
+) -> Result<(), TraceError> {
+    let roles = game.role_count();
+    let mut rng = SplitMix64::new(options.seed);
+    out.push_str("roles");
+    for r in 0..roles {
+        out.push(' ');
+        out.push_str(game.role_name(r));
+    }
+    let _ = write!(out, "\nseed {}\n", options.seed);
+
+    let mut state = game.initial_state();
+    let mut next = state.clone();
+    let mut moves = Vec::new();
+    let mut ranked: Vec<(String, G::Move)> = Vec::new();
+    let mut joint: Vec<G::Move> = Vec::with_capacity(roles);
+    let mut facts = Vec::new();
+    for step in 0..=options.max_steps {
+        let _ = writeln!(out, "step {step}");
+        facts.clear();
+        game.write_state(&state, &mut facts);
+        facts.sort_unstable();
+        facts.dedup();
+        out.push_str("state ");
+        out.push_str(&facts.join(" "));
+        out.push('\n');
+        if game.is_terminal(&state) {
+            let _ = write!(out, "terminal {step} goals");
+            for r in 0..roles {
+                let _ = match game.goal(&state, r) {
+                    Some(v) => write!(out, " {}={v}", game.role_name(r)),
+                    None => write!(out, " {}=undef", game.role_name(r)),
+                };
+            }
+            out.push('\n');
+            return Ok(());
+        }
+        if step == options.max_steps {
+            break;
+        }
+        joint.clear();
+        let mut stuck = None;
+        for r in 0..roles {
+            game.legal_moves(&state, r, &mut moves);
+            ranked.clear();
+            ranked.extend(moves.iter().map(|&m| (game.move_text(r, m), m)));
+            ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            ranked.dedup_by(|a, b| a.0 == b.0);
+            let _ = write!(out, "legal {} {}:", game.role_name(r), ranked.len());
+            for (text, _) in &ranked {
+                out.push(' ');
+                out.push_str(text);
+            }
+            out.push('\n');
+            if ranked.is_empty() {
+                stuck.get_or_insert(r);
+            } else {
+                joint.push(ranked[rng.below(ranked.len())].1);
+            }
+        }
+        if let Some(r) = stuck {
+            return Err(TraceError::NoLegalMove { step, role: game.role_name(r).to_string() });
+        }
+        out.push_str("joint");
+        for (r, &m) in joint.iter().enumerate() {
+            out.push(' ');
+            game.write_move(r, m, out);
+        }
+        out.push('\n');
+        game.next_state(&state, &joint, &mut next);
+        std::mem::swap(&mut state, &mut next);
+    }
+    Err(TraceError::StepLimit { steps: options.max_steps })
+}

@@ -1,0 +1,26 @@
+//! The sub-commands of `gdlc`. All file I/O of the project's compiler lives here, not in the
+//! library.
+
+pub mod check;
+pub mod fmt;
+pub mod trace;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Exit code for usage and I/O problems.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Reads a description file; invalid UTF-8 (a Latin-1 comment, say) is replaced, not fatal.
+pub fn read_source(path: &Path) -> Result<String, ExitCode> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }),
+        Err(e) => {
+            eprintln!("gdlc: cannot read {}: {e}", path.display());
+            Err(ExitCode::from(EXIT_USAGE))
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! `gdlc`: a compiler from the Game Description Language (GDL) to specialised Rust.
+//!
+//! The library does no file I/O: it takes source text and returns programs, diagnostics and
+//! code. See `ARCHITECTURE.md` at the repository root for the passes and their invariants.
+
+pub mod ast;
+pub mod depgraph;
+pub mod diag;
+pub mod parse;
+pub mod print;
+pub mod stratify;
+
+pub use ast::Program;
+pub use diag::Diagnostic;
+pub use parse::parse_kif;

@@ -1,0 +1,40 @@
+//! The `gdlc` command: check, format, trace and (later) compile GDL game descriptions.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+/// A compiler from the Game Description Language (GDL) to fast native Rust.
+#[derive(Parser, Debug)]
+#[command(name = "gdlc", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check game descriptions: syntax, GDL restrictions, safety, stratification.
+    Check(cli::check::Args),
+    /// Reformat a description, or convert it between prefix (KIF) and infix syntax.
+    Fmt(cli::fmt::Args),
+    /// Play one seeded random playout and print it in the reference trace format.
+    Trace(cli::trace::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    match cli.command {
+        Command::Check(args) => cli::check::run(args),
+        Command::Fmt(args) => cli::fmt::run(args),
+        Command::Trace(args) => cli::trace::run(args),
+    }
+}
