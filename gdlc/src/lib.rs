@@ -6,6 +6,7 @@
 pub mod ast;
 pub mod depgraph;
 pub mod diag;
+pub mod normalize;
 pub mod parse;
 pub mod print;
 pub mod stratify;

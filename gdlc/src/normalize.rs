@@ -1,0 +1,297 @@
+//! Normalisation: the checked syntax tree lowered to flat Datalog rules that the interpreter and
+//! the grounder evaluate.
+//!
+//! - `or` is expanded into one rule per combination of branches, `and` is flattened;
+//! - `(not (distinct a b))` becomes the equality test [`NLit::Equal`];
+//! - variables are numbered per rule;
+//! - rules that no game relation (`role`, `init`, `legal`, `next`, `goal`, `terminal`, `sees`,
+//!   `base`, `input`) depends on are dropped: they cannot change the game (and may be unsafe,
+//!   see `test_case_3b`).
+
+use std::collections::HashMap;
+
+use petgraph::visit::{Bfs, Reversed};
+
+use crate::ast::{Atom, Literal, Program, Span, Sym, Symbols, Term, kw};
+use crate::depgraph::DepGraph;
+use crate::diag::Diagnostic;
+
+/// A term of a normalised rule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NTerm {
+    /// A variable, numbered from 0 within its rule.
+    Var(u32),
+    Const(Sym),
+    Func(Sym, Vec<NTerm>),
+}
+
+impl NTerm {
+    pub fn for_each_var(&self, f: &mut impl FnMut(u32)) {
+        match self {
+            NTerm::Var(v) => f(*v),
+            NTerm::Const(_) => {}
+            NTerm::Func(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
+        }
+    }
+
+    pub fn is_ground(&self) -> bool {
+        match self {
+            NTerm::Var(_) => false,
+            NTerm::Const(_) => true,
+            NTerm::Func(_, args) => args.iter().all(NTerm::is_ground),
+        }
+    }
+}
+
+/// A sentence of a normalised rule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NAtom {
+    pub rel: Sym,
+    pub args: Vec<NTerm>,
+}
+
+impl NAtom {
+    pub fn for_each_var(&self, f: &mut impl FnMut(u32)) {
+        self.args.iter().for_each(|a| a.for_each_var(f));
+    }
+}
+
+/// A body literal of a normalised rule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NLit {
+    Pos(NAtom),
+    Neg(NAtom),
+    Distinct(NTerm, NTerm),
+    /// `(not (distinct a b))`.
+    Equal(NTerm, NTerm),
+}
+
+impl NLit {
+    pub fn for_each_var(&self, f: &mut impl FnMut(u32)) {
+        match self {
+            NLit::Pos(a) | NLit::Neg(a) => a.for_each_var(f),
+            NLit::Distinct(a, b) | NLit::Equal(a, b) => {
+                a.for_each_var(f);
+                b.for_each_var(f);
+            }
+        }
+    }
+}
+
+/// A flat rule: `head <= body[0] & body[1] & ...`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NRule {
+    pub head: NAtom,
+    pub body: Vec<NLit>,
+    /// The source names of the variables, by number.
+    pub var_names: Vec<Sym>,
+    /// The index of the source rule in `Program::rules`.
+    pub origin: usize,
+    pub span: Span,
+}
+
+/// A normalised description.
+#[derive(Clone, Debug)]
+pub struct NProgram {
+    pub symbols: Symbols,
+    pub rules: Vec<NRule>,
+}
+
+/// Options of [`normalize`].
+#[derive(Clone, Copy, Debug)]
+pub struct NormalizeOptions {
+    /// Keep rules that no game relation depends on.
+    pub keep_unreachable: bool,
+    /// The most rules one source rule may expand into through its `or`s.
+    pub max_expansion: usize,
+}
+
+impl Default for NormalizeOptions {
+    fn default() -> Self {
+        NormalizeOptions { keep_unreachable: false, max_expansion: 4096 }
+    }
+}
+
+/// The relations of the game's interface: what the state machine is read from.
+pub const GAME_RELATIONS: [Sym; 9] = [
+    kw::ROLE,
+    kw::INIT,
+    kw::LEGAL,
+    kw::NEXT,
+    kw::GOAL,
+    kw::TERMINAL,
+    kw::SEES,
+    kw::BASE,
+    kw::INPUT,
+];
+
+/// Which relations some game relation depends on (the game relations included).
+pub fn reachable_relations(graph: &DepGraph) -> std::collections::HashSet<Sym> {
+    let mut seen = std::collections::HashSet::new();
+    let reversed = Reversed(&graph.graph);
+    for rel in GAME_RELATIONS {
+        if let Some(start) = graph.node(rel) {
+            let mut bfs = Bfs::new(reversed, start);
+            while let Some(n) = bfs.next(reversed) {
+                seen.insert(graph.graph[n]);
+            }
+        }
+    }
+    seen
+}
+
+/// Lowers `program` (which should have passed the checker) to flat rules.
+pub fn normalize(program: &Program, options: NormalizeOptions) -> Result<NProgram, Vec<Diagnostic>> {
+    let graph = crate::depgraph::build(program);
+    let reachable = reachable_relations(&graph);
+    let mut rules = Vec::new();
+    let mut errors = Vec::new();
+    for (origin, rule) in program.rules.iter().enumerate() {
+        if !options.keep_unreachable && !reachable.contains(&rule.head.name) {
+            continue;
+        }
+        let bodies = match expand(&rule.body, options.max_expansion) {
+            Some(b) => b,
+            None => {
+                errors.push(Diagnostic::error(
+                    "or-expansion",
+                    rule.span,
+                    format!(
+                        "this rule's `or`s expand into more than {} rules",
+                        options.max_expansion
+                    ),
+                ));
+                continue;
+            }
+        };
+        for body in bodies {
+            let mut vars = Vars::default();
+            let head = vars.atom(&rule.head);
+            let body = body
+                .iter()
+                .map(|lit| match lit {
+                    Flat::Pos(a) => NLit::Pos(vars.atom(a)),
+                    Flat::Neg(a) => NLit::Neg(vars.atom(a)),
+                    Flat::Distinct(a, b, false) => NLit::Distinct(vars.term(a), vars.term(b)),
+                    Flat::Distinct(a, b, true) => NLit::Equal(vars.term(a), vars.term(b)),
+                })
+                .collect();
+            rules.push(NRule { head, body, var_names: vars.names, origin, span: rule.span });
+        }
+    }
+    if errors.is_empty() {
+        Ok(NProgram { symbols: program.symbols.clone(), rules })
+    } else {
+        Err(errors)
+    }
+}
+
+enum Flat<'a> {
+    Pos(&'a Atom),
+    Neg(&'a Atom),
+    Distinct(&'a Term, &'a Term, bool),
+}
+
+/// The disjunctive normal form of a conjunction: one flat body per combination of `or`
+/// branches; `None` past `max` bodies.
+fn expand(body: &[Literal], max: usize) -> Option<Vec<Vec<Flat<'_>>>> {
+    let mut out: Vec<Vec<Flat<'_>>> = vec![Vec::new()];
+    for lit in body {
+        let alternatives = alternatives(lit, max)?;
+        if alternatives.len() == 1 {
+            let only = &alternatives[0];
+            for b in &mut out {
+                b.extend(only.iter().map(clone_flat));
+            }
+            continue;
+        }
+        if out.len().saturating_mul(alternatives.len()) > max {
+            return None;
+        }
+        let mut next = Vec::with_capacity(out.len() * alternatives.len());
+        for b in &out {
+            for alt in &alternatives {
+                let mut nb: Vec<Flat<'_>> = b.iter().map(clone_flat).collect();
+                nb.extend(alt.iter().map(clone_flat));
+                next.push(nb);
+            }
+        }
+        out = next;
+    }
+    Some(out)
+}
+
+fn alternatives(lit: &Literal, max: usize) -> Option<Vec<Vec<Flat<'_>>>> {
+    Some(match lit {
+        Literal::Pos(a) => vec![vec![Flat::Pos(a)]],
+        Literal::Not { atom, .. } => vec![vec![Flat::Neg(atom)]],
+        Literal::Distinct { lhs, rhs, negated, .. } => vec![vec![Flat::Distinct(lhs, rhs, *negated)]],
+        Literal::And { conjuncts, .. } => expand(conjuncts, max)?,
+        Literal::Or { branches, .. } => {
+            let mut all = Vec::new();
+            for b in branches {
+                all.extend(alternatives(b, max)?);
+                if all.len() > max {
+                    return None;
+                }
+            }
+            all
+        }
+    })
+}
+
+fn clone_flat<'a>(f: &Flat<'a>) -> Flat<'a> {
+    match f {
+        Flat::Pos(a) => Flat::Pos(a),
+        Flat::Neg(a) => Flat::Neg(a),
+        Flat::Distinct(a, b, n) => Flat::Distinct(a, b, *n),
+    }
+}
+
+#[derive(Default)]
+struct Vars {
+    names: Vec<Sym>,
+    index: HashMap<Sym, u32>,
+}
+
+impl Vars {
+    fn term(&mut self, t: &Term) -> NTerm {
+        match t {
+            Term::Var { name, .. } => {
+                let next = self.names.len() as u32;
+                let v = *self.index.entry(*name).or_insert(next);
+                if v == next {
+                    self.names.push(*name);
+                }
+                NTerm::Var(v)
+            }
+            Term::Const { name, .. } => NTerm::Const(*name),
+            Term::Func { name, args, .. } => {
+                NTerm::Func(*name, args.iter().map(|a| self.term(a)).collect())
+            }
+        }
+    }
+
+    fn atom(&mut self, a: &Atom) -> NAtom {
+        NAtom { rel: a.name, args: a.args.iter().map(|t| self.term(t)).collect() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn or_expands_and_unreachable_rules_drop() {
+        let src = "(role r) (<= (legal r ?m) (p ?m) (or (q ?m) (and (s ?m) (not (distinct ?m a)))))
+                   (<= (unused ?x ?y) (distinct ?x ?y))";
+        let (p, d) = crate::parse_kif(src);
+        assert!(d.is_empty());
+        let n = normalize(&p, NormalizeOptions::default()).unwrap();
+        assert_eq!(n.rules.len(), 3);
+        let legal: Vec<_> = n.rules.iter().filter(|r| r.head.rel == kw::LEGAL).collect();
+        assert_eq!(legal.len(), 2);
+        assert_eq!(legal[1].body.len(), 3);
+        assert!(matches!(legal[1].body[2], NLit::Equal(NTerm::Var(0), NTerm::Const(_))));
+    }
+}
