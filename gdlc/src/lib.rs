@@ -4,13 +4,17 @@
 //! code. See `ARCHITECTURE.md` at the repository root for the passes and their invariants.
 
 pub mod ast;
+pub mod check;
 pub mod depgraph;
 pub mod diag;
+pub mod infix;
+pub mod interp;
 pub mod normalize;
 pub mod parse;
 pub mod print;
 pub mod stratify;
 
 pub use ast::Program;
+pub use check::{CheckReport, check};
 pub use diag::Diagnostic;
 pub use parse::parse_kif;

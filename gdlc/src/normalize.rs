@@ -176,13 +176,34 @@ pub fn normalize(program: &Program, options: NormalizeOptions) -> Result<NProgra
                     Flat::Distinct(a, b, true) => NLit::Equal(vars.term(a), vars.term(b)),
                 })
                 .collect();
-            rules.push(NRule { head, body, var_names: vars.names, origin, span: rule.span });
+            let mut rule = NRule { head, body, var_names: vars.names, origin, span: rule.span };
+            bind_role_variable(&mut rule);
+            rules.push(rule);
         }
     }
     if errors.is_empty() {
         Ok(NProgram { symbols: program.symbols.clone(), rules })
     } else {
         Err(errors)
+    }
+}
+
+/// A `legal`, `goal`, `sees` or `input` rule whose first argument is a variable that no
+/// positive literal binds (`(<= (legal ?p noop) open)`) holds for every role: the game asks it
+/// of each role. Such a variable is bound to the roles with an added `(role ?p)`.
+fn bind_role_variable(rule: &mut NRule) {
+    if ![kw::LEGAL, kw::GOAL, kw::SEES, kw::INPUT].contains(&rule.head.rel) {
+        return;
+    }
+    let Some(&NTerm::Var(v)) = rule.head.args.first() else { return };
+    let mut bound = false;
+    for lit in &rule.body {
+        if let NLit::Pos(a) = lit {
+            a.for_each_var(&mut |x| bound |= x == v);
+        }
+    }
+    if !bound {
+        rule.body.insert(0, NLit::Pos(NAtom { rel: kw::ROLE, args: vec![NTerm::Var(v)] }));
     }
 }
 

@@ -1,6 +1,19 @@
-//! Printers: KIF (prefix) text of terms, literals and rules.
+//! Printers: KIF (prefix) and infix text of terms, literals, rules and whole programs.
+//!
+//! The `write_*_kif` functions print on one line (used to compare and show programs). The
+//! pretty-printers lay a program out like the ggp.org files: facts on one line; rules as
+//! `(<= head` with each body literal on its own indented line; a blank line between rules of
+//! different head relations and around rules that take several lines. Long `or`/`and`
+//! literals fold one branch per line (KIF); long infix bodies fold one conjunct per line.
+//!
+//! Infix names and variables are spelled so that [`crate::infix::parse_infix`] reads back
+//! exactly the same program: see [`infix_name`] and [`infix_var`]. Comments are not part of
+//! the syntax tree, so they are not preserved.
 
-use crate::ast::{Atom, Literal, Rule, RuleKind, Symbols, Term};
+use std::borrow::Cow;
+
+use crate::ast::{Atom, Literal, Program, Rule, RuleKind, Symbols, Term};
+use crate::infix::{is_name_char, is_plain_name};
 
 /// Appends the KIF text of a term: `(cell 1 1 b)`, `?x`, `noop`.
 pub fn write_term_kif(symbols: &Symbols, term: &Term, out: &mut String) {
@@ -46,7 +59,9 @@ pub fn write_literal_kif(symbols: &Symbols, lit: &Literal, out: &mut String) {
             write_atom_kif(symbols, atom, out);
             out.push(')');
         }
-        Literal::Distinct { lhs, rhs, negated, .. } => {
+        Literal::Distinct {
+            lhs, rhs, negated, ..
+        } => {
             if *negated {
                 out.push_str("(not ");
             }
@@ -59,8 +74,17 @@ pub fn write_literal_kif(symbols: &Symbols, lit: &Literal, out: &mut String) {
                 out.push(')');
             }
         }
-        Literal::Or { branches: parts, .. } | Literal::And { conjuncts: parts, .. } => {
-            out.push_str(if matches!(lit, Literal::Or { .. }) { "(or" } else { "(and" });
+        Literal::Or {
+            branches: parts, ..
+        }
+        | Literal::And {
+            conjuncts: parts, ..
+        } => {
+            out.push_str(if matches!(lit, Literal::Or { .. }) {
+                "(or"
+            } else {
+                "(and"
+            });
             for p in parts {
                 out.push(' ');
                 write_literal_kif(symbols, p, out);
@@ -83,4 +107,429 @@ pub fn write_rule_kif(symbols: &Symbols, rule: &Rule, out: &mut String) {
         write_literal_kif(symbols, l, out);
     }
     out.push(')');
+}
+
+/// Layout options of the pretty-printers.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    /// The line width past which bodies and long literals fold.
+    pub width: usize,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout { width: 80 }
+    }
+}
+
+/// The whole program in KIF, laid out for reading, with the default [`Layout`].
+pub fn pretty_kif(program: &Program) -> String {
+    let mut out = String::new();
+    write_program_kif(
+        &program.symbols,
+        &program.rules,
+        &Layout::default(),
+        &mut out,
+    );
+    out
+}
+
+/// The whole program in infix syntax, with the default [`Layout`].
+pub fn pretty_infix(program: &Program) -> String {
+    let mut out = String::new();
+    write_program_infix(
+        &program.symbols,
+        &program.rules,
+        &Layout::default(),
+        &mut out,
+    );
+    out
+}
+
+/// Appends `rules` in KIF, laid out for reading; each rule ends with a new line.
+pub fn write_program_kif(symbols: &Symbols, rules: &[Rule], layout: &Layout, out: &mut String) {
+    write_program(rules, out, |rule, text| {
+        write_rule_kif_pretty(symbols, rule, layout, text)
+    });
+}
+
+/// Appends `rules` in infix syntax; each rule ends with a new line.
+pub fn write_program_infix(symbols: &Symbols, rules: &[Rule], layout: &Layout, out: &mut String) {
+    write_program(rules, out, |rule, text| {
+        write_rule_infix(symbols, rule, layout, text)
+    });
+}
+
+/// Prints each rule with `write`, with a blank line between rules of different head relations
+/// and around rules that take several lines.
+fn write_program(rules: &[Rule], out: &mut String, mut write: impl FnMut(&Rule, &mut String)) {
+    let mut text = String::new();
+    let mut previous: Option<(&Rule, bool)> = None;
+    for rule in rules {
+        text.clear();
+        write(rule, &mut text);
+        let multi_line = text.contains('\n');
+        if let Some((prev, prev_multi)) = previous
+            && (prev.head.name != rule.head.name || prev_multi || multi_line)
+        {
+            out.push('\n');
+        }
+        out.push_str(&text);
+        out.push('\n');
+        previous = Some((rule, multi_line));
+    }
+}
+
+/// Appends a fact on one line, or a rule as `(<= head` with one body literal per line.
+pub fn write_rule_kif_pretty(symbols: &Symbols, rule: &Rule, layout: &Layout, out: &mut String) {
+    if rule.kind == RuleKind::Fact || rule.body.is_empty() {
+        write_rule_kif(symbols, rule, out);
+        return;
+    }
+    out.push_str("(<= ");
+    write_atom_kif(symbols, &rule.head, out);
+    for lit in &rule.body {
+        out.push_str("\n    ");
+        write_literal_kif_folded(symbols, lit, 4, layout, out);
+    }
+    out.push(')');
+}
+
+/// Appends a literal starting at column `indent`; an `or`/`and` too long for the line gets one
+/// part per line, aligned after its keyword.
+fn write_literal_kif_folded(
+    symbols: &Symbols,
+    lit: &Literal,
+    indent: usize,
+    layout: &Layout,
+    out: &mut String,
+) {
+    let start = out.len();
+    write_literal_kif(symbols, lit, out);
+    let (keyword, parts) = match lit {
+        Literal::Or { branches, .. } => ("(or ", branches),
+        Literal::And { conjuncts, .. } => ("(and ", conjuncts),
+        _ => return,
+    };
+    if indent + (out.len() - start) <= layout.width || parts.is_empty() {
+        return;
+    }
+    out.truncate(start);
+    out.push_str(keyword);
+    let inner = indent + keyword.len();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', inner));
+        }
+        write_literal_kif_folded(symbols, part, inner, layout, out);
+    }
+    out.push(')');
+}
+
+/// How a constant, function or relation name is written in infix: plain (`cell`, `-3`) when
+/// the infix reader reads it back as that name, otherwise quoted (`'B'`, `'++'`, `'it\'s'`).
+pub fn infix_name(name: &str) -> Cow<'_, str> {
+    if is_plain_name(name) {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(quote(name))
+    }
+}
+
+/// How a variable (KIF `?name`) is written in infix: `X` for `?x`, `XIg` for `?xIg`, `_y` for
+/// `?_y`; a name that does not start with a lower-case letter or `_` keeps its KIF spelling
+/// (`?X`, `?1`), quoted if needed (`?'x++'`).
+pub fn infix_var(name: &str) -> String {
+    let b = name.as_bytes();
+    let plain_rest = b.iter().all(|&c| is_name_char(c));
+    match b.first() {
+        Some(c) if plain_rest && (c.is_ascii_lowercase() || *c == b'_') => {
+            let mut s = name.to_string();
+            s[..1].make_ascii_uppercase();
+            s
+        }
+        Some(_) if plain_rest => format!("?{name}"),
+        _ => format!("?{}", quote(name)),
+    }
+}
+
+fn quote(name: &str) -> String {
+    let mut s = String::with_capacity(name.len() + 2);
+    s.push('\'');
+    for c in name.chars() {
+        if c == '\'' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('\'');
+    s
+}
+
+/// Appends the infix text of a term: `cell(1,1,b)`, `X`, `noop`.
+pub fn write_term_infix(symbols: &Symbols, term: &Term, out: &mut String) {
+    match term {
+        Term::Var { name, .. } => out.push_str(&infix_var(symbols.name(*name))),
+        Term::Const { name, .. } => out.push_str(&infix_name(symbols.name(*name))),
+        Term::Func { name, args, .. } => {
+            out.push_str(&infix_name(symbols.name(*name)));
+            write_args_infix(symbols, args, out);
+        }
+    }
+}
+
+fn write_args_infix(symbols: &Symbols, args: &[Term], out: &mut String) {
+    out.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_term_infix(symbols, a, out);
+    }
+    out.push(')');
+}
+
+/// Appends the infix text of a sentence: `cell(1,1,b)`, `terminal`.
+pub fn write_atom_infix(symbols: &Symbols, atom: &Atom, out: &mut String) {
+    out.push_str(&infix_name(symbols.name(atom.name)));
+    if !atom.args.is_empty() {
+        write_args_infix(symbols, &atom.args, out);
+    }
+}
+
+/// Where a literal is printed, which decides the parentheses an `or`/`and` needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// A conjunct of a rule body (or of an `&` chain).
+    Conjunct,
+    /// A branch of an `|` chain.
+    Branch,
+    /// An argument of `or(...)`/`and(...)`, read as a whole disjunction.
+    Argument,
+}
+
+/// Appends the infix text of a body literal: `~p(X)`, `~distinct(X,Y)`, `(a | b & c)`.
+pub fn write_literal_infix(symbols: &Symbols, lit: &Literal, out: &mut String) {
+    write_literal_at(symbols, lit, Place::Conjunct, out);
+}
+
+fn write_literal_at(symbols: &Symbols, lit: &Literal, place: Place, out: &mut String) {
+    match lit {
+        Literal::Pos(atom) => write_atom_infix(symbols, atom, out),
+        Literal::Not { atom, .. } => {
+            out.push('~');
+            write_atom_infix(symbols, atom, out);
+        }
+        Literal::Distinct {
+            lhs, rhs, negated, ..
+        } => {
+            if *negated {
+                out.push('~');
+            }
+            out.push_str("distinct(");
+            write_term_infix(symbols, lhs, out);
+            out.push(',');
+            write_term_infix(symbols, rhs, out);
+            out.push(')');
+        }
+        Literal::Or {
+            branches: parts, ..
+        }
+        | Literal::And {
+            conjuncts: parts, ..
+        } => {
+            let is_or = matches!(lit, Literal::Or { .. });
+            if parts.len() < 2 {
+                out.push_str(if is_or { "or(" } else { "and(" });
+                for (i, p) in parts.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write_literal_at(symbols, p, Place::Argument, out);
+                }
+                out.push(')');
+                return;
+            }
+            let bare = place == Place::Argument || (!is_or && place == Place::Branch);
+            let (separator, inner) = if is_or {
+                (" | ", Place::Branch)
+            } else {
+                (" & ", Place::Conjunct)
+            };
+            if !bare {
+                out.push('(');
+            }
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(separator);
+                }
+                write_literal_at(symbols, p, inner, out);
+            }
+            if !bare {
+                out.push(')');
+            }
+        }
+    }
+}
+
+/// Appends a fact or rule in infix: `head`, `head :- .` for an empty body, `head :- a & b`
+/// on one line when it fits, else one conjunct per line.
+pub fn write_rule_infix(symbols: &Symbols, rule: &Rule, layout: &Layout, out: &mut String) {
+    let start = out.len();
+    write_atom_infix(symbols, &rule.head, out);
+    if rule.kind == RuleKind::Fact {
+        return;
+    }
+    if rule.body.is_empty() {
+        out.push_str(" :- .");
+        return;
+    }
+    out.push_str(" :- ");
+    let body_start = out.len();
+    for (i, lit) in rule.body.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" & ");
+        }
+        write_literal_infix(symbols, lit, out);
+    }
+    if out.len() - start <= layout.width {
+        return;
+    }
+    out.truncate(body_start - 1);
+    for (i, lit) in rule.body.iter().enumerate() {
+        out.push_str(if i == 0 { "\n  " } else { " &\n  " });
+        write_literal_infix(symbols, lit, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_kif;
+
+    fn kif(text: &str) -> Program {
+        let (program, diags) = parse_kif(text);
+        assert!(diags.is_empty(), "{diags:?}");
+        program
+    }
+
+    #[test]
+    fn infix_spelling_of_names_and_variables() {
+        let names = [
+            "cell",
+            "1",
+            "-3",
+            "move-distinguished",
+            "nextFile",
+            "B",
+            "++",
+            "speed-",
+            "-",
+            "-x",
+            "_a",
+            "it's",
+            "a\\b",
+            "é",
+        ];
+        let spelled: Vec<Cow<str>> = names.iter().map(|n| infix_name(n)).collect();
+        assert_eq!(
+            spelled,
+            [
+                "cell",
+                "1",
+                "-3",
+                "move-distinguished",
+                "nextFile",
+                "'B'",
+                "'++'",
+                "speed-",
+                "'-'",
+                "'-x'",
+                "'_a'",
+                "'it\\'s'",
+                "'a\\\\b'",
+                "'é'"
+            ]
+        );
+        let vars = ["x", "xIg", "_y", "_", "X", "1", "x++", "x-1", "é"];
+        let spelled: Vec<String> = vars.iter().map(|v| infix_var(v)).collect();
+        assert_eq!(
+            spelled,
+            ["X", "XIg", "_y", "_", "?X", "?1", "?'x++'", "X-1", "?'é'"]
+        );
+    }
+
+    const GAME: &str = "(role x) (role o) (index 1) (<= (legal ?w (mark ?x ?y)) (true (cell ?x ?y b)) \
+        (true (control ?w))) (<= (legal o noop)) (<= terminal (or (line x) (line o) (not open))) \
+        (<= (p ?x) (or (some-long-relation-name ?x ?x) (another-long-relation-name ?x) (and (q ?x) (r ?x))))";
+
+    #[test]
+    fn pretty_kif_layout() {
+        let expected = "\
+(role x)
+(role o)
+
+(index 1)
+
+(<= (legal ?w (mark ?x ?y))
+    (true (cell ?x ?y b))
+    (true (control ?w)))
+
+(<= (legal o noop))
+
+(<= terminal
+    (or (line x) (line o) (not open)))
+
+(<= (p ?x)
+    (or (some-long-relation-name ?x ?x)
+        (another-long-relation-name ?x)
+        (and (q ?x) (r ?x))))
+";
+        assert_eq!(pretty_kif(&kif(GAME)), expected);
+    }
+
+    #[test]
+    fn pretty_infix_layout() {
+        let expected = "\
+role(x)
+role(o)
+
+index(1)
+
+legal(W,mark(X,Y)) :- true(cell(X,Y,b)) & true(control(W))
+legal(o,noop) :- .
+
+terminal :- (line(x) | line(o) | ~open)
+
+p(X) :-
+  (some-long-relation-name(X,X) | another-long-relation-name(X) | q(X) & r(X))
+";
+        assert_eq!(pretty_infix(&kif(GAME)), expected);
+        let narrow = Layout { width: 40 };
+        let program = kif(GAME);
+        let mut out = String::new();
+        write_rule_infix(&program.symbols, &program.rules[3], &narrow, &mut out);
+        assert_eq!(
+            out,
+            "legal(W,mark(X,Y)) :-\n  true(cell(X,Y,b)) &\n  true(control(W))"
+        );
+    }
+
+    #[test]
+    fn infix_parenthesises_nested_or_and() {
+        let program =
+            kif("(<= p (or (or a b) (and c (and d e) (or f g))) (and (and h i) j) (or k) (and))");
+        let mut out = String::new();
+        write_rule_infix(
+            &program.symbols,
+            &program.rules[0],
+            &Layout { width: 200 },
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            "p :- ((a | b) | c & (d & e) & (f | g)) & ((h & i) & j) & or(k) & and()"
+        );
+    }
 }

@@ -24,3 +24,24 @@ pub fn read_source(path: &Path) -> Result<String, ExitCode> {
         }
     }
 }
+
+/// Parses a description and prepares the interpreter; prints the errors and returns exit code
+/// 1 when the description has any.
+pub fn load_interpreter(name: &str, source: &str) -> Result<gdlc::interp::Interpreter, ExitCode> {
+    let (program, diags) = gdlc::parse_kif(source);
+    let file = gdlc::diag::SourceFile { name, text: source };
+    let options = gdlc::diag::RenderOptions { color: false };
+    let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).collect();
+    if !errors.is_empty() {
+        for d in errors {
+            eprint!("{}", gdlc::diag::render(file, d, options));
+        }
+        return Err(ExitCode::from(1));
+    }
+    gdlc::interp::Interpreter::new(&program).map_err(|errs| {
+        for d in &errs {
+            eprint!("{}", gdlc::diag::render(file, d, options));
+        }
+        ExitCode::from(1)
+    })
+}

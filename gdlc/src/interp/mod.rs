@@ -1,0 +1,188 @@
+//! The reference interpreter: the semantics of GDL, by bottom-up evaluation.
+//!
+//! It defines what the compiled code must compute. The description is normalised
+//! ([`crate::normalize`]), its relations are split into strongly connected components in
+//! dependency order, and each component is evaluated semi-naively (a recursive component
+//! re-reads only the rows its previous round added) with hash-indexed joins planned once
+//! ([`plan`]). Components are of three phases:
+//!
+//! - *static*: independent of `true` and `does`; evaluated once, on first use;
+//! - *state*: depend on `true`; evaluated once per state, only those a query needs;
+//! - *move*: depend on `does`; evaluated once per state and joint move.
+//!
+//! Ground terms are hash-consed ([`store`]), so a move is a [`TermId`] and a state a sorted
+//! list of them.
+
+mod deps;
+mod engine;
+mod exec;
+mod plan;
+mod relation;
+mod store;
+
+use std::cell::RefCell;
+
+use gdl_runtime::{Game, RoleIndex};
+
+use crate::ast::{Program, RuleKind, Sym, kw};
+use crate::diag::Diagnostic;
+use crate::normalize::{NormalizeOptions, normalize};
+
+use engine::Engine;
+use plan::RelId;
+pub use store::{TermId, TermStore};
+
+/// The reference interpreter of one game description.
+#[derive(Debug)]
+pub struct Interpreter {
+    engine: RefCell<Engine>,
+    roles: Vec<String>,
+    role_ids: Vec<TermId>,
+    legal_rel: RelId,
+    next_rel: RelId,
+    goal_rel: RelId,
+    terminal_rel: RelId,
+    sees_rel: RelId,
+}
+
+impl Interpreter {
+    /// Prepares the interpreter for `program`, which should have passed the checker. Fails
+    /// on what the checker would reject and evaluation cannot survive: unsafe rules that the
+    /// game needs, negation through recursion.
+    pub fn new(program: &Program) -> Result<Interpreter, Vec<Diagnostic>> {
+        let nprog = normalize(program, NormalizeOptions::default())?;
+        let mut engine = Engine::build(&nprog, program)?;
+        let mut roles = Vec::new();
+        let mut role_ids = Vec::new();
+        for rule in &program.rules {
+            if rule.head.name == kw::ROLE
+                && rule.kind == RuleKind::Fact
+                && let [term] = &rule.head.args[..]
+                && let Some(id) = engine.intern_ground(term)
+                && !role_ids.contains(&id)
+            {
+                role_ids.push(id);
+                roles.push(engine.store.text(&engine.symbols, id));
+            }
+        }
+        let mut rel = |name: Sym, arity: usize| engine.relation(name, arity);
+        let (legal_rel, next_rel, goal_rel, terminal_rel, sees_rel) =
+            (rel(kw::LEGAL, 2), rel(kw::NEXT, 1), rel(kw::GOAL, 2), rel(kw::TERMINAL, 0), rel(kw::SEES, 2));
+        for q in [legal_rel, next_rel, goal_rel, terminal_rel, sees_rel] {
+            engine.rels[q].ensure_index(if q == next_rel || q == terminal_rel { 0 } else { 1 });
+        }
+        let init_rel = engine.relation(kw::INIT, 1);
+        engine.ensure(init_rel);
+        Ok(Interpreter {
+            engine: RefCell::new(engine),
+            roles,
+            role_ids,
+            legal_rel,
+            next_rel,
+            goal_rel,
+            terminal_rel,
+            sees_rel,
+        })
+    }
+
+    /// The rows of `rel` whose first column is `role`'s term, second column of each.
+    fn by_role(&self, engine: &Engine, rel: RelId, role: RoleIndex, out: &mut Vec<TermId>) {
+        out.clear();
+        let Some(&role_id) = self.role_ids.get(role) else { return };
+        let r = engine.rows(rel);
+        if let Some(ix) = r.index_of(1) {
+            out.extend(r.lookup(ix, &[role_id, 0]).map(|row| r.row(row)[1]));
+            out.reverse();
+        }
+    }
+
+    /// The text of a term of this game.
+    pub fn term_text(&self, id: TermId) -> String {
+        let e = self.engine.borrow();
+        e.store.text(&e.symbols, id)
+    }
+}
+
+impl Game for Interpreter {
+    type State = Vec<TermId>;
+    type Move = TermId;
+
+    fn role_count(&self) -> usize {
+        self.roles.len()
+    }
+
+    fn role_name(&self, role: RoleIndex) -> &str {
+        self.roles.get(role).map_or("", String::as_str)
+    }
+
+    fn initial_state(&self) -> Vec<TermId> {
+        let mut e = self.engine.borrow_mut();
+        let init = e.relation(kw::INIT, 1);
+        e.ensure(init);
+        let r = &e.rels[init];
+        let mut state: Vec<TermId> = (0..r.len() as u32).map(|i| r.row(i)[0]).collect();
+        state.sort_unstable();
+        state
+    }
+
+    fn is_terminal(&self, state: &Vec<TermId>) -> bool {
+        let mut e = self.engine.borrow_mut();
+        e.load_state(state);
+        e.ensure(self.terminal_rel);
+        !e.rels[self.terminal_rel].is_empty()
+    }
+
+    fn legal_moves(&self, state: &Vec<TermId>, role: RoleIndex, out: &mut Vec<TermId>) {
+        let mut e = self.engine.borrow_mut();
+        e.load_state(state);
+        e.ensure(self.legal_rel);
+        self.by_role(&e, self.legal_rel, role, out);
+    }
+
+    fn next_state(&self, state: &Vec<TermId>, joint: &[TermId], next: &mut Vec<TermId>) {
+        let mut e = self.engine.borrow_mut();
+        e.load_state(state);
+        e.load_joint(&self.role_ids, joint);
+        e.ensure(self.next_rel);
+        let r = &e.rels[self.next_rel];
+        next.clear();
+        next.extend((0..r.len() as u32).map(|i| r.row(i)[0]));
+        next.sort_unstable();
+    }
+
+    fn goal(&self, state: &Vec<TermId>, role: RoleIndex) -> Option<i32> {
+        let mut e = self.engine.borrow_mut();
+        e.load_state(state);
+        e.ensure(self.goal_rel);
+        let mut values = Vec::new();
+        self.by_role(&e, self.goal_rel, role, &mut values);
+        match values[..] {
+            [v] if e.store.args(v).is_empty() => e.symbols.name(e.store.functor(v)).parse().ok(),
+            _ => None,
+        }
+    }
+
+    fn write_move(&self, _role: RoleIndex, mv: TermId, out: &mut String) {
+        let e = self.engine.borrow();
+        e.store.write(&e.symbols, mv, out);
+    }
+
+    fn parse_move(&self, _role: RoleIndex, text: &str) -> Option<TermId> {
+        self.engine.borrow_mut().read_ground(text)
+    }
+
+    fn write_state(&self, state: &Vec<TermId>, out: &mut Vec<String>) {
+        let e = self.engine.borrow();
+        out.extend(state.iter().map(|&t| e.store.text(&e.symbols, t)));
+    }
+
+    fn percepts(&self, state: &Vec<TermId>, joint: &[TermId], role: RoleIndex, out: &mut Vec<String>) {
+        let mut e = self.engine.borrow_mut();
+        e.load_state(state);
+        e.load_joint(&self.role_ids, joint);
+        e.ensure(self.sees_rel);
+        let mut seen = Vec::new();
+        self.by_role(&e, self.sees_rel, role, &mut seen);
+        out.extend(seen.iter().map(|&t| e.store.text(&e.symbols, t)));
+    }
+}

@@ -1,0 +1,214 @@
+//! Join planning: each normalised rule becomes a [`Plan`], its body literals ordered so that
+//! every literal is as bound as possible when it is reached, negations and `distinct` placed as
+//! soon as their variables are bound.
+
+use crate::ast::Sym;
+use crate::normalize::{NLit, NRule, NTerm};
+
+use super::relation::Mask;
+use super::store::{TermId, TermStore};
+
+/// A relation's number in the engine.
+pub type RelId = usize;
+
+/// A term pattern: ground sub-terms are interned once, at planning time.
+#[derive(Clone, Debug)]
+pub enum Pat {
+    Var(u32),
+    Id(TermId),
+    Func(Sym, Box<[Pat]>),
+}
+
+impl Pat {
+    fn for_each_var(&self, f: &mut impl FnMut(u32)) {
+        match self {
+            Pat::Var(v) => f(*v),
+            Pat::Id(_) => {}
+            Pat::Func(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
+        }
+    }
+
+    fn bound_by(&self, bound: &[bool]) -> bool {
+        let mut all = true;
+        self.for_each_var(&mut |v| all &= bound[v as usize]);
+        all
+    }
+}
+
+/// Which rows of a relation a scan reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Every row.
+    Full,
+    /// Only the rows added in the previous round of a recursive component.
+    Delta,
+}
+
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// Join with the rows of a relation: positions in `mask` are looked up through an index,
+    /// the others matched (binding variables).
+    Scan { rel: RelId, source: Source, args: Box<[Pat]>, mask: Mask, index: Option<usize> },
+    /// The (fully bound) sentence must not hold.
+    Not { rel: RelId, args: Box<[Pat]> },
+    /// The two (fully bound) terms differ.
+    Distinct(Pat, Pat),
+    /// The terms are equal: the first is fully bound; the second is matched against it.
+    Equal(Pat, Pat),
+}
+
+/// An executable rule.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub head_rel: RelId,
+    pub head: Box<[Pat]>,
+    pub steps: Vec<Step>,
+    pub var_count: usize,
+    /// The index of the source rule in `Program::rules`.
+    pub origin: usize,
+}
+
+/// How to plan one rule.
+pub struct PlanRequest<'a> {
+    pub rule: &'a NRule,
+    /// The body literal (an index into `rule.body`) that reads only the delta rows; it is
+    /// placed first.
+    pub delta: Option<usize>,
+}
+
+/// Planning failed: a variable of the rule can never be bound (the rule is unsafe).
+#[derive(Clone, Debug)]
+pub struct Unsafe {
+    pub origin: usize,
+}
+
+pub trait Catalog {
+    /// The relation of `(rel, arity)`.
+    fn relation(&mut self, rel: Sym, arity: usize) -> RelId;
+    /// The rough number of rows of a relation, to choose among unbound scans.
+    fn size_hint(&self, rel: RelId) -> usize;
+}
+
+pub fn pattern(term: &NTerm, store: &mut TermStore) -> Pat {
+    match term {
+        NTerm::Var(v) => Pat::Var(*v),
+        NTerm::Const(s) => Pat::Id(store.intern(*s, &[])),
+        NTerm::Func(f, args) => {
+            let pats: Vec<Pat> = args.iter().map(|a| pattern(a, store)).collect();
+            if pats.iter().all(|p| matches!(p, Pat::Id(_))) {
+                let ids: Vec<TermId> =
+                    pats.iter().map(|p| if let Pat::Id(i) = p { *i } else { 0 }).collect();
+                Pat::Id(store.intern(*f, &ids))
+            } else {
+                Pat::Func(*f, pats.into())
+            }
+        }
+    }
+}
+
+enum Lit {
+    Pos(RelId, Box<[Pat]>),
+    Neg(RelId, Box<[Pat]>),
+    Distinct(Pat, Pat),
+    Equal(Pat, Pat),
+}
+
+/// Orders the body of `req.rule` into a plan.
+pub fn plan(req: &PlanRequest<'_>, store: &mut TermStore, catalog: &mut impl Catalog) -> Result<Plan, Unsafe> {
+    let rule = req.rule;
+    let atom_pats = |args: &[NTerm], store: &mut TermStore| -> Box<[Pat]> {
+        args.iter().map(|a| pattern(a, store)).collect()
+    };
+    let mut lits: Vec<Option<Lit>> = rule
+        .body
+        .iter()
+        .map(|l| {
+            Some(match l {
+                NLit::Pos(a) => Lit::Pos(catalog.relation(a.rel, a.args.len()), atom_pats(&a.args, store)),
+                NLit::Neg(a) => Lit::Neg(catalog.relation(a.rel, a.args.len()), atom_pats(&a.args, store)),
+                NLit::Distinct(a, b) => Lit::Distinct(pattern(a, store), pattern(b, store)),
+                NLit::Equal(a, b) => Lit::Equal(pattern(a, store), pattern(b, store)),
+            })
+        })
+        .collect();
+    let var_count = rule.var_names.len();
+    let mut bound = vec![false; var_count];
+    let mut steps = Vec::new();
+    let bind_all = |p: &Pat, bound: &mut Vec<bool>| p.for_each_var(&mut |v| bound[v as usize] = true);
+
+    if let Some(d) = req.delta
+        && let Some(Lit::Pos(rel, args)) = lits.get_mut(d).and_then(Option::take)
+    {
+        args.iter().for_each(|p| bind_all(p, &mut bound));
+        steps.push(Step::Scan { rel, source: Source::Delta, args, mask: 0, index: None });
+    }
+    loop {
+        place_filters(&mut lits, &mut bound, &mut steps);
+        // The next positive literal: the most bound positions first, then the smallest.
+        let mut best: Option<(usize, (usize, usize, std::cmp::Reverse<usize>))> = None;
+        for (i, l) in lits.iter().enumerate() {
+            if let Some(Lit::Pos(rel, args)) = l {
+                let nb = args.iter().filter(|p| p.bound_by(&bound)).count();
+                let all = usize::from(nb == args.len());
+                let key = (all, nb, std::cmp::Reverse(catalog.size_hint(*rel)));
+                if best.as_ref().is_none_or(|(_, k)| key > *k) {
+                    best = Some((i, key));
+                }
+            }
+        }
+        let Some((i, _)) = best else { break };
+        let Some(Lit::Pos(rel, args)) = lits[i].take() else { break };
+        let mask = args
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.bound_by(&bound))
+            .fold(0 as Mask, |m, (k, _)| if k < 64 { m | (1 << k) } else { m });
+        args.iter().for_each(|p| bind_all(p, &mut bound));
+        steps.push(Step::Scan { rel, source: Source::Full, args, mask, index: None });
+    }
+    let head_pats = atom_pats(&rule.head.args, store);
+    let head_bound = head_pats.iter().all(|p| p.bound_by(&bound));
+    if lits.iter().any(Option::is_some) || !head_bound {
+        return Err(Unsafe { origin: rule.origin });
+    }
+    Ok(Plan {
+        head_rel: catalog.relation(rule.head.rel, rule.head.args.len()),
+        head: head_pats,
+        steps,
+        var_count,
+        origin: rule.origin,
+    })
+}
+
+/// Places every negation, `distinct` and equality whose variables are bound (equalities also
+/// when one side is bound: they bind the other).
+fn place_filters(lits: &mut [Option<Lit>], bound: &mut Vec<bool>, steps: &mut Vec<Step>) {
+    loop {
+        let mut placed = false;
+        for slot in lits.iter_mut() {
+            let ready = match slot {
+                Some(Lit::Neg(_, args)) => args.iter().all(|p| p.bound_by(bound)),
+                Some(Lit::Distinct(a, b)) => a.bound_by(bound) && b.bound_by(bound),
+                Some(Lit::Equal(a, b)) => a.bound_by(bound) || b.bound_by(bound),
+                _ => false,
+            };
+            if !ready {
+                continue;
+            }
+            placed = true;
+            match slot.take() {
+                Some(Lit::Neg(rel, args)) => steps.push(Step::Not { rel, args }),
+                Some(Lit::Distinct(a, b)) => steps.push(Step::Distinct(a, b)),
+                Some(Lit::Equal(a, b)) => {
+                    let (a, b) = if a.bound_by(bound) { (a, b) } else { (b, a) };
+                    b.for_each_var(&mut |v| bound[v as usize] = true);
+                    steps.push(Step::Equal(a, b));
+                }
+                _ => {}
+            }
+        }
+        if !placed {
+            return;
+        }
+    }
+}

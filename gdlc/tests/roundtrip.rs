@@ -1,0 +1,190 @@
+//! Every corpus game survives KIF -> infix -> KIF and KIF -> pretty KIF unchanged, and the
+//! `gdlc fmt` command converts both ways.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use gdlc::infix::parse_infix;
+use gdlc::print::{pretty_infix, pretty_kif};
+use gdlc::{Diagnostic, Program, parse_kif};
+
+fn corpus() -> PathBuf {
+    PathBuf::from(std::env::var("GDL_CORPUS").unwrap_or_else(|_| "../../shared".into()))
+}
+
+fn errors(diags: &[Diagnostic]) -> Vec<&Diagnostic> {
+    diags.iter().filter(|d| d.is_error()).collect()
+}
+
+/// Parses `text` with `parse`, which must succeed.
+fn reparse(
+    path: &Path,
+    what: &str,
+    text: &str,
+    parse: fn(&str) -> (Program, Vec<Diagnostic>),
+) -> Program {
+    let (program, diags) = parse(text);
+    let errs = errors(&diags);
+    if let Some(e) = errs.first() {
+        let at = e.span.start as usize;
+        let near = &text[at.saturating_sub(80).min(text.len())..(at + 80).min(text.len())];
+        panic!(
+            "{}: {what} does not read back: {e:?}\nnear: {near}",
+            path.display()
+        );
+    }
+    program
+}
+
+#[test]
+fn every_corpus_game_round_trips() {
+    let mut n = 0;
+    for dir in ["games/ggp-repository", "games/ggp-base-tests"] {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus().join(dir))
+            .expect("corpus present")
+            .map(|e| e.expect("directory entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "kif"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let bytes = std::fs::read(&path).expect("readable");
+            let text = String::from_utf8_lossy(&bytes);
+            let (original, diags) = parse_kif(&text);
+            assert!(errors(&diags).is_empty(), "{}: {diags:?}", path.display());
+
+            let infix = pretty_infix(&original);
+            let from_infix = reparse(&path, "the infix text", &infix, parse_infix);
+            assert!(
+                original.same_rules(&from_infix),
+                "{}: KIF -> infix -> KIF",
+                path.display()
+            );
+
+            let kif = pretty_kif(&original);
+            let from_kif = reparse(&path, "the pretty KIF", &kif, parse_kif);
+            assert!(
+                original.same_rules(&from_kif),
+                "{}: KIF -> pretty KIF",
+                path.display()
+            );
+
+            let again = pretty_infix(&from_infix);
+            assert_eq!(
+                infix,
+                again,
+                "{}: infix printing is not stable",
+                path.display()
+            );
+            let again = pretty_kif(&from_kif);
+            assert_eq!(kif, again, "{}: KIF printing is not stable", path.display());
+            n += 1;
+        }
+    }
+    assert!(n > 280, "only {n} games");
+}
+
+/// A fresh directory under the system's temporary directory.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gdlc-roundtrip-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+fn gdlc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gdlc"))
+        .args(args)
+        .output()
+        .expect("gdlc runs")
+}
+
+const GAME: &str = "; a small game\n(role robot)\n(init (cell 1 B))\n\
+    (<= (legal robot (move ?x++)) (true (cell ?x++ ?Y)) (not (distinct ?Y B)))\n\
+    (<= (next (cell 2 ?y)) (or (does robot (move 1)) (true (cell -3 ?y))))\n\
+    (<= terminal (true (cell 2 B)))\n(<= (goal robot 100))\n";
+
+#[test]
+fn fmt_converts_to_infix_and_back() {
+    let dir = temp_dir("convert");
+    let kif = dir.join("game.kif");
+    let hrf = dir.join("game.hrf");
+    let back = dir.join("back.kif");
+    std::fs::write(&kif, GAME).expect("write");
+    let to_infix = gdlc(&[
+        "fmt",
+        "--to",
+        "infix",
+        kif.to_str().unwrap(),
+        "-o",
+        hrf.to_str().unwrap(),
+    ]);
+    assert!(
+        to_infix.status.success(),
+        "{}",
+        String::from_utf8_lossy(&to_infix.stderr)
+    );
+    let infix = std::fs::read_to_string(&hrf).expect("infix written");
+    assert!(infix.contains("legal(robot,move(?'x++')) :-"), "{infix}");
+    assert!(infix.contains("~distinct(?Y,'B')"), "{infix}");
+
+    let to_prefix = gdlc(&[
+        "fmt",
+        "--to",
+        "prefix",
+        hrf.to_str().unwrap(),
+        "-o",
+        back.to_str().unwrap(),
+    ]);
+    assert!(
+        to_prefix.status.success(),
+        "{}",
+        String::from_utf8_lossy(&to_prefix.stderr)
+    );
+    let (original, _) = parse_kif(GAME);
+    let (converted, diags) = parse_kif(&std::fs::read_to_string(&back).expect("KIF written"));
+    assert!(diags.is_empty(), "{diags:?}");
+    assert!(original.same_rules(&converted));
+
+    // Reformatting without --to keeps the syntax; without -o it writes to stdout.
+    let same = gdlc(&["fmt", hrf.to_str().unwrap()]);
+    assert!(same.status.success());
+    assert_eq!(String::from_utf8_lossy(&same.stdout), infix);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fmt_reports_every_syntax_error_and_exits_1() {
+    let dir = temp_dir("errors");
+    let bad = dir.join("bad.hrf");
+    std::fs::write(
+        &bad,
+        "role(x)\np(X) :- q(X) & .\nr(X :- s\nt(a) :- u(a) v\n",
+    )
+    .expect("write");
+    let out = gdlc(&["fmt", "--to", "prefix", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing is written on errors");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for at in ["bad.hrf:2:16", "bad.hrf:3:5", "bad.hrf:4:14"] {
+        assert!(stderr.contains(at), "{at} in {stderr}");
+    }
+
+    let missing = gdlc(&["fmt", dir.join("missing.kif").to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(2));
+    let usage = gdlc(&["fmt", "--to", "cobol", bad.to_str().unwrap()]);
+    assert_eq!(usage.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_tic_tac_toe_examples_are_the_same_game() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let read = |name: &str| std::fs::read_to_string(examples.join(name)).expect("example present");
+    let (kif, kif_diags) = parse_kif(&read("ticTacToe.kif"));
+    let (infix, infix_diags) = parse_infix(&read("ticTacToe.hrf"));
+    assert!(
+        kif_diags.is_empty() && infix_diags.is_empty(),
+        "{kif_diags:?} {infix_diags:?}"
+    );
+    assert_eq!(kif.rules.len(), 47);
+    assert!(kif.same_rules(&infix));
+}
