@@ -6,10 +6,12 @@
 //!   builds its GDL parser on it; the match protocol reads its messages with it.
 //! - [`rng`]: the SplitMix64 move chooser of the reference traces.
 //! - [`trace`]: seeded random playouts printed in the reference trace format.
+//! - [`text`]: whitespace-normalised GDL text, for generated `parse_move`.
 
 pub mod game;
 pub mod rng;
 pub mod sexpr;
+pub mod text;
 pub mod trace;
 
 pub use game::{Game, RoleIndex};

@@ -5,12 +5,18 @@
 
 pub mod ast;
 pub mod check;
+pub mod codegen;
 pub mod depgraph;
 pub mod diag;
+pub mod ground;
 pub mod infix;
 pub mod interp;
+pub mod ir;
+pub mod magic;
 pub mod normalize;
+pub mod optimise;
 pub mod parse;
+pub mod pipeline;
 pub mod print;
 pub mod stratify;
 
@@ -18,3 +24,4 @@ pub use ast::Program;
 pub use check::{CheckReport, check};
 pub use diag::Diagnostic;
 pub use parse::parse_kif;
+pub use pipeline::{CompileOptions, Compiled, compile};

@@ -22,6 +22,10 @@ enum Command {
     Fmt(cli::fmt::Args),
     /// Play one seeded random playout and print it in the reference trace format.
     Trace(cli::trace::Args),
+    /// Print one stage of the compiler: ast, strata, ground, ir or rust.
+    Dump(cli::dump::Args),
+    /// Print the Rust module compiled from a description.
+    Emit(cli::emit::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,5 +40,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::check::run(args),
         Command::Fmt(args) => cli::fmt::run(args),
         Command::Trace(args) => cli::trace::run(args),
+        Command::Dump(args) => cli::dump::run(args),
+        Command::Emit(args) => cli::emit::run(args),
     }
 }

@@ -2,6 +2,8 @@
 //! library.
 
 pub mod check;
+pub mod dump;
+pub mod emit;
 pub mod fmt;
 pub mod trace;
 

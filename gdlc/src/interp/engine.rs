@@ -1,17 +1,17 @@
 //! The evaluation engine: relations, planned rules grouped in components, and the epochs that
 //! say which components are up to date for the loaded state and joint move.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use gdl_runtime::sexpr::{self, Node, NodeId, SExprs};
 
 use crate::ast::{Program, Sym, Symbols, Term, kw};
 use crate::diag::Diagnostic;
-use crate::normalize::{NLit, NProgram};
+use crate::normalize::{NLit, NProgram, NRule, NTerm};
 
 use super::deps::{self, Phase};
 use super::exec;
-use super::plan::{self, Catalog, Plan, PlanRequest, RelId, Step};
+use super::plan::{self, Catalog, Plan, PlanRequest, RelId, RelKey, Step};
 use super::relation::Relation;
 use super::store::{TermId, TermStore};
 
@@ -35,7 +35,7 @@ pub struct Engine {
     pub symbols: Symbols,
     pub store: TermStore,
     pub rels: Vec<Relation>,
-    rel_ids: HashMap<(Sym, usize), RelId>,
+    rel_ids: HashMap<RelKey, RelId>,
     /// The epoch each relation was last cleared in.
     rel_epoch: Vec<u64>,
     comps: Vec<Component>,
@@ -43,6 +43,10 @@ pub struct Engine {
     needs: HashMap<RelId, Vec<usize>>,
     true_rel: RelId,
     does_rel: RelId,
+    /// The split relations of `true` and `does` (see [`RelKey`]).
+    splits: HashMap<RelKey, RelId>,
+    /// The static relations evaluated in full.
+    materialized: HashSet<RelId>,
     epoch: u64,
     state_epoch: u64,
     move_epoch: u64,
@@ -52,38 +56,59 @@ pub struct Engine {
     out: Vec<TermId>,
 }
 
-/// Relations by name and arity, with size hints for planning.
+/// Relations by key, with size hints for planning.
 struct Cat<'a> {
     rels: &'a mut Vec<Relation>,
-    rel_ids: &'a mut HashMap<(Sym, usize), RelId>,
-    dynamic: &'a HashMap<RelId, bool>,
+    rel_ids: &'a mut HashMap<RelKey, RelId>,
+    /// Size hints of the relations whose size is not known when planning.
+    hints: &'a HashMap<RelId, f64>,
 }
 
 impl Catalog for Cat<'_> {
-    fn relation(&mut self, rel: Sym, arity: usize) -> RelId {
+    fn relation(&mut self, key: RelKey) -> RelId {
         let next = self.rels.len();
-        let id = *self.rel_ids.entry((rel, arity)).or_insert(next);
+        let id = *self.rel_ids.entry(key).or_insert(next);
         if id == next {
+            let arity = match key {
+                RelKey::Plain(_, n) | RelKey::True(_, n) => n,
+                RelKey::Does(_, n) => n + 1,
+            };
             self.rels.push(Relation::new(arity));
         }
         id
     }
 
-    fn size_hint(&self, rel: RelId) -> usize {
-        if self.dynamic.get(&rel).copied().unwrap_or(true) { 1000 } else { self.rels[rel].len() }
+    fn size_hint(&self, rel: RelId) -> f64 {
+        self.hints.get(&rel).copied().unwrap_or(self.rels[rel].len() as f64)
     }
 }
 
 const STATIC_EPOCH: u64 = 0;
 
+/// Options of [`Engine::build`].
+pub struct BuildOptions<'a> {
+    /// The demand relations of the magic-sets rewrite: a rule whose first literal reads one
+    /// evaluates it first.
+    pub guards: &'a HashSet<Sym>,
+    /// How many candidate rows the evaluation of one static component may visit; a component
+    /// that needs more is left unevaluated (see [`Engine::materialized`]).
+    pub static_budget: u64,
+}
+
 impl Engine {
     pub fn relation(&mut self, name: Sym, arity: usize) -> RelId {
-        let dynamic = HashMap::new();
-        let mut cat = Cat { rels: &mut self.rels, rel_ids: &mut self.rel_ids, dynamic: &dynamic };
-        cat.relation(name, arity)
+        let hints = HashMap::new();
+        let mut cat = Cat { rels: &mut self.rels, rel_ids: &mut self.rel_ids, hints: &hints };
+        cat.relation(RelKey::Plain(name, arity))
     }
 
-    pub fn build(nprog: &NProgram, program: &Program) -> Result<Engine, Vec<Diagnostic>> {
+    /// Plans `nprog` (whose rules come from `program`) and evaluates its static components.
+    pub fn build(
+        nprog: &NProgram,
+        program: &Program,
+        options: &BuildOptions<'_>,
+    ) -> Result<Engine, Vec<Diagnostic>> {
+        let guards = options.guards;
         let rc = deps::components(&nprog.rules).map_err(|cycles| {
             cycles
                 .iter()
@@ -107,6 +132,8 @@ impl Engine {
             needs: HashMap::new(),
             true_rel: 0,
             does_rel: 0,
+            splits: HashMap::new(),
+            materialized: HashSet::new(),
             epoch: STATIC_EPOCH,
             state_epoch: 1,
             move_epoch: 2,
@@ -117,19 +144,49 @@ impl Engine {
         };
         engine.true_rel = engine.relation(kw::TRUE, 1);
         engine.does_rel = engine.relation(kw::DOES, 2);
-        let mut dynamic: HashMap<RelId, bool> = HashMap::new();
+        // Size hints for the relations whose size is unknown at planning time.
+        let mut hints: HashMap<RelId, f64> = HashMap::new();
         for (c, members) in rc.members.iter().enumerate() {
             for &ri in members {
                 let h = &nprog.rules[ri].head;
                 let rel = engine.relation(h.rel, h.args.len());
-                *dynamic.entry(rel).or_insert(false) |= rc.phase[c] != Phase::Static;
+                if rc.phase[c] != Phase::Static {
+                    hints.insert(rel, 100.0);
+                }
             }
         }
-        dynamic.insert(engine.true_rel, true);
-        dynamic.insert(engine.does_rel, true);
+        hints.insert(engine.true_rel, 100.0);
+        hints.insert(engine.does_rel, 4.0);
+        for rule in &nprog.rules {
+            for lit in &rule.body {
+                if let NLit::Pos(a) | NLit::Neg(a) = lit {
+                    let key = match (a.rel, &a.args[..]) {
+                        (kw::TRUE, [NTerm::Func(f, args)]) => RelKey::True(*f, args.len()),
+                        (kw::TRUE, [NTerm::Const(c)]) => RelKey::True(*c, 0),
+                        (kw::DOES, [_, NTerm::Func(f, args)]) => RelKey::Does(*f, args.len()),
+                        (kw::DOES, [_, NTerm::Const(c)]) => RelKey::Does(*c, 0),
+                        _ => continue,
+                    };
+                    let hints_empty = HashMap::new();
+                    let mut cat = Cat { rels: &mut engine.rels, rel_ids: &mut engine.rel_ids, hints: &hints_empty };
+                    let rel = cat.relation(key);
+                    hints.insert(rel, if matches!(key, RelKey::True(..)) { 10.0 } else { 1.0 });
+                    engine.splits.insert(key, rel);
+                }
+            }
+        }
+        for rule in &nprog.rules {
+            if guards.contains(&rule.head.rel) {
+                let rel = engine.relation(rule.head.rel, rule.head.args.len());
+                hints.insert(rel, 1.0);
+            }
+        }
         // Plan component by component, evaluating static ones at once, so that the sizes of
         // static relations guide the plans of later components.
         let mut unsafe_rules = Vec::new();
+        let mut incomplete = HashSet::new();
+        // What is left of each relation's budget.
+        let mut spent: HashMap<RelId, u64> = HashMap::new();
         for (c, members) in rc.members.iter().enumerate() {
             let mut comp = Component {
                 phase: rc.phase[c],
@@ -139,18 +196,18 @@ impl Engine {
                 delta: Vec::new(),
                 done: None,
             };
-            let mut cat =
-                Cat { rels: &mut engine.rels, rel_ids: &mut engine.rel_ids, dynamic: &dynamic };
+            let mut cat = Cat { rels: &mut engine.rels, rel_ids: &mut engine.rel_ids, hints: &hints };
             for &ri in members {
                 let h = &nprog.rules[ri].head;
-                let head = cat.relation(h.rel, h.args.len());
+                let head = cat.relation(RelKey::Plain(h.rel, h.args.len()));
                 if !comp.heads.contains(&head) {
                     comp.heads.push(head);
                 }
             }
             for &ri in members {
                 let rule = &nprog.rules[ri];
-                match plan::plan(&PlanRequest { rule, delta: None }, &mut engine.store, &mut cat) {
+                let first = guard_of(rule, guards);
+                match plan::plan(&PlanRequest { rule, delta: None, first }, &mut engine.store, &mut cat) {
                     Ok(p) => comp.base.push(p),
                     Err(u) => {
                         unsafe_rules.push(u.origin);
@@ -162,9 +219,9 @@ impl Engine {
                 }
                 for (li, lit) in rule.body.iter().enumerate() {
                     if let NLit::Pos(a) = lit
-                        && comp.heads.contains(&cat.relation(a.rel, a.args.len()))
+                        && comp.heads.contains(&cat.relation(RelKey::Plain(a.rel, a.args.len())))
                     {
-                        let req = PlanRequest { rule, delta: Some(li) };
+                        let req = PlanRequest { rule, delta: Some(li), first };
                         if let Ok(p) = plan::plan(&req, &mut engine.store, &mut cat) {
                             comp.delta.push(p);
                         }
@@ -184,7 +241,29 @@ impl Engine {
             engine.rel_epoch.resize(engine.rels.len(), u64::MAX);
             engine.delta_start.resize(engine.rels.len(), 0);
             if rc.phase[c] == Phase::Static {
-                engine.eval(c, STATIC_EPOCH);
+                // The budget is shared by all components of one relation.
+                let heads = engine.comps[c].heads.clone();
+                let mut budget = heads
+                    .iter()
+                    .map(|h| *spent.entry(*h).or_insert(options.static_budget))
+                    .min()
+                    .unwrap_or(options.static_budget);
+                let ready = rc.inputs[c].iter().all(|i| !incomplete.contains(i));
+                let complete = ready && engine.eval(c, STATIC_EPOCH, &mut budget);
+                for h in heads {
+                    spent.insert(h, budget);
+                }
+                if complete {
+                    engine.materialized.extend(engine.comps[c].heads.iter().copied());
+                } else {
+                    incomplete.insert(c);
+                    engine.comps[c].done = None;
+                }
+            }
+        }
+        for &c in &incomplete {
+            for h in &engine.comps[c].heads {
+                engine.materialized.remove(h);
             }
         }
         if !unsafe_rules.is_empty() {
@@ -235,8 +314,25 @@ impl Engine {
         }
     }
 
-    /// Evaluates component `c` for `epoch`.
-    fn eval(&mut self, c: usize, epoch: u64) {
+    /// Evaluates component `c` for `epoch`, visiting at most `budget` candidate rows; false
+    /// if that was not enough.
+    fn eval(&mut self, c: usize, epoch: u64, budget: &mut u64) -> bool {
+        let t0 = std::time::Instant::now();
+        let complete = self.eval_inner(c, epoch, budget);
+        if std::env::var_os("GDLC_DEBUG").is_some() {
+            let comp = &self.comps[c];
+            let names: Vec<String> = comp.heads.iter().map(|&r| {
+                let key = self.rel_ids.iter().find(|(_, v)| **v == r).map(|(k, _)| *k);
+                let (RelKey::Plain(s, a) | RelKey::True(s, a) | RelKey::Does(s, a)) =
+                    key.unwrap_or(RelKey::Plain(kw::ROLE, 0));
+                format!("{}/{} rows={}", self.symbols.name(s), a, self.rels[r].len())
+            }).collect();
+            eprintln!("eval c{c} {:?} {:?} {:?}", comp.phase, t0.elapsed(), names);
+        }
+        complete
+    }
+
+    fn eval_inner(&mut self, c: usize, epoch: u64, budget: &mut u64) -> bool {
         let Engine { comps, rels, store, delta_start, out, rel_epoch, .. } = self;
         let comp = &mut comps[c];
         comp.done = Some(epoch);
@@ -248,10 +344,12 @@ impl Engine {
             delta_start[r] = rels[r].len() as u32;
         }
         for p in &comp.base {
-            run_and_insert(p, rels, store, delta_start, out);
+            if !run_and_insert(p, rels, store, delta_start, out, budget) {
+                return false;
+            }
         }
         if !comp.recursive {
-            return;
+            return true;
         }
         loop {
             let mut grew = false;
@@ -260,7 +358,9 @@ impl Engine {
                 break;
             }
             for p in &comp.delta {
-                run_and_insert(p, rels, store, delta_start, out);
+                if !run_and_insert(p, rels, store, delta_start, out, budget) {
+                    return false;
+                }
             }
             for (&r, &b) in comp.heads.iter().zip(&before) {
                 grew |= rels[r].len() as u32 > b;
@@ -270,6 +370,7 @@ impl Engine {
                 break;
             }
         }
+        true
     }
 
     /// Evaluates what a query of `rel` needs, for the loaded state and joint move.
@@ -283,9 +384,21 @@ impl Engine {
                 Phase::Move => self.move_epoch,
             };
             if self.comps[c].done != Some(want) {
-                self.eval(c, want);
+                self.eval(c, want, &mut u64::MAX.clone());
             }
         }
+    }
+
+    /// The static relations (name, arity) that were evaluated in full within the budget.
+    pub fn materialized(&self) -> HashSet<(Sym, usize)> {
+        self.rel_ids
+            .iter()
+            .filter(|(_, r)| self.materialized.contains(r))
+            .filter_map(|(k, _)| match k {
+                RelKey::Plain(s, a) => Some((*s, *a)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Whether `rel` is defined by rules the engine evaluates.
@@ -303,10 +416,16 @@ impl Engine {
         if self.loaded_state.as_deref() == Some(state) {
             return;
         }
-        let r = &mut self.rels[self.true_rel];
-        r.clear();
+        for &r in self.splits.values() {
+            self.rels[r].clear();
+        }
+        self.rels[self.true_rel].clear();
         for &t in state {
-            r.insert(&[t]);
+            self.rels[self.true_rel].insert(&[t]);
+            let (f, args) = (self.store.functor(t), self.store.args(t));
+            if let Some(&r) = self.splits.get(&RelKey::True(f, args.len())) {
+                self.rels[r].insert(args);
+            }
         }
         self.epoch += 2;
         self.state_epoch = self.epoch + 1;
@@ -319,10 +438,22 @@ impl Engine {
         if self.loaded_joint.as_deref() == Some(joint) {
             return;
         }
-        let r = &mut self.rels[self.does_rel];
-        r.clear();
+        for (&key, &r) in &self.splits {
+            if let RelKey::Does(..) = key {
+                self.rels[r].clear();
+            }
+        }
+        self.rels[self.does_rel].clear();
+        let mut row = Vec::new();
         for (&role, &mv) in role_ids.iter().zip(joint) {
-            r.insert(&[role, mv]);
+            self.rels[self.does_rel].insert(&[role, mv]);
+            let (f, args) = (self.store.functor(mv), self.store.args(mv));
+            if let Some(&r) = self.splits.get(&RelKey::Does(f, args.len())) {
+                row.clear();
+                row.push(role);
+                row.extend_from_slice(args);
+                self.rels[r].insert(&row);
+            }
         }
         self.epoch += 1;
         self.move_epoch = self.epoch + 2;
@@ -365,24 +496,38 @@ impl Engine {
     }
 }
 
+/// Runs a plan and adds what it derives; false if the budget ran out.
 fn run_and_insert(
     p: &Plan,
     rels: &mut [Relation],
     store: &mut TermStore,
     delta_start: &[u32],
     out: &mut Vec<TermId>,
-) {
+    budget: &mut u64,
+) -> bool {
     out.clear();
-    let found = exec::run(p, &mut exec::ExecCtx { rels, store, delta_start, out });
+    let found = exec::run(p, &mut exec::ExecCtx { rels, store, delta_start, out, budget });
+    if *budget == 0 {
+        return false;
+    }
     let arity = p.head.len();
     let rel = &mut rels[p.head_rel];
     if arity == 0 {
         if found {
             rel.insert(&[]);
         }
-        return;
+        return true;
     }
     for row in out.chunks_exact(arity) {
         rel.insert(row);
+    }
+    true
+}
+
+/// The index of a rule's demand guard (see [`crate::magic`]), if it has one.
+fn guard_of(rule: &NRule, guards: &HashSet<Sym>) -> Option<usize> {
+    match rule.body.first() {
+        Some(NLit::Pos(a)) if guards.contains(&a.rel) => Some(0),
+        _ => None,
     }
 }

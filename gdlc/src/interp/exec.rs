@@ -20,6 +20,8 @@ pub struct ExecCtx<'a> {
     pub delta_start: &'a [u32],
     /// Head rows found, flat.
     pub out: &'a mut Vec<TermId>,
+    /// How many more candidate rows may be visited; evaluation stops when it reaches 0.
+    pub budget: &'a mut u64,
 }
 
 /// Set when the body was satisfied at least once (for 0-ary heads, whose rows are empty).
@@ -37,7 +39,7 @@ pub fn run(plan: &Plan, ctx: &mut ExecCtx<'_>) -> bool {
 
 fn step<'a>(plan: &Plan, i: usize, env: &mut [TermId], trail: &mut Vec<u32>, ctx: &mut ExecCtx<'a>, found: &mut Found) {
     let rels: &'a [Relation] = ctx.rels;
-    if found.0 && plan.head.is_empty() {
+    if (found.0 && plan.head.is_empty()) || *ctx.budget == 0 {
         return;
     }
     let Some(s) = plan.steps.get(i) else {
@@ -123,6 +125,7 @@ fn scan_row(
     found: &mut Found,
 ) {
     let Some(Step::Scan { args, .. }) = plan.steps.get(i) else { return };
+    *ctx.budget = ctx.budget.saturating_sub(1);
     let mark = trail.len();
     let ok = args
         .iter()

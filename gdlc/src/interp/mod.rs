@@ -28,7 +28,7 @@ use crate::ast::{Program, RuleKind, Sym, kw};
 use crate::diag::Diagnostic;
 use crate::normalize::{NormalizeOptions, normalize};
 
-use engine::Engine;
+use engine::{BuildOptions, Engine};
 use plan::RelId;
 pub use store::{TermId, TermStore};
 
@@ -51,7 +51,7 @@ impl Interpreter {
     /// game needs, negation through recursion.
     pub fn new(program: &Program) -> Result<Interpreter, Vec<Diagnostic>> {
         let nprog = normalize(program, NormalizeOptions::default())?;
-        let mut engine = Engine::build(&nprog, program)?;
+        let mut engine = build_engine(&nprog, program)?;
         let mut roles = Vec::new();
         let mut role_ids = Vec::new();
         for rule in &program.rules {
@@ -101,6 +101,38 @@ impl Interpreter {
         let e = self.engine.borrow();
         e.store.text(&e.symbols, id)
     }
+}
+
+/// How many candidate rows a static component may visit before it is judged too large to
+/// compute in full and is left to demand.
+const STATIC_BUDGET: u64 = 1_000_000;
+
+/// Plans the engine: static relations that are cheap in full are computed in full; the rest is
+/// rewritten by magic sets so that only demanded instances are derived. If a rewrite is not
+/// stratified, the next, less selective one is used, and in the end the rules as they are.
+fn build_engine(nprog: &crate::normalize::NProgram, program: &Program) -> Result<Engine, Vec<Diagnostic>> {
+    use crate::magic::{MagicOptions, NegationPolicy, magic_sets};
+    let none = Default::default();
+    let probe = Engine::build(nprog, program, &BuildOptions { guards: &none, static_budget: STATIC_BUDGET })?;
+    let materialized = probe.materialized();
+    drop(probe);
+    for negation in [NegationPolicy::Demand, NegationPolicy::DemandPositive, NegationPolicy::Full] {
+        let options = MagicOptions { materialized: materialized.clone(), negation };
+        let magic = magic_sets(nprog, &options);
+        let build = BuildOptions { guards: &magic.guards, static_budget: u64::MAX };
+        match Engine::build(&magic.program, program, &build) {
+            Ok(engine) => return Ok(engine),
+            Err(e) if std::env::var_os("GDLC_DEBUG").is_some() => {
+                eprintln!("magic {negation:?} failed: {}", e.len());
+                for r in &magic.program.rules {
+                    let mut s = String::new();
+                    crate::print::write_rule_kif(&program.symbols, &program.rules[r.origin], &mut s);
+                }
+            }
+            Err(_) => {}
+        }
+    }
+    Engine::build(nprog, program, &BuildOptions { guards: &none, static_budget: u64::MAX })
 }
 
 impl Game for Interpreter {

@@ -2,8 +2,8 @@
 //! every literal is as bound as possible when it is reached, negations and `distinct` placed as
 //! soon as their variables are bound.
 
-use crate::ast::Sym;
-use crate::normalize::{NLit, NRule, NTerm};
+use crate::ast::{Sym, kw};
+use crate::normalize::{NAtom, NLit, NRule, NTerm};
 
 use super::relation::Mask;
 use super::store::{TermId, TermStore};
@@ -74,6 +74,9 @@ pub struct PlanRequest<'a> {
     /// The body literal (an index into `rule.body`) that reads only the delta rows; it is
     /// placed first.
     pub delta: Option<usize>,
+    /// A body literal to place first (after the delta one): the demand guard of a rule
+    /// rewritten by the magic-sets transformation.
+    pub first: Option<usize>,
 }
 
 /// Planning failed: a variable of the rule can never be bound (the rule is unsafe).
@@ -82,11 +85,57 @@ pub struct Unsafe {
     pub origin: usize,
 }
 
+/// The name of a relation of the engine.
+///
+/// `true` and `does` are also stored split by the functor of the proposition or move, so that
+/// `(true (cell ?x ?y b))` reads the relation `true:cell/3` with arguments `?x ?y b`, indexed
+/// on them like any other relation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RelKey {
+    Plain(Sym, usize),
+    /// `(true (f a1 .. an))` as `f/n` over `a1 .. an`.
+    True(Sym, usize),
+    /// `(does r (f a1 .. an))` as `f/n` over `r a1 .. an`.
+    Does(Sym, usize),
+}
+
 pub trait Catalog {
-    /// The relation of `(rel, arity)`.
-    fn relation(&mut self, rel: Sym, arity: usize) -> RelId;
-    /// The rough number of rows of a relation, to choose among unbound scans.
-    fn size_hint(&self, rel: RelId) -> usize;
+    /// The relation of `key`, created if new.
+    fn relation(&mut self, key: RelKey) -> RelId;
+    /// The rough number of rows of a relation, to estimate the cost of a scan.
+    fn size_hint(&self, rel: RelId) -> f64;
+}
+
+/// The relation and argument patterns a body sentence reads.
+fn body_atom(a: &NAtom, store: &mut TermStore, catalog: &mut impl Catalog) -> (RelId, Box<[Pat]>) {
+    let pats = |args: &[NTerm], store: &mut TermStore| -> Vec<Pat> {
+        args.iter().map(|t| pattern(t, store)).collect()
+    };
+    match (a.rel, &a.args[..]) {
+        (kw::TRUE, [NTerm::Func(f, args)]) => {
+            (catalog.relation(RelKey::True(*f, args.len())), pats(args, store).into())
+        }
+        (kw::TRUE, [NTerm::Const(c)]) => (catalog.relation(RelKey::True(*c, 0)), Box::new([])),
+        (kw::DOES, [r, NTerm::Func(f, args)]) => {
+            let mut p = vec![pattern(r, store)];
+            p.extend(pats(args, store));
+            (catalog.relation(RelKey::Does(*f, args.len())), p.into())
+        }
+        (kw::DOES, [r, NTerm::Const(c)]) => {
+            (catalog.relation(RelKey::Does(*c, 0)), Box::new([pattern(r, store)]))
+        }
+        _ => (catalog.relation(RelKey::Plain(a.rel, a.args.len())), pats(&a.args, store).into()),
+    }
+}
+
+/// The estimated number of rows a scan yields, given which arguments are bound.
+fn scan_cost(size: f64, args: &[Pat], bound: &[bool]) -> f64 {
+    let arity = args.len();
+    let nb = args.iter().filter(|p| p.bound_by(bound)).count();
+    if nb == arity {
+        return 0.5;
+    }
+    size.max(1.0).powf((arity - nb) as f64 / arity as f64)
 }
 
 pub fn pattern(term: &NTerm, store: &mut TermStore) -> Pat {
@@ -116,16 +165,19 @@ enum Lit {
 /// Orders the body of `req.rule` into a plan.
 pub fn plan(req: &PlanRequest<'_>, store: &mut TermStore, catalog: &mut impl Catalog) -> Result<Plan, Unsafe> {
     let rule = req.rule;
-    let atom_pats = |args: &[NTerm], store: &mut TermStore| -> Box<[Pat]> {
-        args.iter().map(|a| pattern(a, store)).collect()
-    };
     let mut lits: Vec<Option<Lit>> = rule
         .body
         .iter()
         .map(|l| {
             Some(match l {
-                NLit::Pos(a) => Lit::Pos(catalog.relation(a.rel, a.args.len()), atom_pats(&a.args, store)),
-                NLit::Neg(a) => Lit::Neg(catalog.relation(a.rel, a.args.len()), atom_pats(&a.args, store)),
+                NLit::Pos(a) => {
+                    let (rel, args) = body_atom(a, store, catalog);
+                    Lit::Pos(rel, args)
+                }
+                NLit::Neg(a) => {
+                    let (rel, args) = body_atom(a, store, catalog);
+                    Lit::Neg(rel, args)
+                }
                 NLit::Distinct(a, b) => Lit::Distinct(pattern(a, store), pattern(b, store)),
                 NLit::Equal(a, b) => Lit::Equal(pattern(a, store), pattern(b, store)),
             })
@@ -142,42 +194,51 @@ pub fn plan(req: &PlanRequest<'_>, store: &mut TermStore, catalog: &mut impl Cat
         args.iter().for_each(|p| bind_all(p, &mut bound));
         steps.push(Step::Scan { rel, source: Source::Delta, args, mask: 0, index: None });
     }
+    if let Some(g) = req.first
+        && let Some(Lit::Pos(rel, args)) = lits.get_mut(g).and_then(Option::take)
+    {
+        let mask = bound_mask(&args, &bound);
+        args.iter().for_each(|p| bind_all(p, &mut bound));
+        steps.push(Step::Scan { rel, source: Source::Full, args, mask, index: None });
+    }
     loop {
         place_filters(&mut lits, &mut bound, &mut steps);
-        // The next positive literal: the most bound positions first, then the smallest.
-        let mut best: Option<(usize, (usize, usize, std::cmp::Reverse<usize>))> = None;
+        // The next positive literal: the cheapest scan (fewest estimated rows); ties keep
+        // the written order.
+        let mut best: Option<(usize, f64)> = None;
         for (i, l) in lits.iter().enumerate() {
             if let Some(Lit::Pos(rel, args)) = l {
-                let nb = args.iter().filter(|p| p.bound_by(&bound)).count();
-                let all = usize::from(nb == args.len());
-                let key = (all, nb, std::cmp::Reverse(catalog.size_hint(*rel)));
-                if best.as_ref().is_none_or(|(_, k)| key > *k) {
-                    best = Some((i, key));
+                let cost = scan_cost(catalog.size_hint(*rel), args, &bound);
+                if best.is_none_or(|(_, c)| cost < c) {
+                    best = Some((i, cost));
                 }
             }
         }
         let Some((i, _)) = best else { break };
         let Some(Lit::Pos(rel, args)) = lits[i].take() else { break };
-        let mask = args
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.bound_by(&bound))
-            .fold(0 as Mask, |m, (k, _)| if k < 64 { m | (1 << k) } else { m });
+        let mask = bound_mask(&args, &bound);
         args.iter().for_each(|p| bind_all(p, &mut bound));
         steps.push(Step::Scan { rel, source: Source::Full, args, mask, index: None });
     }
-    let head_pats = atom_pats(&rule.head.args, store);
+    let head_pats: Box<[Pat]> = rule.head.args.iter().map(|t| pattern(t, store)).collect();
     let head_bound = head_pats.iter().all(|p| p.bound_by(&bound));
     if lits.iter().any(Option::is_some) || !head_bound {
         return Err(Unsafe { origin: rule.origin });
     }
     Ok(Plan {
-        head_rel: catalog.relation(rule.head.rel, rule.head.args.len()),
+        head_rel: catalog.relation(RelKey::Plain(rule.head.rel, rule.head.args.len())),
         head: head_pats,
         steps,
         var_count,
         origin: rule.origin,
     })
+}
+
+fn bound_mask(args: &[Pat], bound: &[bool]) -> Mask {
+    args.iter()
+        .enumerate()
+        .filter(|(_, p)| p.bound_by(bound))
+        .fold(0, |m, (k, _)| if k < 64 { m | (1 << k) } else { m })
 }
 
 /// Places every negation, `distinct` and equality whose variables are bound (equalities also

@@ -1,0 +1,484 @@
+//! The IR of a compiled game: a propositional circuit over the state bits and the moves.
+//!
+//! - *State bits*: the state facts that can change, numbered; facts that hold in every
+//!   reachable state are [`Ir::constant_facts`], not bits.
+//! - *Moves*: per role, the move texts in byte order; a move is its index there.
+//! - *Props*: derived propositions in evaluation order, each an or of ands of [`Lit`]s over
+//!   constants, state bits, moves (`does`) and earlier props. The props of a recursive
+//!   component of the ground dependency graph form a contiguous [`Ir::groups`] range and may
+//!   read each other (positively): the least fixpoint of the range is their value.
+//! - *Outputs*: `legal` per role and move, `next` per bit, `terminal`, `goal` per role and
+//!   value.
+//!
+//! [`lower`] builds the IR from a [`GroundProgram`]; [`crate::optimise`] simplifies it;
+//! [`crate::codegen`] turns it into Rust.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::ast::{Span, kw};
+use crate::diag::Diagnostic;
+use crate::ground::GroundProgram;
+use crate::interp::TermId;
+
+/// What a literal reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Input {
+    Const(bool),
+    /// A state bit.
+    Bit(u32),
+    /// `(does role move)`: role `role` plays its move number `mv`.
+    Does {
+        role: u32,
+        mv: u32,
+    },
+    /// A prop.
+    Prop(u32),
+}
+
+/// An input or its negation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Lit {
+    pub input: Input,
+    pub negated: bool,
+}
+
+impl Default for Lit {
+    fn default() -> Self {
+        Lit::FALSE
+    }
+}
+
+impl Lit {
+    pub const TRUE: Lit = Lit {
+        input: Input::Const(true),
+        negated: false,
+    };
+    pub const FALSE: Lit = Lit {
+        input: Input::Const(false),
+        negated: false,
+    };
+
+    pub fn pos(input: Input) -> Lit {
+        Lit {
+            input,
+            negated: false,
+        }
+    }
+
+    /// The constant this literal is, if it is one.
+    pub fn constant(self) -> Option<bool> {
+        match self.input {
+            Input::Const(b) => Some(b != self.negated),
+            _ => None,
+        }
+    }
+
+    /// The literal with the constant folded in (`!true` becomes `false`).
+    pub fn folded(self) -> Lit {
+        match self.constant() {
+            Some(b) => Lit::pos(Input::Const(b)),
+            None => self,
+        }
+    }
+
+    /// The negation.
+    pub fn negate(self) -> Lit {
+        Lit {
+            input: self.input,
+            negated: !self.negated,
+        }
+        .folded()
+    }
+}
+
+/// A derived proposition: `disjuncts[0] | disjuncts[1] | ...`, each the and of its literals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prop {
+    /// The ground atom it stands for, as GDL text (for comments and dumps).
+    pub text: String,
+    pub disjuncts: Vec<Vec<Lit>>,
+}
+
+/// A goal value of a role and when it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoalValue {
+    /// The value, `None` when the goal term is not an integer (such a goal makes the role's
+    /// goal undefined wherever it holds).
+    pub value: Option<i32>,
+    pub when: Lit,
+}
+
+/// A compiled game.
+#[derive(Clone, Debug, Default)]
+pub struct Ir {
+    pub roles: Vec<String>,
+    /// The text of each state bit's fact, e.g. `(cell 1 1 b)`.
+    pub bits: Vec<String>,
+    /// The bits true in the initial state, ascending.
+    pub init: Vec<u32>,
+    /// Facts that hold in every reachable state, sorted.
+    pub constant_facts: Vec<String>,
+    /// The move texts of each role, in byte order.
+    pub moves: Vec<Vec<String>>,
+    pub props: Vec<Prop>,
+    /// The recursive components: ranges of `props`, ascending and disjoint.
+    pub groups: Vec<Range<u32>>,
+    /// Per role, per move: when the move is legal.
+    pub legal: Vec<Vec<Lit>>,
+    /// Per bit: when it holds in the next state.
+    pub next: Vec<Lit>,
+    pub terminal: Lit,
+    /// Per role, its goal values, ascending by value.
+    pub goals: Vec<Vec<GoalValue>>,
+}
+
+/// Sizes of an IR.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IrStats {
+    pub bits: usize,
+    pub constant_facts: usize,
+    pub props: usize,
+    /// The number of literals in all props.
+    pub literals: usize,
+    pub recursive_groups: usize,
+    /// The number of moves of all roles.
+    pub moves: usize,
+}
+
+impl Ir {
+    pub fn stats(&self) -> IrStats {
+        IrStats {
+            bits: self.bits.len(),
+            constant_facts: self.constant_facts.len(),
+            props: self.props.len(),
+            literals: self
+                .props
+                .iter()
+                .flat_map(|p| &p.disjuncts)
+                .map(Vec::len)
+                .sum(),
+            recursive_groups: self.groups.len(),
+            moves: self.moves.iter().map(Vec::len).sum(),
+        }
+    }
+
+    /// Calls `f` on every output literal.
+    pub fn for_each_output(&self, f: &mut impl FnMut(Lit)) {
+        self.legal.iter().flatten().for_each(|&l| f(l));
+        self.next.iter().for_each(|&l| f(l));
+        f(self.terminal);
+        self.goals.iter().flatten().for_each(|g| f(g.when));
+    }
+
+    /// Applies `f` to every output literal.
+    pub fn map_outputs(&mut self, f: &mut impl FnMut(Lit) -> Lit) {
+        self.legal.iter_mut().flatten().for_each(|l| *l = f(*l));
+        self.next.iter_mut().for_each(|l| *l = f(*l));
+        self.terminal = f(self.terminal);
+        self.goals
+            .iter_mut()
+            .flatten()
+            .for_each(|g| g.when = f(g.when));
+    }
+
+    /// The group of each prop, if it is in one.
+    pub fn group_of(&self) -> Vec<Option<u32>> {
+        let mut g = vec![None; self.props.len()];
+        for (i, r) in self.groups.iter().enumerate() {
+            for p in r.clone() {
+                g[p as usize] = Some(i as u32);
+            }
+        }
+        g
+    }
+}
+
+/// Builds the IR of a ground description. Fails when the ground rules are not stratified
+/// (negation inside a recursive component).
+pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
+    let store = &g.store;
+    let mut ir = Ir {
+        roles: g.roles.iter().map(|&r| g.text(r)).collect(),
+        terminal: Lit::FALSE,
+        ..Ir::default()
+    };
+    // State facts: the init facts and every fact some next rule derives.
+    let mut facts: Vec<TermId> = g.init.clone();
+    for r in &g.rules {
+        if store.functor(r.head) == kw::NEXT && store.args(r.head).len() == 1 {
+            facts.push(store.args(r.head)[0]);
+        }
+    }
+    let mut facts: Vec<(String, TermId)> = facts.into_iter().map(|f| (g.text(f), f)).collect();
+    facts.sort();
+    facts.dedup();
+    let bit_of: HashMap<TermId, u32> = facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.1, i as u32))
+        .collect();
+    ir.bits = facts.into_iter().map(|f| f.0).collect();
+    ir.init = g.init.iter().map(|f| bit_of[f]).collect();
+    ir.init.sort_unstable();
+    ir.init.dedup();
+
+    // Moves: the legal atoms of each role.
+    let role_of: HashMap<TermId, u32> = g
+        .roles
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| (r, i as u32))
+        .collect();
+    let mut moves: Vec<Vec<(String, TermId)>> = vec![Vec::new(); g.roles.len()];
+    for r in &g.rules {
+        if store.functor(r.head) == kw::LEGAL
+            && let [role, mv] = store.args(r.head)
+            && let Some(&ri) = role_of.get(role)
+        {
+            moves[ri as usize].push((g.text(*mv), *mv));
+        }
+    }
+    let mut move_of: HashMap<(u32, TermId), u32> = HashMap::new();
+    for (ri, ms) in moves.iter_mut().enumerate() {
+        ms.sort();
+        ms.dedup();
+        for (i, m) in ms.iter().enumerate() {
+            move_of.insert((ri as u32, m.1), i as u32);
+        }
+    }
+    ir.moves = moves
+        .into_iter()
+        .map(|ms| ms.into_iter().map(|m| m.0).collect())
+        .collect();
+
+    // Derived atoms: the heads, ordered by the strongly connected components of their
+    // dependencies.
+    let mut node_of: HashMap<TermId, NodeIndex> = HashMap::new();
+    let mut graph: DiGraph<TermId, bool> = DiGraph::new();
+    let mut rules_of: HashMap<TermId, Vec<usize>> = HashMap::new();
+    for (i, r) in g.rules.iter().enumerate() {
+        rules_of.entry(r.head).or_default().push(i);
+        node_of
+            .entry(r.head)
+            .or_insert_with(|| graph.add_node(r.head));
+    }
+    for r in &g.rules {
+        let h = node_of[&r.head];
+        for (&a, negative) in r
+            .pos
+            .iter()
+            .map(|a| (a, false))
+            .chain(r.neg.iter().map(|a| (a, true)))
+        {
+            if let Some(&b) = node_of.get(&a) {
+                match graph.find_edge(b, h) {
+                    Some(e) => graph[e] |= negative,
+                    None => {
+                        graph.add_edge(b, h, negative);
+                    }
+                }
+            }
+        }
+    }
+    let mut sccs = tarjan_scc(&graph);
+    sccs.reverse();
+    let mut prop_of: HashMap<TermId, u32> = HashMap::new();
+    let mut errors = Vec::new();
+    for scc in &sccs {
+        let start = ir.props.len() as u32;
+        for &n in scc {
+            prop_of.insert(graph[n], ir.props.len() as u32);
+            ir.props.push(Prop {
+                text: g.text(graph[n]),
+                disjuncts: Vec::new(),
+            });
+        }
+        let recursive = scc.len() > 1 || graph.find_edge(scc[0], scc[0]).is_some();
+        if recursive {
+            ir.groups.push(start..ir.props.len() as u32);
+            for &n in scc {
+                for e in graph.edges_directed(n, petgraph::Direction::Incoming) {
+                    use petgraph::visit::EdgeRef;
+                    if *e.weight() && scc.contains(&e.source()) && errors.is_empty() {
+                        let origin = rules_of[&graph[n]][0];
+                        errors.push(Diagnostic::error(
+                            "negative-cycle",
+                            Span::default(),
+                            format!(
+                                "the ground atom {} depends on its own negation (rule {}): \
+                                 the description is not stratified",
+                                g.text(graph[n]),
+                                g.rules[origin].origin
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let lit_of = |atom: TermId| -> Lit {
+        let args = store.args(atom);
+        match (store.functor(atom), args) {
+            (kw::TRUE, [x]) => bit_of
+                .get(x)
+                .map_or(Lit::FALSE, |&b| Lit::pos(Input::Bit(b))),
+            (kw::DOES, [r, m]) => role_of
+                .get(r)
+                .and_then(|&ri| {
+                    move_of
+                        .get(&(ri, *m))
+                        .map(|&mv| Lit::pos(Input::Does { role: ri, mv }))
+                })
+                .unwrap_or(Lit::FALSE),
+            _ => prop_of
+                .get(&atom)
+                .map_or(Lit::FALSE, |&p| Lit::pos(Input::Prop(p))),
+        }
+    };
+    for (atom, &p) in &prop_of {
+        let prop = &mut ir.props[p as usize];
+        for &ri in &rules_of[atom] {
+            let r = &g.rules[ri];
+            let mut conj: Vec<Lit> = r.pos.iter().map(|&a| lit_of(a)).collect();
+            conj.extend(r.neg.iter().map(|&a| lit_of(a).negate()));
+            prop.disjuncts.push(conj);
+        }
+        prop.disjuncts.sort();
+    }
+
+    // Outputs.
+    ir.legal = ir
+        .moves
+        .iter()
+        .map(|ms| vec![Lit::FALSE; ms.len()])
+        .collect();
+    ir.next = vec![Lit::FALSE; ir.bits.len()];
+    ir.goals = vec![Vec::new(); ir.roles.len()];
+    for (&atom, &p) in &prop_of {
+        let args = store.args(atom);
+        let lit = Lit::pos(Input::Prop(p));
+        match (store.functor(atom), args) {
+            (kw::LEGAL, [r, m]) => {
+                if let Some(&ri) = role_of.get(r) {
+                    ir.legal[ri as usize][move_of[&(ri, *m)] as usize] = lit;
+                }
+            }
+            (kw::NEXT, [x]) => ir.next[bit_of[x] as usize] = lit,
+            (kw::TERMINAL, []) => ir.terminal = lit,
+            (kw::GOAL, [r, v]) => {
+                if let Some(&ri) = role_of.get(r) {
+                    let value = if store.args(*v).is_empty() {
+                        g.symbols.name(store.functor(*v)).parse().ok()
+                    } else {
+                        None
+                    };
+                    ir.goals[ri as usize].push(GoalValue { value, when: lit });
+                }
+            }
+            _ => {}
+        }
+    }
+    for goals in &mut ir.goals {
+        goals.sort_by_key(|g| (g.value, g.when));
+    }
+    Ok(ir)
+}
+
+impl fmt::Display for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Input::Const(b) => write!(f, "{b}"),
+            Input::Bit(b) => write!(f, "s{b}"),
+            Input::Does { role, mv } => write!(f, "r{role}m{mv}"),
+            Input::Prop(p) => write!(f, "p{p}"),
+        }
+    }
+}
+
+impl fmt::Display for Lit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.negated {
+            f.write_str("!")?;
+        }
+        write!(f, "{}", self.input)
+    }
+}
+
+impl fmt::Display for Ir {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.stats();
+        writeln!(
+            f,
+            "; {} bits, {} constant facts, {} props ({} literals, {} recursive groups), {} moves",
+            s.bits, s.constant_facts, s.props, s.literals, s.recursive_groups, s.moves
+        )?;
+        for (i, r) in self.roles.iter().enumerate() {
+            writeln!(f, "role r{i} {r}")?;
+        }
+        for (i, b) in self.bits.iter().enumerate() {
+            let init = if self.init.binary_search(&(i as u32)).is_ok() {
+                " init"
+            } else {
+                ""
+            };
+            writeln!(f, "bit s{i} {b}{init}")?;
+        }
+        for c in &self.constant_facts {
+            writeln!(f, "constant {c}")?;
+        }
+        for (r, ms) in self.moves.iter().enumerate() {
+            for (i, m) in ms.iter().enumerate() {
+                writeln!(f, "move r{r}m{i} {m}")?;
+            }
+        }
+        let group_of = self.group_of();
+        for (i, p) in self.props.iter().enumerate() {
+            let g = group_of[i]
+                .map(|g| format!(" [group {g}]"))
+                .unwrap_or_default();
+            write!(f, "p{i} = ")?;
+            if p.disjuncts.is_empty() {
+                f.write_str("false")?;
+            }
+            for (k, d) in p.disjuncts.iter().enumerate() {
+                if k > 0 {
+                    f.write_str(" | ")?;
+                }
+                if d.is_empty() {
+                    f.write_str("true")?;
+                }
+                for (j, l) in d.iter().enumerate() {
+                    if j > 0 {
+                        f.write_str(" & ")?;
+                    }
+                    write!(f, "{l}")?;
+                }
+            }
+            writeln!(f, "    ; {}{g}", p.text)?;
+        }
+        for (r, ls) in self.legal.iter().enumerate() {
+            for (m, l) in ls.iter().enumerate() {
+                writeln!(f, "legal r{r}m{m} = {l}")?;
+            }
+        }
+        for (b, l) in self.next.iter().enumerate() {
+            writeln!(f, "next s{b} = {l}")?;
+        }
+        writeln!(f, "terminal = {}", self.terminal)?;
+        for (r, gs) in self.goals.iter().enumerate() {
+            for g in gs {
+                let v = g.value.map_or("?".to_string(), |v| v.to_string());
+                writeln!(f, "goal r{r} {v} = {}", g.when)?;
+            }
+        }
+        Ok(())
+    }
+}

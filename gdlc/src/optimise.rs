@@ -1,0 +1,303 @@
+//! Simplification of the [`Ir`]: every pass preserves the value of every output in every
+//! reachable state.
+//!
+//! - [`simplify`]: constant propagation, props that are one literal replaced by it (aliases),
+//!   identical props merged (hash-consing), conjunctions with `x & !x` dropped;
+//! - [`constant_bits`]: state bits that keep their initial value in every reachable state
+//!   (an inductive invariant, found as a greatest fixpoint) become constants;
+//! - [`remove_dead`]: props no output reads are removed and the rest renumbered.
+
+use std::collections::HashMap;
+
+use crate::ir::{Input, Ir, Lit};
+
+/// Options of [`optimise`].
+#[derive(Clone, Debug)]
+pub struct OptimiseOptions {
+    /// Find state bits that never change.
+    pub constant_bits: bool,
+}
+
+impl Default for OptimiseOptions {
+    fn default() -> Self {
+        OptimiseOptions {
+            constant_bits: true,
+        }
+    }
+}
+
+/// Runs every pass.
+pub fn optimise(ir: &mut Ir, options: &OptimiseOptions) {
+    simplify(ir);
+    if options.constant_bits {
+        constant_bits(ir);
+        simplify(ir);
+    }
+    remove_dead(ir);
+}
+
+/// Substitutes `subst` into a literal: a reference to prop `p` becomes `subst[p]`.
+fn apply(l: Lit, subst: &[Lit]) -> Lit {
+    match l.input {
+        Input::Prop(p) => {
+            let s = subst[p as usize];
+            if l.negated { s.negate() } else { s }
+        }
+        _ => l.folded(),
+    }
+}
+
+/// Simplifies a disjunction of conjunctions: `None` means the whole is true.
+fn simplify_dnf(disjuncts: &mut Vec<Vec<Lit>>) -> Option<()> {
+    let mut out = Vec::with_capacity(disjuncts.len());
+    for mut conj in std::mem::take(disjuncts) {
+        if conj.iter().any(|l| l.constant() == Some(false)) {
+            continue;
+        }
+        conj.retain(|l| l.constant() != Some(true));
+        conj.sort_unstable();
+        conj.dedup();
+        // `x & !x`: sorted literals put the two next to each other.
+        if conj.windows(2).any(|w| w[0].input == w[1].input) {
+            continue;
+        }
+        if conj.is_empty() {
+            return None;
+        }
+        out.push(conj);
+    }
+    out.sort_unstable();
+    out.dedup();
+    *disjuncts = out;
+    Some(())
+}
+
+/// Constant propagation, aliases and merging of identical props, in one forward pass.
+pub fn simplify(ir: &mut Ir) {
+    let group_of = ir.group_of();
+    let mut subst: Vec<Lit> = (0..ir.props.len() as u32)
+        .map(|p| Lit::pos(Input::Prop(p)))
+        .collect();
+    let mut seen: HashMap<Vec<Vec<Lit>>, u32> = HashMap::new();
+    for p in 0..ir.props.len() {
+        let prop = &mut ir.props[p];
+        for conj in &mut prop.disjuncts {
+            for l in conj.iter_mut() {
+                *l = apply(*l, &subst);
+            }
+        }
+        if simplify_dnf(&mut prop.disjuncts).is_none() {
+            prop.disjuncts = vec![Vec::new()];
+            subst[p] = Lit::TRUE;
+            continue;
+        }
+        if prop.disjuncts.is_empty() {
+            subst[p] = Lit::FALSE;
+            continue;
+        }
+        if group_of[p].is_some() {
+            continue;
+        }
+        if let [conj] = &prop.disjuncts[..]
+            && let [l] = conj[..]
+        {
+            subst[p] = l;
+            continue;
+        }
+        match seen.get(&prop.disjuncts) {
+            Some(&q) => subst[p] = Lit::pos(Input::Prop(q)),
+            None => {
+                seen.insert(prop.disjuncts.clone(), p as u32);
+            }
+        }
+    }
+    // References inside groups to later members of the group were not substituted yet.
+    for r in &ir.groups {
+        for p in r.clone() {
+            for conj in &mut ir.props[p as usize].disjuncts {
+                for l in conj.iter_mut() {
+                    *l = apply(*l, &subst);
+                }
+            }
+        }
+    }
+    ir.map_outputs(&mut |l| apply(l, &subst));
+}
+
+/// Removes the props that no output reads and renumbers the rest.
+pub fn remove_dead(ir: &mut Ir) {
+    let n = ir.props.len();
+    let mut live = vec![false; n];
+    ir.for_each_output(&mut |l| {
+        if let Input::Prop(p) = l.input {
+            live[p as usize] = true;
+        }
+    });
+    let group_of = ir.group_of();
+    // Groups: a live member makes the whole group live (members read each other).
+    let mut p = n;
+    while p > 0 {
+        p -= 1;
+        if !live[p] {
+            continue;
+        }
+        if let Some(g) = group_of[p] {
+            let r = ir.groups[g as usize].clone();
+            for q in r.clone() {
+                live[q as usize] = true;
+            }
+            // Read the whole group's inputs below.
+            for q in r {
+                mark(&ir.props[q as usize].disjuncts, &mut live);
+            }
+        } else {
+            mark(&ir.props[p].disjuncts, &mut live);
+        }
+    }
+    let mut renumber = vec![u32::MAX; n];
+    let mut props = Vec::new();
+    for (p, prop) in std::mem::take(&mut ir.props).into_iter().enumerate() {
+        if live[p] {
+            renumber[p] = props.len() as u32;
+            props.push(prop);
+        }
+    }
+    let re = |l: Lit| match l.input {
+        Input::Prop(p) => Lit {
+            input: Input::Prop(renumber[p as usize]),
+            negated: l.negated,
+        },
+        _ => l,
+    };
+    for prop in &mut props {
+        for conj in &mut prop.disjuncts {
+            for l in conj.iter_mut() {
+                *l = re(*l);
+            }
+        }
+    }
+    ir.props = props;
+    ir.map_outputs(&mut |l| re(l));
+    let groups = std::mem::take(&mut ir.groups);
+    for r in groups {
+        let members: Vec<u32> = r
+            .filter(|&p| live[p as usize])
+            .map(|p| renumber[p as usize])
+            .collect();
+        if let (Some(&a), Some(&b)) = (members.first(), members.last()) {
+            let range = a..b + 1;
+            let self_loop = members.len() == 1
+                && ir.props[a as usize]
+                    .disjuncts
+                    .iter()
+                    .flatten()
+                    .any(|l| l.input == Input::Prop(a));
+            if members.len() > 1 || self_loop {
+                ir.groups.push(range);
+            }
+        }
+    }
+}
+
+fn mark(disjuncts: &[Vec<Lit>], live: &mut [bool]) {
+    for l in disjuncts.iter().flatten() {
+        if let Input::Prop(q) = l.input {
+            live[q as usize] = true;
+        }
+    }
+}
+
+/// Replaces bit `b` by `value[b]` wherever it is `Some`.
+fn fix_bits(ir: &mut Ir, value: &[Option<bool>]) {
+    let f = |l: Lit| match l.input {
+        Input::Bit(b) => match value[b as usize] {
+            Some(v) => Lit {
+                input: Input::Const(v),
+                negated: l.negated,
+            }
+            .folded(),
+            None => l,
+        },
+        _ => l,
+    };
+    for prop in &mut ir.props {
+        for conj in &mut prop.disjuncts {
+            for l in conj.iter_mut() {
+                *l = f(*l);
+            }
+        }
+    }
+    ir.map_outputs(&mut |l| f(l));
+}
+
+/// Finds the bits that keep their initial value in every reachable state: the largest set
+/// such that, assuming those bits hold their initial values, each one's `next` simplifies to
+/// that value whatever the other bits and the moves. Those bits become constants (the true
+/// ones [`Ir::constant_facts`]) and the others are renumbered.
+pub fn constant_bits(ir: &mut Ir) {
+    let nbits = ir.bits.len();
+    let mut init = vec![false; nbits];
+    for &b in &ir.init {
+        init[b as usize] = true;
+    }
+    let mut cand: Vec<Option<bool>> = init.iter().map(|&v| Some(v)).collect();
+    loop {
+        let mut trial = ir.clone();
+        fix_bits(&mut trial, &cand);
+        simplify(&mut trial);
+        let mut changed = false;
+        for (c, next) in cand.iter_mut().zip(&trial.next) {
+            if let Some(v) = *c
+                && next.constant() != Some(v)
+            {
+                *c = None;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    if cand.iter().all(Option::is_none) {
+        return;
+    }
+    fix_bits(ir, &cand);
+    let mut renumber = vec![u32::MAX; nbits];
+    let mut bits = Vec::new();
+    let mut next = Vec::new();
+    for b in 0..nbits {
+        match cand[b] {
+            Some(true) => ir.constant_facts.push(ir.bits[b].clone()),
+            Some(false) => {}
+            None => {
+                renumber[b] = bits.len() as u32;
+                bits.push(ir.bits[b].clone());
+                next.push(ir.next[b]);
+            }
+        }
+    }
+    ir.constant_facts.sort();
+    let re = |l: Lit| match l.input {
+        Input::Bit(b) => Lit {
+            input: Input::Bit(renumber[b as usize]),
+            negated: l.negated,
+        },
+        _ => l,
+    };
+    ir.bits = bits;
+    ir.next = next;
+    ir.init = ir
+        .init
+        .iter()
+        .filter(|&&b| cand[b as usize].is_none())
+        .map(|&b| renumber[b as usize])
+        .collect();
+    for prop in &mut ir.props {
+        for conj in &mut prop.disjuncts {
+            for l in conj.iter_mut() {
+                *l = re(*l);
+            }
+        }
+    }
+    ir.map_outputs(&mut |l| re(l));
+}

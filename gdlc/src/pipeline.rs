@@ -1,0 +1,275 @@
+//! The compiler pipeline: GDL source text to a Rust module implementing
+//! [`gdl_runtime::Game`].
+//!
+//! [`run`] is the list of passes, in order:
+//!
+//! | pass | module | output |
+//! |---|---|---|
+//! | parse | [`crate::parse`] | [`Program`] (the syntax tree) |
+//! | check | [`crate::check`] | diagnostics; the relation strata ([`Strata`]) |
+//! | normalise | [`crate::normalize`] | flat rules ([`NProgram`]) |
+//! | ground | [`crate::ground`] | ground rules over reachable atoms ([`GroundProgram`]) |
+//! | lower | [`crate::ir`] | the propositional circuit ([`Ir`]) |
+//! | optimise | [`crate::optimise`] | the same, simplified |
+//! | generate | [`crate::codegen`] | Rust source text |
+//!
+//! [`compile`] runs them all; [`run`] stops after any [`Stage`] and keeps what each pass made,
+//! for `gdlc dump`. Nothing here does I/O, and nothing panics on any input: every problem is a
+//! [`Diagnostic`]. Code generation cannot fail: what it relies on is checked before.
+
+use std::time::{Duration, Instant};
+
+use crate::ast::Program;
+use crate::codegen::{self, CodegenOptions};
+use crate::diag::Diagnostic;
+use crate::ground::{self, GroundOptions, GroundProgram, GroundStats};
+use crate::ir::{self, Ir, IrStats};
+use crate::normalize::{self, NProgram, NormalizeOptions};
+use crate::optimise::{self, OptimiseOptions};
+use crate::stratify::Strata;
+
+/// Options of the whole pipeline.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    pub normalize: NormalizeOptions,
+    pub ground: GroundOptions,
+    pub optimise: OptimiseOptions,
+    pub codegen: CodegenOptions,
+}
+
+impl CompileOptions {
+    /// The default options for a game whose file stem is `stem` (`ticTacToe`): the game
+    /// struct is named [`rust_type_name`]`(stem)` and the header names the file.
+    pub fn for_game(stem: &str) -> CompileOptions {
+        let mut o = CompileOptions::default();
+        o.codegen.type_name = rust_type_name(stem);
+        o.codegen.source_name = format!("{stem}.kif");
+        o
+    }
+}
+
+/// The passes, in order; [`run`] stops after the one it is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// Parsed.
+    Ast,
+    /// Checked and stratified.
+    Strata,
+    /// Normalised and grounded.
+    Ground,
+    /// Lowered to the IR and optimised.
+    Ir,
+    /// Rust generated.
+    Rust,
+}
+
+/// What the passes made, up to the stage [`run`] stopped after.
+#[derive(Debug, Default)]
+pub struct Artifacts {
+    pub program: Program,
+    /// Warnings of the reader and the checker.
+    pub warnings: Vec<Diagnostic>,
+    /// The relation strata (absent when only an instance-level stratification exists).
+    pub strata: Option<Strata>,
+    pub normalized: Option<NProgram>,
+    pub ground: Option<GroundProgram>,
+    /// The IR as lowered, before optimisation (sizes only are kept by default).
+    pub ir_lowered: Option<IrStats>,
+    pub ir: Option<Ir>,
+    pub rust: Option<String>,
+    /// The time of each pass that ran.
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+/// A compiled game.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The Rust module: one file that implements `gdl_runtime::Game` (needs the `gdl-runtime`
+    /// crate only).
+    pub rust: String,
+    /// The name of the game struct in [`Compiled::rust`].
+    pub type_name: String,
+    pub stats: CompileStats,
+    /// Warnings of the reader and the checker.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Sizes and times of a compilation.
+#[derive(Clone, Debug, Default)]
+pub struct CompileStats {
+    pub ground: GroundStats,
+    /// The IR before optimisation.
+    pub ir_lowered: IrStats,
+    /// The IR that code was generated from.
+    pub ir: IrStats,
+    /// Bytes of generated Rust.
+    pub rust_bytes: usize,
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+/// Compiles a GDL description (KIF text) into a Rust module.
+pub fn compile(source: &str, options: &CompileOptions) -> Result<Compiled, Vec<Diagnostic>> {
+    let a = run(source, options, Stage::Rust)?;
+    let (Some(g), Some(ir), Some(rust), Some(ir_lowered)) =
+        (&a.ground, &a.ir, a.rust, a.ir_lowered)
+    else {
+        return Err(vec![Diagnostic::error(
+            "internal",
+            Default::default(),
+            "a pass produced nothing",
+        )]);
+    };
+    Ok(Compiled {
+        stats: CompileStats {
+            ground: g.stats,
+            ir_lowered,
+            ir: ir.stats(),
+            rust_bytes: rust.len(),
+            timings: a.timings,
+        },
+        rust,
+        type_name: options.codegen.type_name.clone(),
+        warnings: a.warnings,
+    })
+}
+
+/// Runs the passes up to and including `stop`.
+pub fn run(
+    source: &str,
+    options: &CompileOptions,
+    stop: Stage,
+) -> Result<Artifacts, Vec<Diagnostic>> {
+    let mut a = Artifacts::default();
+    let mut clock = Instant::now();
+    let mut lap = |a: &mut Artifacts, name: &'static str| {
+        let now = Instant::now();
+        a.timings.push((name, now - clock));
+        clock = now;
+    };
+
+    let (program, diags) = crate::parse_kif(source);
+    fail_on_errors(&diags)?;
+    a.warnings = diags;
+    a.program = program;
+    lap(&mut a, "parse");
+    if stop == Stage::Ast {
+        return Ok(a);
+    }
+
+    let report = crate::check(&a.program);
+    fail_on_errors(&report.diagnostics)?;
+    a.warnings.extend(report.diagnostics);
+    a.strata = report.strata;
+    lap(&mut a, "check");
+    if stop == Stage::Strata {
+        return Ok(a);
+    }
+
+    let nprog = normalize::normalize(&a.program, options.normalize)?;
+    lap(&mut a, "normalise");
+    let g = ground::ground(&nprog, &options.ground)?;
+    a.normalized = Some(nprog);
+    lap(&mut a, "ground");
+    if stop == Stage::Ground {
+        a.ground = Some(g);
+        return Ok(a);
+    }
+
+    let mut ir = ir::lower(&g)?;
+    a.ground = Some(g);
+    a.ir_lowered = Some(ir.stats());
+    lap(&mut a, "lower");
+    optimise::optimise(&mut ir, &options.optimise);
+    lap(&mut a, "optimise");
+    if stop == Stage::Ir {
+        a.ir = Some(ir);
+        return Ok(a);
+    }
+
+    let rust = codegen::generate(&ir, &options.codegen);
+    a.ir = Some(ir);
+    a.rust = Some(rust);
+    lap(&mut a, "generate");
+    Ok(a)
+}
+
+fn fail_on_errors(diags: &[Diagnostic]) -> Result<(), Vec<Diagnostic>> {
+    let errors: Vec<Diagnostic> = diags.iter().filter(|d| d.is_error()).cloned().collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// A Rust type name for a game file stem: `ticTacToe` becomes `TicTacToe`, `amazons_8x8`
+/// `Amazons8x8`, `3pConnectFour` `G3pConnectFour`.
+pub fn rust_type_name(stem: &str) -> String {
+    let mut out = String::new();
+    let mut upper = true;
+    for c in stem.chars() {
+        if c.is_ascii_alphanumeric() {
+            if upper {
+                out.extend(c.to_uppercase());
+            } else {
+                out.push(c);
+            }
+            upper = false;
+        } else {
+            upper = true;
+        }
+    }
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.insert(0, 'G');
+    }
+    if out == "Self" || out == "State" {
+        format!("{out}Game")
+    } else {
+        out
+    }
+}
+
+/// A Rust module name for a game file stem: `ticTacToe` becomes `tictactoe`, `3pConnectFour`
+/// `g_3pconnectfour`; names that are Rust keywords get a `_game` suffix.
+pub fn rust_module_name(stem: &str) -> String {
+    let mut out: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.insert_str(0, "g_");
+    }
+    const KEYWORDS: [&str; 52] = [
+        "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
+        "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+        "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+        "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final",
+        "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+        "union",
+    ];
+    if KEYWORDS.contains(&out.as_str()) {
+        out.push_str("_game");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(rust_type_name("ticTacToe"), "TicTacToe");
+        assert_eq!(rust_type_name("amazons_8x8"), "Amazons8x8");
+        assert_eq!(rust_type_name("3pConnectFour"), "G3pConnectFour");
+        assert_eq!(rust_module_name("3pConnectFour"), "g_3pconnectfour");
+        assert_eq!(rust_module_name("match"), "match_game");
+        assert_eq!(rust_module_name("test_case_5a"), "test_case_5a");
+    }
+}
