@@ -17,7 +17,10 @@ pub struct Span {
 
 impl Span {
     pub fn new(start: usize, end: usize) -> Self {
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     pub fn range(self) -> Range<usize> {
@@ -26,7 +29,10 @@ impl Span {
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -151,7 +157,13 @@ pub fn read(source: &str) -> SExprs {
             while !source.is_char_boundary(i) {
                 i += 1;
             }
-            push(&mut out, &mut stack, Node::Atom { span: Span::new(start, i) });
+            push(
+                &mut out,
+                &mut stack,
+                Node::Atom {
+                    span: Span::new(start, i),
+                },
+            );
         }
     }
     while let Some((start, kids)) = stack.pop() {
@@ -215,7 +227,10 @@ mod tests {
         let rule = t.top_level()[0];
         assert_eq!(t.children(rule).len(), 3);
         assert_eq!(t.atom(src, t.children(rule)[0]), Some("<="));
-        assert_eq!(canonical(src, &t, rule), "(<= (legal ?w (mark ?x ?y)) (true (cell ?x ?y b)))");
+        assert_eq!(
+            canonical(src, &t, rule),
+            "(<= (legal ?w (mark ?x ?y)) (true (cell ?x ?y b)))"
+        );
         assert_eq!(t.atom(src, t.top_level()[1]), Some("noop"));
     }
 
@@ -243,6 +258,9 @@ mod tests {
         let src = "(caf\u{e9} \u{e9}t\u{e9}) ; \u{e0} la";
         let t = read(src);
         assert!(t.errors.is_empty());
-        assert_eq!(canonical(src, &t, t.top_level()[0]), "(caf\u{e9} \u{e9}t\u{e9})");
+        assert_eq!(
+            canonical(src, &t, t.top_level()[0]),
+            "(caf\u{e9} \u{e9}t\u{e9})"
+        );
     }
 }

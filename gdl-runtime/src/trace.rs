@@ -17,7 +17,10 @@ impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TraceError::NoLegalMove { step, role } => {
-                write!(f, "role {role} has no legal move in the non-terminal state of step {step}")
+                write!(
+                    f,
+                    "role {role} has no legal move in the non-terminal state of step {step}"
+                )
             }
             TraceError::StepLimit { steps } => {
                 write!(f, "no terminal state after {steps} steps")
@@ -39,7 +42,10 @@ pub struct TraceOptions {
 
 impl Default for TraceOptions {
     fn default() -> Self {
-        TraceOptions { seed: 1, max_steps: 100_000 }
+        TraceOptions {
+            seed: 1,
+            max_steps: 100_000,
+        }
     }
 }
 
@@ -110,7 +116,10 @@ pub fn write_trace<G: Game>(
             }
         }
         if let Some(r) = stuck {
-            return Err(TraceError::NoLegalMove { step, role: game.role_name(r).to_string() });
+            return Err(TraceError::NoLegalMove {
+                step,
+                role: game.role_name(r).to_string(),
+            });
         }
         out.push_str("joint");
         for (r, &m) in joint.iter().enumerate() {
@@ -121,5 +130,7 @@ pub fn write_trace<G: Game>(
         game.next_state(&state, &joint, &mut next);
         std::mem::swap(&mut state, &mut next);
     }
-    Err(TraceError::StepLimit { steps: options.max_steps })
+    Err(TraceError::StepLimit {
+        steps: options.max_steps,
+    })
 }

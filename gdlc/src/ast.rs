@@ -48,7 +48,10 @@ pub struct Symbols {
 
 impl Default for Symbols {
     fn default() -> Self {
-        let mut s = Symbols { names: Vec::new(), index: HashMap::new() };
+        let mut s = Symbols {
+            names: Vec::new(),
+            index: HashMap::new(),
+        };
         for name in kw::NAMES {
             s.insert(name);
         }
@@ -100,17 +103,30 @@ impl Symbols {
 
 /// The keyword `name` spells, regardless of case.
 pub fn keyword(name: &str) -> Option<Sym> {
-    kw::NAMES.iter().position(|k| k.eq_ignore_ascii_case(name)).map(|i| Sym(i as u32))
+    kw::NAMES
+        .iter()
+        .position(|k| k.eq_ignore_ascii_case(name))
+        .map(|i| Sym(i as u32))
 }
 
 /// A term: a variable, an object constant, or a function applied to terms.
 #[derive(Clone, Debug)]
 pub enum Term {
     /// A variable; `name` is spelled without the leading `?`.
-    Var { name: Sym, span: Span },
-    Const { name: Sym, span: Span },
+    Var {
+        name: Sym,
+        span: Span,
+    },
+    Const {
+        name: Sym,
+        span: Span,
+    },
     /// A function term with at least one argument (`(foo)` is read as the constant `foo`).
-    Func { name: Sym, args: Vec<Term>, span: Span },
+    Func {
+        name: Sym,
+        args: Vec<Term>,
+        span: Span,
+    },
 }
 
 impl Term {
@@ -142,9 +158,14 @@ impl Term {
         match (self, other) {
             (Term::Var { name: a, .. }, Term::Var { name: b, .. }) => a == b,
             (Term::Const { name: a, .. }, Term::Const { name: b, .. }) => a == b,
-            (Term::Func { name: a, args: x, .. }, Term::Func { name: b, args: y, .. }) => {
-                a == b && x.len() == y.len() && x.iter().zip(y).all(|(s, t)| s.same(t))
-            }
+            (
+                Term::Func {
+                    name: a, args: x, ..
+                },
+                Term::Func {
+                    name: b, args: y, ..
+                },
+            ) => a == b && x.len() == y.len() && x.iter().zip(y).all(|(s, t)| s.same(t)),
             _ => false,
         }
     }
@@ -184,7 +205,12 @@ pub enum Literal {
     /// `(not sentence)`.
     Not { atom: Atom, span: Span },
     /// `(distinct a b)`; with `negated`, `(not (distinct a b))`, i.e. `a` and `b` are equal.
-    Distinct { lhs: Term, rhs: Term, negated: bool, span: Span },
+    Distinct {
+        lhs: Term,
+        rhs: Term,
+        negated: bool,
+        span: Span,
+    },
     /// `(or l1 l2 ...)`: holds when one of the branches holds.
     Or { branches: Vec<Literal>, span: Span },
     /// `(and l1 l2 ...)`: holds when every literal holds.

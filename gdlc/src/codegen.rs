@@ -493,7 +493,11 @@ fn cone(ir: &Ir, roots: &[Lit]) -> Vec<u32> {
 
 /// The size of a prop's code: one plus its number of literals.
 fn prop_weight(ir: &Ir, p: u32) -> usize {
-    1 + ir.props[p as usize].disjuncts.iter().map(Vec::len).sum::<usize>()
+    1 + ir.props[p as usize]
+        .disjuncts
+        .iter()
+        .map(Vec::len)
+        .sum::<usize>()
 }
 
 /// Splits the cone into chunks of about `size` literals, never inside a group.
@@ -755,11 +759,15 @@ fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared> {
     let mut moves = vec![false; n];
     let group_of = ir.group_of();
     for p in 0..n {
-        moves[p] = ir.props[p].disjuncts.iter().flatten().any(|l| match l.input {
-            Input::Does { .. } => true,
-            Input::Prop(q) => (q as usize) < p && moves[q as usize],
-            _ => false,
-        });
+        moves[p] = ir.props[p]
+            .disjuncts
+            .iter()
+            .flatten()
+            .any(|l| match l.input {
+                Input::Does { .. } => true,
+                Input::Prop(q) => (q as usize) < p && moves[q as usize],
+                _ => false,
+            });
     }
     for r in &ir.groups {
         // A group reads moves if any member does (members may read later members).
@@ -803,8 +811,12 @@ fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared> {
     let mut weight = 0usize;
     for &p in &order {
         let same_group = group_of[p as usize].is_some()
-            && cur.last().is_some_and(|&q| group_of[q as usize] == group_of[p as usize]);
-        let phase_change = cur.last().is_some_and(|&q| moves[q as usize] != moves[p as usize]);
+            && cur
+                .last()
+                .is_some_and(|&q| group_of[q as usize] == group_of[p as usize]);
+        let phase_change = cur
+            .last()
+            .is_some_and(|&q| moves[q as usize] != moves[p as usize]);
         if (weight >= size && !same_group) || phase_change {
             chunk_moves.push(moves[cur[0] as usize]);
             chunks.push(std::mem::take(&mut cur));

@@ -32,7 +32,10 @@ impl DepGraph {
     }
 
     fn add(&mut self, relation: Sym) -> NodeIndex {
-        *self.nodes.entry(relation).or_insert_with(|| self.graph.add_node(relation))
+        *self
+            .nodes
+            .entry(relation)
+            .or_insert_with(|| self.graph.add_node(relation))
     }
 
     /// Whether `to` can be reached from `from` (a relation depends on itself only through a
@@ -53,7 +56,15 @@ pub fn build(program: &Program) -> DepGraph {
         for lit in &rule.body {
             lit.for_each_atom(&mut |atom, negative| {
                 let body = g.add(atom.name);
-                g.graph.add_edge(body, head, Edge { negative, rule: i, span: atom.span });
+                g.graph.add_edge(
+                    body,
+                    head,
+                    Edge {
+                        negative,
+                        rule: i,
+                        span: atom.span,
+                    },
+                );
             });
         }
     }

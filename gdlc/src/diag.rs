@@ -39,7 +39,10 @@ impl Diagnostic {
     }
 
     pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, span, message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
     }
 
     pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Self {
@@ -92,7 +95,11 @@ impl fmt::Display for OneLine<'_> {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{}:{line}:{col}: {kind}[{}]: {}", file.name, d.code, d.message)
+        write!(
+            f,
+            "{}:{line}:{col}: {kind}[{}]: {}",
+            file.name, d.code, d.message
+        )
     }
 }
 
@@ -112,18 +119,25 @@ pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -
     };
     let span = clamp(file.text, diag.span);
     let mut report = Report::build(kind, (file.name, span.clone()))
-        .with_config(Config::default().with_color(options.color).with_index_type(ariadne::IndexType::Byte))
+        .with_config(
+            Config::default()
+                .with_color(options.color)
+                .with_index_type(ariadne::IndexType::Byte),
+        )
         .with_code(diag.code)
         .with_message(&diag.message)
         .with_label(Label::new((file.name, span)).with_message(label_text(diag)));
     for (s, text) in &diag.labels {
-        report = report.with_label(Label::new((file.name, clamp(file.text, *s))).with_message(text));
+        report =
+            report.with_label(Label::new((file.name, clamp(file.text, *s))).with_message(text));
     }
     for note in &diag.notes {
         report = report.with_note(note);
     }
     let mut out = Vec::new();
-    let written = report.finish().write((file.name, Source::from(file.text)), &mut out);
+    let written = report
+        .finish()
+        .write((file.name, Source::from(file.text)), &mut out);
     match written {
         Ok(()) => String::from_utf8_lossy(&out).into_owned(),
         Err(_) => format!("{}\n", OneLine(file, diag)),
@@ -159,7 +173,14 @@ mod tests {
     fn render_names_file_line_and_column() {
         let text = "(role x)\n(init (cell 1))\n";
         let d = Diagnostic::error("test", Span::new(15, 23), "something is wrong");
-        let out = render(SourceFile { name: "g.kif", text }, &d, RenderOptions::default());
+        let out = render(
+            SourceFile {
+                name: "g.kif",
+                text,
+            },
+            &d,
+            RenderOptions::default(),
+        );
         assert!(out.contains("g.kif:2:7"), "{out}");
         assert!(out.contains("(init (cell 1))"), "{out}");
         assert!(out.contains("something is wrong"), "{out}");

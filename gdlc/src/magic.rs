@@ -20,7 +20,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use crate::ast::{Sym, kw};
+use crate::ast::Sym;
 use crate::normalize::{GAME_RELATIONS, NAtom, NLit, NProgram, NRule, NTerm};
 
 /// Options of [`magic_sets`].
@@ -72,7 +72,10 @@ struct Rewriter<'a> {
 pub fn magic_sets(prog: &NProgram, options: &MagicOptions) -> MagicProgram {
     let mut rules_of: HashMap<(Sym, usize), Vec<&NRule>> = HashMap::new();
     for r in &prog.rules {
-        rules_of.entry((r.head.rel, r.head.args.len())).or_default().push(r);
+        rules_of
+            .entry((r.head.rel, r.head.args.len()))
+            .or_default()
+            .push(r);
     }
     let rewritable = rules_of
         .iter()
@@ -118,8 +121,14 @@ pub fn magic_sets(prog: &NProgram, options: &MagicOptions) -> MagicProgram {
             w.rewrite_rule(rule, &adornment);
         }
     }
-    let program = NProgram { symbols: w.symbols, rules: w.out };
-    MagicProgram { program, guards: w.guards }
+    let program = NProgram {
+        symbols: w.symbols,
+        rules: w.out,
+    };
+    MagicProgram {
+        program,
+        guards: w.guards,
+    }
 }
 
 fn adornment_text(a: &[bool]) -> String {
@@ -161,7 +170,12 @@ impl Rewriter<'_> {
     }
 
     fn bound_args(atom: &NAtom, adornment: &[bool]) -> Vec<NTerm> {
-        atom.args.iter().zip(adornment).filter(|(_, b)| **b).map(|(t, _)| t.clone()).collect()
+        atom.args
+            .iter()
+            .zip(adornment)
+            .filter(|(_, b)| **b)
+            .map(|(t, _)| t.clone())
+            .collect()
     }
 
     /// The adorned form of a body sentence reached with `bound` variables after `prefix`;
@@ -172,7 +186,10 @@ impl Rewriter<'_> {
         }
         let ad: Adornment = a.args.iter().map(|t| term_bound(t, bound)).collect();
         if ad.iter().any(|&b| b) {
-            let head = NAtom { rel: self.demand_rel(a.rel, &ad), args: Self::bound_args(a, &ad) };
+            let head = NAtom {
+                rel: self.demand_rel(a.rel, &ad),
+                args: Self::bound_args(a, &ad),
+            };
             self.out.push(NRule {
                 head,
                 body: prefix.to_vec(),
@@ -183,7 +200,10 @@ impl Rewriter<'_> {
         }
         let rel = self.adorned(a.rel, &ad);
         self.demand(a.rel, a.args.len(), ad);
-        NAtom { rel, args: a.args.clone() }
+        NAtom {
+            rel,
+            args: a.args.clone(),
+        }
     }
 
     fn rewrite_rule(&mut self, rule: &NRule, adornment: &[bool]) {
@@ -226,7 +246,10 @@ impl Rewriter<'_> {
                 }
             }
         }
-        let head = NAtom { rel: self.adorned(rule.head.rel, adornment), args: rule.head.args.clone() };
+        let head = NAtom {
+            rel: self.adorned(rule.head.rel, adornment),
+            args: rule.head.args.clone(),
+        };
         self.out.push(NRule {
             head,
             body,
@@ -260,7 +283,13 @@ impl Rewriter<'_> {
             }
             // Written order: authors order bodies for top-down provers, which pass bindings
             // left to right exactly like this.
-            let cost = |l: &NLit| -> u32 { if matches!(l, NLit::Pos(_)) { 0 } else { u32::MAX } };
+            let cost = |l: &NLit| -> u32 {
+                if matches!(l, NLit::Pos(_)) {
+                    0
+                } else {
+                    u32::MAX
+                }
+            };
             let best = (0..left.len()).min_by_key(|&i| cost(left[i]));
             let Some(i) = best else { break };
             if cost(left[i]) == u32::MAX {
@@ -290,10 +319,17 @@ mod tests {
         let (p, d) = crate::parse_kif(src);
         assert!(d.iter().all(|d| !d.is_error()));
         let n = normalize(&p, NormalizeOptions::default()).unwrap();
-        let full = MagicOptions { negation: NegationPolicy::Full, ..MagicOptions::default() };
+        let full = MagicOptions {
+            negation: NegationPolicy::Full,
+            ..MagicOptions::default()
+        };
         let m = magic_sets(&n, &full);
-        let names: HashSet<&str> =
-            m.program.rules.iter().map(|r| m.program.symbols.name(r.head.rel)).collect();
+        let names: HashSet<&str> = m
+            .program
+            .rules
+            .iter()
+            .map(|r| m.program.symbols.name(r.head.rel))
+            .collect();
         assert!(names.contains("big ^bb"), "{names:?}");
         assert!(names.contains("big ?bb"));
         // The negated use needs `big` in full.

@@ -29,11 +29,20 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Diagnostics of the engines, e.g. `GDLC_LOG=gdlc=trace gdlc trace game.kif`.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("GDLC_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     match cli.command {

@@ -108,7 +108,10 @@ pub struct NormalizeOptions {
 
 impl Default for NormalizeOptions {
     fn default() -> Self {
-        NormalizeOptions { keep_unreachable: false, max_expansion: 4096 }
+        NormalizeOptions {
+            keep_unreachable: false,
+            max_expansion: 4096,
+        }
     }
 }
 
@@ -141,7 +144,10 @@ pub fn reachable_relations(graph: &DepGraph) -> std::collections::HashSet<Sym> {
 }
 
 /// Lowers `program` (which should have passed the checker) to flat rules.
-pub fn normalize(program: &Program, options: NormalizeOptions) -> Result<NProgram, Vec<Diagnostic>> {
+pub fn normalize(
+    program: &Program,
+    options: NormalizeOptions,
+) -> Result<NProgram, Vec<Diagnostic>> {
     let graph = crate::depgraph::build(program);
     let reachable = reachable_relations(&graph);
     let mut rules = Vec::new();
@@ -176,13 +182,22 @@ pub fn normalize(program: &Program, options: NormalizeOptions) -> Result<NProgra
                     Flat::Distinct(a, b, true) => NLit::Equal(vars.term(a), vars.term(b)),
                 })
                 .collect();
-            let mut rule = NRule { head, body, var_names: vars.names, origin, span: rule.span };
+            let mut rule = NRule {
+                head,
+                body,
+                var_names: vars.names,
+                origin,
+                span: rule.span,
+            };
             bind_role_variable(&mut rule);
             rules.push(rule);
         }
     }
     if errors.is_empty() {
-        Ok(NProgram { symbols: program.symbols.clone(), rules })
+        Ok(NProgram {
+            symbols: program.symbols.clone(),
+            rules,
+        })
     } else {
         Err(errors)
     }
@@ -195,7 +210,9 @@ fn bind_role_variable(rule: &mut NRule) {
     if ![kw::LEGAL, kw::GOAL, kw::SEES, kw::INPUT].contains(&rule.head.rel) {
         return;
     }
-    let Some(&NTerm::Var(v)) = rule.head.args.first() else { return };
+    let Some(&NTerm::Var(v)) = rule.head.args.first() else {
+        return;
+    };
     let mut bound = false;
     for lit in &rule.body {
         if let NLit::Pos(a) = lit {
@@ -203,7 +220,13 @@ fn bind_role_variable(rule: &mut NRule) {
         }
     }
     if !bound {
-        rule.body.insert(0, NLit::Pos(NAtom { rel: kw::ROLE, args: vec![NTerm::Var(v)] }));
+        rule.body.insert(
+            0,
+            NLit::Pos(NAtom {
+                rel: kw::ROLE,
+                args: vec![NTerm::Var(v)],
+            }),
+        );
     }
 }
 
@@ -246,7 +269,9 @@ fn alternatives(lit: &Literal, max: usize) -> Option<Vec<Vec<Flat<'_>>>> {
     Some(match lit {
         Literal::Pos(a) => vec![vec![Flat::Pos(a)]],
         Literal::Not { atom, .. } => vec![vec![Flat::Neg(atom)]],
-        Literal::Distinct { lhs, rhs, negated, .. } => vec![vec![Flat::Distinct(lhs, rhs, *negated)]],
+        Literal::Distinct {
+            lhs, rhs, negated, ..
+        } => vec![vec![Flat::Distinct(lhs, rhs, *negated)]],
         Literal::And { conjuncts, .. } => expand(conjuncts, max)?,
         Literal::Or { branches, .. } => {
             let mut all = Vec::new();
@@ -294,7 +319,10 @@ impl Vars {
     }
 
     fn atom(&mut self, a: &Atom) -> NAtom {
-        NAtom { rel: a.name, args: a.args.iter().map(|t| self.term(t)).collect() }
+        NAtom {
+            rel: a.name,
+            args: a.args.iter().map(|t| self.term(t)).collect(),
+        }
     }
 }
 
@@ -313,6 +341,9 @@ mod tests {
         let legal: Vec<_> = n.rules.iter().filter(|r| r.head.rel == kw::LEGAL).collect();
         assert_eq!(legal.len(), 2);
         assert_eq!(legal[1].body.len(), 3);
-        assert!(matches!(legal[1].body[2], NLit::Equal(NTerm::Var(0), NTerm::Const(_))));
+        assert!(matches!(
+            legal[1].body[2],
+            NLit::Equal(NTerm::Var(0), NTerm::Const(_))
+        ));
     }
 }

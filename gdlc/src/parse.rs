@@ -35,7 +35,13 @@ pub fn parse_kif(source: &str) -> (Program, Vec<Diagnostic>) {
     }
     let mut diags = p.diags;
     diags.sort_by_key(|d| d.span);
-    (Program { symbols: p.symbols, rules }, diags)
+    (
+        Program {
+            symbols: p.symbols,
+            rules,
+        },
+        diags,
+    )
 }
 
 /// Reads one ground or non-ground term (a move, a percept) in KIF, interning into `symbols`.
@@ -138,12 +144,23 @@ impl<'s> Parser<'s, '_> {
                 return None;
             };
             let head = self.sentence(head_id, "the head of a rule");
-            let body: Vec<Option<Literal>> = kids[2..].iter().map(|&b| self.literal(b, 0)).collect();
+            let body: Vec<Option<Literal>> =
+                kids[2..].iter().map(|&b| self.literal(b, 0)).collect();
             let body: Option<Vec<Literal>> = body.into_iter().collect();
-            return Some(Rule { head: head?, body: body?, kind: RuleKind::Implication, span });
+            return Some(Rule {
+                head: head?,
+                body: body?,
+                kind: RuleKind::Implication,
+                span,
+            });
         }
         let head = self.sentence(id, "a fact")?;
-        Some(Rule { head, body: Vec::new(), kind: RuleKind::Fact, span })
+        Some(Rule {
+            head,
+            body: Vec::new(),
+            kind: RuleKind::Fact,
+            span,
+        })
     }
 
     fn sentence(&mut self, id: NodeId, what: &str) -> Option<Atom> {
@@ -151,11 +168,19 @@ impl<'s> Parser<'s, '_> {
             Node::Atom { span } => {
                 let text = self.text(span);
                 if text.starts_with('?') {
-                    self.error(span, format!("expected {what}, found the variable `{text}`"));
+                    self.error(
+                        span,
+                        format!("expected {what}, found the variable `{text}`"),
+                    );
                     return None;
                 }
                 let name = self.symbols.intern(text);
-                Some(Atom { name, args: Vec::new(), span, name_span: span })
+                Some(Atom {
+                    name,
+                    args: Vec::new(),
+                    span,
+                    name_span: span,
+                })
             }
             Node::List { span, .. } => {
                 let (name, name_span, args) = self.head(id, what)?;
@@ -163,7 +188,12 @@ impl<'s> Parser<'s, '_> {
                     self.warn_empty_parens(span, name);
                 }
                 let args: Vec<Option<Term>> = args.iter().map(|&a| self.term(a, 1)).collect();
-                Some(Atom { name, args: args.into_iter().collect::<Option<_>>()?, span, name_span })
+                Some(Atom {
+                    name,
+                    args: args.into_iter().collect::<Option<_>>()?,
+                    span,
+                    name_span,
+                })
             }
         }
     }
@@ -171,7 +201,10 @@ impl<'s> Parser<'s, '_> {
     fn term(&mut self, id: NodeId, depth: usize) -> Option<Term> {
         let node = self.tree.node(id).clone();
         if depth > MAX_DEPTH {
-            self.error(node.span(), format!("terms nested deeper than {MAX_DEPTH} levels"));
+            self.error(
+                node.span(),
+                format!("terms nested deeper than {MAX_DEPTH} levels"),
+            );
             return None;
         }
         match node {
@@ -197,7 +230,11 @@ impl<'s> Parser<'s, '_> {
                 }
                 let args: Vec<Option<Term>> =
                     args.iter().map(|&a| self.term(a, depth + 1)).collect();
-                Some(Term::Func { name, args: args.into_iter().collect::<Option<_>>()?, span })
+                Some(Term::Func {
+                    name,
+                    args: args.into_iter().collect::<Option<_>>()?,
+                    span,
+                })
             }
         }
     }
@@ -205,7 +242,10 @@ impl<'s> Parser<'s, '_> {
     fn literal(&mut self, id: NodeId, depth: usize) -> Option<Literal> {
         let span = self.tree.node(id).span();
         if depth > MAX_DEPTH {
-            self.error(span, format!("literals nested deeper than {MAX_DEPTH} levels"));
+            self.error(
+                span,
+                format!("literals nested deeper than {MAX_DEPTH} levels"),
+            );
             return None;
         }
         let Node::List { .. } = self.tree.node(id) else {
@@ -221,16 +261,26 @@ impl<'s> Parser<'s, '_> {
             Some(kw::NOT) => {
                 let (_, _, args) = self.head(id, "a literal")?;
                 let [arg] = args[..] else {
-                    self.error(span, format!("`not` takes one sentence, found {}", args.len()));
+                    self.error(
+                        span,
+                        format!("`not` takes one sentence, found {}", args.len()),
+                    );
                     return None;
                 };
-                let inner = self.tree.children(arg).first().and_then(|&f| self.tree.atom(self.source, f));
+                let inner = self
+                    .tree
+                    .children(arg)
+                    .first()
+                    .and_then(|&f| self.tree.atom(self.source, f));
                 match inner.and_then(crate::ast::keyword) {
                     Some(kw::DISTINCT) if matches!(self.tree.node(arg), Node::List { .. }) => {
                         match self.literal(arg, depth + 1)? {
-                            Literal::Distinct { lhs, rhs, .. } => {
-                                Some(Literal::Distinct { lhs, rhs, negated: true, span })
-                            }
+                            Literal::Distinct { lhs, rhs, .. } => Some(Literal::Distinct {
+                                lhs,
+                                rhs,
+                                negated: true,
+                                span,
+                            }),
                             _ => None,
                         }
                     }
@@ -253,12 +303,20 @@ impl<'s> Parser<'s, '_> {
             Some(kw::DISTINCT) => {
                 let (_, _, args) = self.head(id, "a literal")?;
                 let [a, b] = args[..] else {
-                    self.error(span, format!("`distinct` takes two terms, found {}", args.len()));
+                    self.error(
+                        span,
+                        format!("`distinct` takes two terms, found {}", args.len()),
+                    );
                     return None;
                 };
                 let lhs = self.term(a, 1);
                 let rhs = self.term(b, 1);
-                Some(Literal::Distinct { lhs: lhs?, rhs: rhs?, negated: false, span })
+                Some(Literal::Distinct {
+                    lhs: lhs?,
+                    rhs: rhs?,
+                    negated: false,
+                    span,
+                })
             }
             Some(k @ (kw::OR | kw::AND)) => {
                 let (_, _, args) = self.head(id, "a literal")?;
@@ -266,9 +324,15 @@ impl<'s> Parser<'s, '_> {
                     args.iter().map(|&a| self.literal(a, depth + 1)).collect();
                 let parts: Vec<Literal> = parts.into_iter().collect::<Option<_>>()?;
                 Some(if k == kw::OR {
-                    Literal::Or { branches: parts, span }
+                    Literal::Or {
+                        branches: parts,
+                        span,
+                    }
                 } else {
-                    Literal::And { conjuncts: parts, span }
+                    Literal::And {
+                        conjuncts: parts,
+                        span,
+                    }
                 })
             }
             _ => self.sentence(id, "a literal").map(Literal::Pos),

@@ -30,7 +30,9 @@ pub struct Component {
 
 impl Strata {
     pub fn stratum(&self, relation: Sym) -> Option<u32> {
-        self.component_of.get(&relation).map(|&c| self.components[c].stratum)
+        self.component_of
+            .get(&relation)
+            .map(|&c| self.components[c].stratum)
     }
 
     /// Whether `a` and `b` lie on a common cycle.
@@ -84,7 +86,8 @@ pub fn stratify(graph: &DepGraph) -> Result<Strata, Vec<NegativeCycle>> {
                         });
                     }
                 } else {
-                    stratum = stratum.max(components[from].stratum + u32::from(e.weight().negative));
+                    stratum =
+                        stratum.max(components[from].stratum + u32::from(e.weight().negative));
                 }
             }
         }
@@ -98,7 +101,10 @@ pub fn stratify(graph: &DepGraph) -> Result<Strata, Vec<NegativeCycle>> {
         .enumerate()
         .flat_map(|(c, comp)| comp.relations.iter().map(move |&r| (r, c)))
         .collect();
-    Ok(Strata { components, component_of })
+    Ok(Strata {
+        components,
+        component_of,
+    })
 }
 
 #[cfg(test)]
@@ -115,7 +121,9 @@ mod tests {
 
     #[test]
     fn strata_count_negations_on_paths() {
-        let (p, s) = strata_of("(<= (a ?x) (b ?x)) (<= (c ?x) (b ?x) (not (a ?x))) (<= d (not (c 1)))").unwrap();
+        let (p, s) =
+            strata_of("(<= (a ?x) (b ?x)) (<= (c ?x) (b ?x) (not (a ?x))) (<= d (not (c 1)))")
+                .unwrap();
         let sym = |n| p.symbols.get(n).unwrap();
         assert_eq!(s.stratum(sym("a")), Some(0));
         assert_eq!(s.stratum(sym("c")), Some(1));
@@ -126,7 +134,8 @@ mod tests {
 
     #[test]
     fn negation_in_a_cycle_is_reported() {
-        let err = strata_of("(<= (p ?x) (r ?x) (q ?x)) (<= (q ?x) (r ?x) (not (p ?x)))").unwrap_err();
+        let err =
+            strata_of("(<= (p ?x) (r ?x) (q ?x)) (<= (q ?x) (r ?x) (not (p ?x)))").unwrap_err();
         assert_eq!(err.len(), 1);
         assert!(err[0].edge.negative);
         assert_eq!(err[0].relations.len(), 2);
@@ -134,7 +143,8 @@ mod tests {
 
     #[test]
     fn recursion_is_marked() {
-        let (p, s) = strata_of("(<= (t ?x ?y) (e ?x ?y)) (<= (t ?x ?z) (e ?x ?y) (t ?y ?z))").unwrap();
+        let (p, s) =
+            strata_of("(<= (t ?x ?y) (e ?x ?y)) (<= (t ?x ?z) (e ?x ?y) (t ?y ?z))").unwrap();
         let t = s.component_of[&p.symbols.get("t").unwrap()];
         assert!(s.components[t].recursive);
         assert!(s.same_cycle(p.symbols.get("t").unwrap(), p.symbols.get("t").unwrap()));

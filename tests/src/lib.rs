@@ -30,11 +30,19 @@ pub struct CorpusGame {
 pub fn corpus_games() -> Vec<CorpusGame> {
     let root = corpus_dir();
     let mut games = Vec::new();
-    let collections = std::fs::read_dir(root.join("games"))
-        .unwrap_or_else(|e| panic!("corpus not found at {} ({e}); set GDL_CORPUS", root.display()));
+    let collections = std::fs::read_dir(root.join("games")).unwrap_or_else(|e| {
+        panic!(
+            "corpus not found at {} ({e}); set GDL_CORPUS",
+            root.display()
+        )
+    });
     for collection in collections {
         let collection = collection.expect("readable corpus").path();
-        let cname = collection.file_name().unwrap().to_string_lossy().into_owned();
+        let cname = collection
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         for entry in std::fs::read_dir(&collection).expect("readable corpus") {
             let kif = entry.expect("readable corpus").path();
             if kif.extension().is_none_or(|e| e != "kif") {
@@ -51,7 +59,12 @@ pub fn corpus_games() -> Vec<CorpusGame> {
         }
     }
     games.sort_by(|a, b| (&a.collection, &a.name).cmp(&(&b.collection, &b.name)));
-    assert!(games.len() > 250, "only {} games under {}", games.len(), root.display());
+    assert!(
+        games.len() > 250,
+        "only {} games under {}",
+        games.len(),
+        root.display()
+    );
     games
 }
 
@@ -106,5 +119,10 @@ pub fn run_parallel<T: Sync, R: Send>(
             });
         }
     });
-    results.into_inner().unwrap().into_iter().map(|r| r.expect("every item ran")).collect()
+    results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.expect("every item ran"))
+        .collect()
 }

@@ -23,7 +23,10 @@ const SPEC_CORRECTIONS: &[(&str, &str, &str)] = &[(
 fn expected_trace(name: &str, reference: String) -> String {
     match SPEC_CORRECTIONS.iter().find(|(g, ..)| *g == name) {
         Some((_, wrong, right)) => {
-            assert!(reference.contains(wrong), "{name}: the reference no longer says {wrong}");
+            assert!(
+                reference.contains(wrong),
+                "{name}: the reference no longer says {wrong}"
+            );
             reference.replace(wrong, right)
         }
         None => reference,
@@ -37,13 +40,24 @@ fn interpreted_trace(kif: &str, seed: u64) -> Result<String, String> {
     }
     let game = Interpreter::new(&program).map_err(|e| format!("{:?}", e[0].message))?;
     let mut out = String::new();
-    write_trace(&game, &TraceOptions { seed, max_steps: 10_000 }, &mut out).map_err(|e| e.to_string())?;
+    write_trace(
+        &game,
+        &TraceOptions {
+            seed,
+            max_steps: 10_000,
+        },
+        &mut out,
+    )
+    .map_err(|e| e.to_string())?;
     Ok(out)
 }
 
 #[test]
 fn interpreter_reproduces_every_reference_trace() {
-    let games: Vec<_> = corpus_games().into_iter().filter(|g| g.trace.is_some()).collect();
+    let games: Vec<_> = corpus_games()
+        .into_iter()
+        .filter(|g| g.trace.is_some())
+        .collect();
     let results = run_parallel(
         &games,
         |g| format!("{}/{}", g.collection, g.name),
@@ -54,26 +68,55 @@ fn interpreter_reproduces_every_reference_trace() {
             match interpreted_trace(&read_game(&g.kif), 1) {
                 Ok(actual) if actual == expected => None,
                 Ok(actual) => {
-                    let line = expected.lines().zip(actual.lines()).position(|(a, b)| a != b);
-                    Some(format!("{}: differs from line {:?}", g.name, line.map(|l| l + 1)))
+                    let line = expected
+                        .lines()
+                        .zip(actual.lines())
+                        .position(|(a, b)| a != b);
+                    Some(format!(
+                        "{}: differs from line {:?}",
+                        g.name,
+                        line.map(|l| l + 1)
+                    ))
                 }
                 Err(e) => Some(format!("{}: {e}", g.name)),
             }
         },
     );
-    let mut timed: Vec<_> = games.iter().zip(&results).map(|(g, (_, t))| (*t, &g.name)).collect();
+    let mut timed: Vec<_> = games
+        .iter()
+        .zip(&results)
+        .map(|(g, (_, t))| (*t, &g.name))
+        .collect();
     timed.sort_by(|a, b| b.cmp(a));
     eprintln!("slowest playouts: {:?}", &timed[..5.min(timed.len())]);
     let failures: Vec<&String> = results.iter().filter_map(|(r, _)| r.as_ref()).collect();
     let (repo, tests) = (
-        games.iter().filter(|g| g.collection == "ggp-repository").count(),
-        games.iter().filter(|g| g.collection == "ggp-base-tests").count(),
+        games
+            .iter()
+            .filter(|g| g.collection == "ggp-repository")
+            .count(),
+        games
+            .iter()
+            .filter(|g| g.collection == "ggp-base-tests")
+            .count(),
     );
     eprintln!(
         "{} of {} traces match ({repo} ggp-repository, {tests} ggp-base-tests)",
         games.len() - failures.len(),
         games.len()
     );
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
-    assert!(repo >= 263 && tests >= 24, "fewer traced games than expected: {repo} + {tests}");
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(
+        repo >= 263 && tests >= 24,
+        "fewer traced games than expected: {repo} + {tests}"
+    );
 }

@@ -29,10 +29,14 @@ fn twenty_more_seeds_of_every_game_play_to_the_end() {
             let mut problems = Vec::new();
             for seed in 2..=21 {
                 let mut out = String::new();
-                let options = TraceOptions { seed, max_steps: 10_000 };
+                let options = TraceOptions {
+                    seed,
+                    max_steps: 10_000,
+                };
                 match write_trace(&game, &options, &mut out) {
                     Ok(()) => {}
-                    Err(e @ TraceError::NoLegalMove { .. }) | Err(e @ TraceError::StepLimit { .. }) => {
+                    Err(e @ TraceError::NoLegalMove { .. })
+                    | Err(e @ TraceError::StepLimit { .. }) => {
                         problems.push(format!("{} seed {seed}: {e}", g.name))
                     }
                 }
@@ -43,7 +47,11 @@ fn twenty_more_seeds_of_every_game_play_to_the_end() {
     let problems: Vec<String> = results
         .into_iter()
         .flat_map(|(p, _)| p)
-        .filter(|p| !KNOWN_UNPLAYABLE.iter().any(|(g, _)| p.starts_with(&format!("{g} "))))
+        .filter(|p| {
+            !KNOWN_UNPLAYABLE
+                .iter()
+                .any(|(g, _)| p.starts_with(&format!("{g} ")))
+        })
         .collect();
     eprintln!("{} games x 20 seeds played", games.len());
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -5,8 +5,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use gdlc::Diagnostic;
 use gdlc::diag::{self, OneLine, RenderOptions, SourceFile};
-use gdlc::{Diagnostic, parse_kif};
 
 /// Exit code when some description has errors.
 const EXIT_ERRORS: u8 = 1;
@@ -71,7 +71,7 @@ fn check_file(path: &Path, args: &Args) -> Outcome {
         return Outcome::Unreadable;
     };
     let name = path.display().to_string();
-    let diagnostics = diagnostics_of(&text);
+    let diagnostics = diagnostics_of(path, &text);
     let file = SourceFile {
         name: &name,
         text: &text,
@@ -101,8 +101,8 @@ fn check_file(path: &Path, args: &Args) -> Outcome {
 }
 
 /// The syntax diagnostics and the checker's, in source order.
-fn diagnostics_of(text: &str) -> Vec<Diagnostic> {
-    let (program, mut diagnostics) = parse_kif(text);
+fn diagnostics_of(path: &std::path::Path, text: &str) -> Vec<Diagnostic> {
+    let (program, mut diagnostics) = super::parse_source(path, text);
     diagnostics.extend(gdlc::check(&program).diagnostics);
     diagnostics.sort_by_key(|d| d.span);
     diagnostics

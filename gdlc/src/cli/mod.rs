@@ -30,7 +30,7 @@ pub fn read_source(path: &Path) -> Result<String, ExitCode> {
 /// Parses a description and prepares the interpreter; prints the errors and returns exit code
 /// 1 when the description has any.
 pub fn load_interpreter(name: &str, source: &str) -> Result<gdlc::interp::Interpreter, ExitCode> {
-    let (program, diags) = gdlc::parse_kif(source);
+    let (program, diags) = parse_source(Path::new(name), source);
     let file = gdlc::diag::SourceFile { name, text: source };
     let options = gdlc::diag::RenderOptions { color: false };
     let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).collect();
@@ -46,4 +46,13 @@ pub fn load_interpreter(name: &str, source: &str) -> Result<gdlc::interp::Interp
         }
         ExitCode::from(1)
     })
+}
+
+/// Parses a description in the syntax its file name or first token says (see
+/// [`fmt::detect`]): KIF or infix.
+pub fn parse_source(path: &Path, text: &str) -> (gdlc::Program, Vec<gdlc::Diagnostic>) {
+    match fmt::detect(path, text) {
+        fmt::Syntax::Prefix => gdlc::parse_kif(text),
+        fmt::Syntax::Infix => gdlc::infix::parse_infix(text),
+    }
 }

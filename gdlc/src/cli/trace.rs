@@ -28,7 +28,14 @@ pub fn run(args: Args) -> ExitCode {
         Err(code) => return code,
     };
     let mut out = String::new();
-    let result = write_trace(&game, &TraceOptions { seed: args.seed, max_steps: args.max_steps }, &mut out);
+    let result = write_trace(
+        &game,
+        &TraceOptions {
+            seed: args.seed,
+            max_steps: args.max_steps,
+        },
+        &mut out,
+    );
     print!("{out}");
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -358,7 +358,11 @@ fn run(
         if !all {
             return Err(Unsafe);
         }
-        return if f(&Match { store, binds: b }) { Ok(()) } else { Err(Stopped) };
+        return if f(&Match { store, binds: b }) {
+            Ok(())
+        } else {
+            Err(Stopped)
+        };
     };
     match step {
         Step::Filter { lit } => {

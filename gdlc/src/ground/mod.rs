@@ -480,7 +480,12 @@ fn fixpoint(
                 let result = join::for_each_match(&req, db, store, &mut |m| {
                     matches += 1;
                     let vals = m.vars();
-                    heads.insert(head_vars.iter().map(|&v| vals[v as usize].unwrap_or(0)).collect());
+                    heads.insert(
+                        head_vars
+                            .iter()
+                            .map(|&v| vals[v as usize].unwrap_or(0))
+                            .collect(),
+                    );
                     matches <= budget
                 });
                 match result {

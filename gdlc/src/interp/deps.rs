@@ -61,13 +61,18 @@ pub fn components(rules: &[NRule]) -> Result<RuleComponents, Vec<NegativeCycle>>
     let mut by_head: std::collections::HashMap<(crate::ast::Sym, usize), Vec<usize>> =
         std::collections::HashMap::new();
     for (j, r) in rules.iter().enumerate() {
-        by_head.entry((r.head.rel, r.head.args.len())).or_default().push(j);
+        by_head
+            .entry((r.head.rel, r.head.args.len()))
+            .or_default()
+            .push(j);
     }
     let mut reads_true = vec![false; rules.len()];
     let mut reads_does = vec![false; rules.len()];
     for (i, r) in rules.iter().enumerate() {
         for lit in &r.body {
-            let (NLit::Pos(a) | NLit::Neg(a)) = lit else { continue };
+            let (NLit::Pos(a) | NLit::Neg(a)) = lit else {
+                continue;
+            };
             reads_true[i] |= a.rel == kw::TRUE;
             reads_does[i] |= a.rel == kw::DOES;
             for &j in by_head.get(&(a.rel, a.args.len())).into_iter().flatten() {
@@ -98,7 +103,9 @@ pub fn components(rules: &[NRule]) -> Result<RuleComponents, Vec<NegativeCycle>>
         if from == to {
             recursive[to] = true;
             if *e.weight() {
-                cycles.push(NegativeCycle { rule: graph[e.target()] });
+                cycles.push(NegativeCycle {
+                    rule: graph[e.target()],
+                });
             }
         } else if !inputs[to].contains(&from) {
             inputs[to].push(from);
@@ -125,14 +132,22 @@ pub fn components(rules: &[NRule]) -> Result<RuleComponents, Vec<NegativeCycle>>
     loop {
         let mut changed = false;
         for c in 0..sccs.len() {
-            let from_inputs = inputs[c].iter().map(|&i| phase[i]).max().unwrap_or(Phase::Static);
+            let from_inputs = inputs[c]
+                .iter()
+                .map(|&i| phase[i])
+                .max()
+                .unwrap_or(Phase::Static);
             if from_inputs > phase[c] {
                 phase[c] = from_inputs;
                 changed = true;
             }
         }
         for group in by_head.values() {
-            let top = group.iter().map(|&j| phase[comp_of[j]]).max().unwrap_or(Phase::Static);
+            let top = group
+                .iter()
+                .map(|&j| phase[comp_of[j]])
+                .max()
+                .unwrap_or(Phase::Static);
             for &j in group {
                 if phase[comp_of[j]] < top {
                     phase[comp_of[j]] = top;
@@ -144,6 +159,14 @@ pub fn components(rules: &[NRule]) -> Result<RuleComponents, Vec<NegativeCycle>>
             break;
         }
     }
-    let members = sccs.iter().map(|scc| scc.iter().map(|&n| graph[n]).collect()).collect();
-    Ok(RuleComponents { members, recursive, phase, inputs })
+    let members = sccs
+        .iter()
+        .map(|scc| scc.iter().map(|&n| graph[n]).collect())
+        .collect();
+    Ok(RuleComponents {
+        members,
+        recursive,
+        phase,
+        inputs,
+    })
 }

@@ -79,7 +79,10 @@ impl Catalog for Cat<'_> {
     }
 
     fn size_hint(&self, rel: RelId) -> f64 {
-        self.hints.get(&rel).copied().unwrap_or(self.rels[rel].len() as f64)
+        self.hints
+            .get(&rel)
+            .copied()
+            .unwrap_or(self.rels[rel].len() as f64)
     }
 }
 
@@ -98,7 +101,11 @@ pub struct BuildOptions<'a> {
 impl Engine {
     pub fn relation(&mut self, name: Sym, arity: usize) -> RelId {
         let hints = HashMap::new();
-        let mut cat = Cat { rels: &mut self.rels, rel_ids: &mut self.rel_ids, hints: &hints };
+        let mut cat = Cat {
+            rels: &mut self.rels,
+            rel_ids: &mut self.rel_ids,
+            hints: &hints,
+        };
         cat.relation(RelKey::Plain(name, arity))
     }
 
@@ -168,9 +175,20 @@ impl Engine {
                         _ => continue,
                     };
                     let hints_empty = HashMap::new();
-                    let mut cat = Cat { rels: &mut engine.rels, rel_ids: &mut engine.rel_ids, hints: &hints_empty };
+                    let mut cat = Cat {
+                        rels: &mut engine.rels,
+                        rel_ids: &mut engine.rel_ids,
+                        hints: &hints_empty,
+                    };
                     let rel = cat.relation(key);
-                    hints.insert(rel, if matches!(key, RelKey::True(..)) { 10.0 } else { 1.0 });
+                    hints.insert(
+                        rel,
+                        if matches!(key, RelKey::True(..)) {
+                            10.0
+                        } else {
+                            1.0
+                        },
+                    );
                     engine.splits.insert(key, rel);
                 }
             }
@@ -196,7 +214,11 @@ impl Engine {
                 delta: Vec::new(),
                 done: None,
             };
-            let mut cat = Cat { rels: &mut engine.rels, rel_ids: &mut engine.rel_ids, hints: &hints };
+            let mut cat = Cat {
+                rels: &mut engine.rels,
+                rel_ids: &mut engine.rel_ids,
+                hints: &hints,
+            };
             for &ri in members {
                 let h = &nprog.rules[ri].head;
                 let head = cat.relation(RelKey::Plain(h.rel, h.args.len()));
@@ -207,7 +229,15 @@ impl Engine {
             for &ri in members {
                 let rule = &nprog.rules[ri];
                 let first = guard_of(rule, guards);
-                match plan::plan(&PlanRequest { rule, delta: None, first }, &mut engine.store, &mut cat) {
+                match plan::plan(
+                    &PlanRequest {
+                        rule,
+                        delta: None,
+                        first,
+                    },
+                    &mut engine.store,
+                    &mut cat,
+                ) {
                     Ok(p) => comp.base.push(p),
                     Err(u) => {
                         unsafe_rules.push(u.origin);
@@ -219,9 +249,15 @@ impl Engine {
                 }
                 for (li, lit) in rule.body.iter().enumerate() {
                     if let NLit::Pos(a) = lit
-                        && comp.heads.contains(&cat.relation(RelKey::Plain(a.rel, a.args.len())))
+                        && comp
+                            .heads
+                            .contains(&cat.relation(RelKey::Plain(a.rel, a.args.len())))
                     {
-                        let req = PlanRequest { rule, delta: Some(li), first };
+                        let req = PlanRequest {
+                            rule,
+                            delta: Some(li),
+                            first,
+                        };
                         if let Ok(p) = plan::plan(&req, &mut engine.store, &mut cat) {
                             comp.delta.push(p);
                         }
@@ -230,7 +266,9 @@ impl Engine {
             }
             for p in comp.base.iter_mut().chain(comp.delta.iter_mut()) {
                 for s in &mut p.steps {
-                    if let Step::Scan { rel, mask, index, .. } = s
+                    if let Step::Scan {
+                        rel, mask, index, ..
+                    } = s
                         && *mask != 0
                     {
                         *index = Some(engine.rels[*rel].ensure_index(*mask));
@@ -254,7 +292,9 @@ impl Engine {
                     spent.insert(h, budget);
                 }
                 if complete {
-                    engine.materialized.extend(engine.comps[c].heads.iter().copied());
+                    engine
+                        .materialized
+                        .extend(engine.comps[c].heads.iter().copied());
                 } else {
                     incomplete.insert(c);
                     engine.comps[c].done = None;
@@ -295,7 +335,9 @@ impl Engine {
                     stack.extend(&rc.inputs[c]);
                 }
             }
-            engine.needs.insert(rel, (0..need.len()).filter(|&c| need[c]).collect());
+            engine
+                .needs
+                .insert(rel, (0..need.len()).filter(|&c| need[c]).collect());
         }
         engine.rel_epoch.resize(engine.rels.len(), u64::MAX);
         engine.delta_start.resize(engine.rels.len(), 0);
@@ -319,21 +361,33 @@ impl Engine {
     fn eval(&mut self, c: usize, epoch: u64, budget: &mut u64) -> bool {
         let t0 = std::time::Instant::now();
         let complete = self.eval_inner(c, epoch, budget);
-        if std::env::var_os("GDLC_DEBUG").is_some() {
+        if tracing::enabled!(tracing::Level::TRACE) {
             let comp = &self.comps[c];
-            let names: Vec<String> = comp.heads.iter().map(|&r| {
-                let key = self.rel_ids.iter().find(|(_, v)| **v == r).map(|(k, _)| *k);
-                let (RelKey::Plain(s, a) | RelKey::True(s, a) | RelKey::Does(s, a)) =
-                    key.unwrap_or(RelKey::Plain(kw::ROLE, 0));
-                format!("{}/{} rows={}", self.symbols.name(s), a, self.rels[r].len())
-            }).collect();
-            eprintln!("eval c{c} {:?} {:?} {:?}", comp.phase, t0.elapsed(), names);
+            let names: Vec<String> = comp
+                .heads
+                .iter()
+                .map(|&r| {
+                    let key = self.rel_ids.iter().find(|(_, v)| **v == r).map(|(k, _)| *k);
+                    let (RelKey::Plain(s, a) | RelKey::True(s, a) | RelKey::Does(s, a)) =
+                        key.unwrap_or(RelKey::Plain(kw::ROLE, 0));
+                    format!("{}/{} rows={}", self.symbols.name(s), a, self.rels[r].len())
+                })
+                .collect();
+            tracing::trace!(component = c, phase = ?comp.phase, elapsed = ?t0.elapsed(), complete, relations = ?names, "evaluated");
         }
         complete
     }
 
     fn eval_inner(&mut self, c: usize, epoch: u64, budget: &mut u64) -> bool {
-        let Engine { comps, rels, store, delta_start, out, rel_epoch, .. } = self;
+        let Engine {
+            comps,
+            rels,
+            store,
+            delta_start,
+            out,
+            rel_epoch,
+            ..
+        } = self;
         let comp = &mut comps[c];
         comp.done = Some(epoch);
         for &r in &comp.heads {
@@ -354,7 +408,12 @@ impl Engine {
         loop {
             let mut grew = false;
             let before: Vec<u32> = comp.heads.iter().map(|&r| rels[r].len() as u32).collect();
-            if comp.heads.iter().zip(&before).all(|(&r, &b)| delta_start[r] == b) {
+            if comp
+                .heads
+                .iter()
+                .zip(&before)
+                .all(|(&r, &b)| delta_start[r] == b)
+            {
                 break;
             }
             for p in &comp.delta {
@@ -375,7 +434,9 @@ impl Engine {
 
     /// Evaluates what a query of `rel` needs, for the loaded state and joint move.
     pub fn ensure(&mut self, rel: RelId) {
-        let Some(need) = self.needs.get(&rel) else { return };
+        let Some(need) = self.needs.get(&rel) else {
+            return;
+        };
         for i in 0..need.len() {
             let c = self.needs[&rel][i];
             let want = match self.comps[c].phase {
@@ -399,11 +460,6 @@ impl Engine {
                 _ => None,
             })
             .collect()
-    }
-
-    /// Whether `rel` is defined by rules the engine evaluates.
-    pub fn is_derived(&self, rel: RelId) -> bool {
-        self.needs.contains_key(&rel)
     }
 
     /// The rows of `rel` as they stand after [`Engine::ensure`]; empty when nothing defines
@@ -471,7 +527,13 @@ impl Engine {
         self.ground_node(text, &tree, *id, 0)
     }
 
-    fn ground_node(&mut self, text: &str, tree: &SExprs, id: NodeId, depth: usize) -> Option<TermId> {
+    fn ground_node(
+        &mut self,
+        text: &str,
+        tree: &SExprs,
+        id: NodeId,
+        depth: usize,
+    ) -> Option<TermId> {
         if depth > crate::parse::MAX_DEPTH {
             return None;
         }
@@ -488,8 +550,10 @@ impl Engine {
                 let (&head, rest) = tree.children(id).split_first()?;
                 let name = tree.atom(text, head)?;
                 let sym = self.symbols.get(name)?;
-                let args: Option<Vec<TermId>> =
-                    rest.iter().map(|&a| self.ground_node(text, tree, a, depth + 1)).collect();
+                let args: Option<Vec<TermId>> = rest
+                    .iter()
+                    .map(|&a| self.ground_node(text, tree, a, depth + 1))
+                    .collect();
                 Some(self.store.intern(sym, &args?))
             }
         }
@@ -506,7 +570,16 @@ fn run_and_insert(
     budget: &mut u64,
 ) -> bool {
     out.clear();
-    let found = exec::run(p, &mut exec::ExecCtx { rels, store, delta_start, out, budget });
+    let found = exec::run(
+        p,
+        &mut exec::ExecCtx {
+            rels,
+            store,
+            delta_start,
+            out,
+            budget,
+        },
+    );
     if *budget == 0 {
         return false;
     }

@@ -37,7 +37,14 @@ pub fn run(plan: &Plan, ctx: &mut ExecCtx<'_>) -> bool {
     found.0
 }
 
-fn step<'a>(plan: &Plan, i: usize, env: &mut [TermId], trail: &mut Vec<u32>, ctx: &mut ExecCtx<'a>, found: &mut Found) {
+fn step<'a>(
+    plan: &Plan,
+    i: usize,
+    env: &mut [TermId],
+    trail: &mut Vec<u32>,
+    ctx: &mut ExecCtx<'a>,
+    found: &mut Found,
+) {
     let rels: &'a [Relation] = ctx.rels;
     if (found.0 && plan.head.is_empty()) || *ctx.budget == 0 {
         return;
@@ -51,7 +58,13 @@ fn step<'a>(plan: &Plan, i: usize, env: &mut [TermId], trail: &mut Vec<u32>, ctx
         return;
     };
     match s {
-        Step::Scan { rel, source, args, mask, index } => {
+        Step::Scan {
+            rel,
+            source,
+            args,
+            mask,
+            index,
+        } => {
             let relation = &rels[*rel];
             let start = match source {
                 Source::Full => 0,
@@ -124,7 +137,9 @@ fn scan_row(
     ctx: &mut ExecCtx<'_>,
     found: &mut Found,
 ) {
-    let Some(Step::Scan { args, .. }) = plan.steps.get(i) else { return };
+    let Some(Step::Scan { args, .. }) = plan.steps.get(i) else {
+        return;
+    };
     *ctx.budget = ctx.budget.saturating_sub(1);
     let mark = trail.len();
     let ok = args
@@ -146,7 +161,13 @@ fn undo(env: &mut [TermId], trail: &mut Vec<u32>, mark: usize) {
 
 /// Matches pattern `p` against ground term `t`, binding unbound variables (recorded in
 /// `trail`).
-fn matches(p: &Pat, t: TermId, env: &mut [TermId], trail: &mut Vec<u32>, store: &TermStore) -> bool {
+fn matches(
+    p: &Pat,
+    t: TermId,
+    env: &mut [TermId],
+    trail: &mut Vec<u32>,
+    store: &TermStore,
+) -> bool {
     match p {
         Pat::Id(c) => *c == t,
         Pat::Var(v) => {
@@ -162,7 +183,9 @@ fn matches(p: &Pat, t: TermId, env: &mut [TermId], trail: &mut Vec<u32>, store: 
         Pat::Func(f, args) => {
             store.functor(t) == *f && store.args(t).len() == args.len() && {
                 let targs = store.args(t);
-                args.iter().zip(targs).all(|(a, &ta)| matches(a, ta, env, trail, store))
+                args.iter()
+                    .zip(targs)
+                    .all(|(a, &ta)| matches(a, ta, env, trail, store))
             }
         }
     }

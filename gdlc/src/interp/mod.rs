@@ -66,10 +66,19 @@ impl Interpreter {
             }
         }
         let mut rel = |name: Sym, arity: usize| engine.relation(name, arity);
-        let (legal_rel, next_rel, goal_rel, terminal_rel, sees_rel) =
-            (rel(kw::LEGAL, 2), rel(kw::NEXT, 1), rel(kw::GOAL, 2), rel(kw::TERMINAL, 0), rel(kw::SEES, 2));
+        let (legal_rel, next_rel, goal_rel, terminal_rel, sees_rel) = (
+            rel(kw::LEGAL, 2),
+            rel(kw::NEXT, 1),
+            rel(kw::GOAL, 2),
+            rel(kw::TERMINAL, 0),
+            rel(kw::SEES, 2),
+        );
         for q in [legal_rel, next_rel, goal_rel, terminal_rel, sees_rel] {
-            engine.rels[q].ensure_index(if q == next_rel || q == terminal_rel { 0 } else { 1 });
+            engine.rels[q].ensure_index(if q == next_rel || q == terminal_rel {
+                0
+            } else {
+                1
+            });
         }
         let init_rel = engine.relation(kw::INIT, 1);
         engine.ensure(init_rel);
@@ -88,7 +97,9 @@ impl Interpreter {
     /// The rows of `rel` whose first column is `role`'s term, second column of each.
     fn by_role(&self, engine: &Engine, rel: RelId, role: RoleIndex, out: &mut Vec<TermId>) {
         out.clear();
-        let Some(&role_id) = self.role_ids.get(role) else { return };
+        let Some(&role_id) = self.role_ids.get(role) else {
+            return;
+        };
         let r = engine.rows(rel);
         if let Some(ix) = r.index_of(1) {
             out.extend(r.lookup(ix, &[role_id, 0]).map(|row| r.row(row)[1]));
@@ -110,29 +121,61 @@ const STATIC_BUDGET: u64 = 1_000_000;
 /// Plans the engine: static relations that are cheap in full are computed in full; the rest is
 /// rewritten by magic sets so that only demanded instances are derived. If a rewrite is not
 /// stratified, the next, less selective one is used, and in the end the rules as they are.
-fn build_engine(nprog: &crate::normalize::NProgram, program: &Program) -> Result<Engine, Vec<Diagnostic>> {
+fn build_engine(
+    nprog: &crate::normalize::NProgram,
+    program: &Program,
+) -> Result<Engine, Vec<Diagnostic>> {
     use crate::magic::{MagicOptions, NegationPolicy, magic_sets};
     let none = Default::default();
-    let probe = Engine::build(nprog, program, &BuildOptions { guards: &none, static_budget: STATIC_BUDGET })?;
+    let probe = Engine::build(
+        nprog,
+        program,
+        &BuildOptions {
+            guards: &none,
+            static_budget: STATIC_BUDGET,
+        },
+    )?;
     let materialized = probe.materialized();
     drop(probe);
-    for negation in [NegationPolicy::Demand, NegationPolicy::DemandPositive, NegationPolicy::Full] {
-        let options = MagicOptions { materialized: materialized.clone(), negation };
+    for negation in [
+        NegationPolicy::Demand,
+        NegationPolicy::DemandPositive,
+        NegationPolicy::Full,
+    ] {
+        let options = MagicOptions {
+            materialized: materialized.clone(),
+            negation,
+        };
         let magic = magic_sets(nprog, &options);
-        let build = BuildOptions { guards: &magic.guards, static_budget: u64::MAX };
+        let build = BuildOptions {
+            guards: &magic.guards,
+            static_budget: u64::MAX,
+        };
         match Engine::build(&magic.program, program, &build) {
-            Ok(engine) => return Ok(engine),
-            Err(e) if std::env::var_os("GDLC_DEBUG").is_some() => {
-                eprintln!("magic {negation:?} failed: {}", e.len());
-                for r in &magic.program.rules {
-                    let mut s = String::new();
-                    crate::print::write_rule_kif(&program.symbols, &program.rules[r.origin], &mut s);
-                }
+            Ok(engine) => {
+                tracing::debug!(
+                    ?negation,
+                    rules = magic.program.rules.len(),
+                    "magic-sets rewrite"
+                );
+                return Ok(engine);
             }
-            Err(_) => {}
+            Err(e) => tracing::debug!(
+                ?negation,
+                cycles = e.len(),
+                "magic-sets rewrite not stratified"
+            ),
         }
     }
-    Engine::build(nprog, program, &BuildOptions { guards: &none, static_budget: u64::MAX })
+    tracing::debug!("evaluating the rules without the magic-sets rewrite");
+    Engine::build(
+        nprog,
+        program,
+        &BuildOptions {
+            guards: &none,
+            static_budget: u64::MAX,
+        },
+    )
 }
 
 impl Game for Interpreter {
@@ -208,7 +251,13 @@ impl Game for Interpreter {
         out.extend(state.iter().map(|&t| e.store.text(&e.symbols, t)));
     }
 
-    fn percepts(&self, state: &Vec<TermId>, joint: &[TermId], role: RoleIndex, out: &mut Vec<String>) {
+    fn percepts(
+        &self,
+        state: &Vec<TermId>,
+        joint: &[TermId],
+        role: RoleIndex,
+        out: &mut Vec<String>,
+    ) {
         let mut e = self.engine.borrow_mut();
         e.load_state(state);
         e.load_joint(&self.role_ids, joint);

@@ -48,7 +48,13 @@ pub enum Source {
 pub enum Step {
     /// Join with the rows of a relation: positions in `mask` are looked up through an index,
     /// the others matched (binding variables).
-    Scan { rel: RelId, source: Source, args: Box<[Pat]>, mask: Mask, index: Option<usize> },
+    Scan {
+        rel: RelId,
+        source: Source,
+        args: Box<[Pat]>,
+        mask: Mask,
+        index: Option<usize>,
+    },
     /// The (fully bound) sentence must not hold.
     Not { rel: RelId, args: Box<[Pat]> },
     /// The two (fully bound) terms differ.
@@ -64,8 +70,6 @@ pub struct Plan {
     pub head: Box<[Pat]>,
     pub steps: Vec<Step>,
     pub var_count: usize,
-    /// The index of the source rule in `Program::rules`.
-    pub origin: usize,
 }
 
 /// How to plan one rule.
@@ -112,19 +116,24 @@ fn body_atom(a: &NAtom, store: &mut TermStore, catalog: &mut impl Catalog) -> (R
         args.iter().map(|t| pattern(t, store)).collect()
     };
     match (a.rel, &a.args[..]) {
-        (kw::TRUE, [NTerm::Func(f, args)]) => {
-            (catalog.relation(RelKey::True(*f, args.len())), pats(args, store).into())
-        }
+        (kw::TRUE, [NTerm::Func(f, args)]) => (
+            catalog.relation(RelKey::True(*f, args.len())),
+            pats(args, store).into(),
+        ),
         (kw::TRUE, [NTerm::Const(c)]) => (catalog.relation(RelKey::True(*c, 0)), Box::new([])),
         (kw::DOES, [r, NTerm::Func(f, args)]) => {
             let mut p = vec![pattern(r, store)];
             p.extend(pats(args, store));
             (catalog.relation(RelKey::Does(*f, args.len())), p.into())
         }
-        (kw::DOES, [r, NTerm::Const(c)]) => {
-            (catalog.relation(RelKey::Does(*c, 0)), Box::new([pattern(r, store)]))
-        }
-        _ => (catalog.relation(RelKey::Plain(a.rel, a.args.len())), pats(&a.args, store).into()),
+        (kw::DOES, [r, NTerm::Const(c)]) => (
+            catalog.relation(RelKey::Does(*c, 0)),
+            Box::new([pattern(r, store)]),
+        ),
+        _ => (
+            catalog.relation(RelKey::Plain(a.rel, a.args.len())),
+            pats(&a.args, store).into(),
+        ),
     }
 }
 
@@ -145,8 +154,10 @@ pub fn pattern(term: &NTerm, store: &mut TermStore) -> Pat {
         NTerm::Func(f, args) => {
             let pats: Vec<Pat> = args.iter().map(|a| pattern(a, store)).collect();
             if pats.iter().all(|p| matches!(p, Pat::Id(_))) {
-                let ids: Vec<TermId> =
-                    pats.iter().map(|p| if let Pat::Id(i) = p { *i } else { 0 }).collect();
+                let ids: Vec<TermId> = pats
+                    .iter()
+                    .map(|p| if let Pat::Id(i) = p { *i } else { 0 })
+                    .collect();
                 Pat::Id(store.intern(*f, &ids))
             } else {
                 Pat::Func(*f, pats.into())
@@ -163,7 +174,11 @@ enum Lit {
 }
 
 /// Orders the body of `req.rule` into a plan.
-pub fn plan(req: &PlanRequest<'_>, store: &mut TermStore, catalog: &mut impl Catalog) -> Result<Plan, Unsafe> {
+pub fn plan(
+    req: &PlanRequest<'_>,
+    store: &mut TermStore,
+    catalog: &mut impl Catalog,
+) -> Result<Plan, Unsafe> {
     let rule = req.rule;
     let mut lits: Vec<Option<Lit>> = rule
         .body
@@ -186,20 +201,33 @@ pub fn plan(req: &PlanRequest<'_>, store: &mut TermStore, catalog: &mut impl Cat
     let var_count = rule.var_names.len();
     let mut bound = vec![false; var_count];
     let mut steps = Vec::new();
-    let bind_all = |p: &Pat, bound: &mut Vec<bool>| p.for_each_var(&mut |v| bound[v as usize] = true);
+    let bind_all =
+        |p: &Pat, bound: &mut Vec<bool>| p.for_each_var(&mut |v| bound[v as usize] = true);
 
     if let Some(d) = req.delta
         && let Some(Lit::Pos(rel, args)) = lits.get_mut(d).and_then(Option::take)
     {
         args.iter().for_each(|p| bind_all(p, &mut bound));
-        steps.push(Step::Scan { rel, source: Source::Delta, args, mask: 0, index: None });
+        steps.push(Step::Scan {
+            rel,
+            source: Source::Delta,
+            args,
+            mask: 0,
+            index: None,
+        });
     }
     if let Some(g) = req.first
         && let Some(Lit::Pos(rel, args)) = lits.get_mut(g).and_then(Option::take)
     {
         let mask = bound_mask(&args, &bound);
         args.iter().for_each(|p| bind_all(p, &mut bound));
-        steps.push(Step::Scan { rel, source: Source::Full, args, mask, index: None });
+        steps.push(Step::Scan {
+            rel,
+            source: Source::Full,
+            args,
+            mask,
+            index: None,
+        });
     }
     loop {
         place_filters(&mut lits, &mut bound, &mut steps);
@@ -215,22 +243,31 @@ pub fn plan(req: &PlanRequest<'_>, store: &mut TermStore, catalog: &mut impl Cat
             }
         }
         let Some((i, _)) = best else { break };
-        let Some(Lit::Pos(rel, args)) = lits[i].take() else { break };
+        let Some(Lit::Pos(rel, args)) = lits[i].take() else {
+            break;
+        };
         let mask = bound_mask(&args, &bound);
         args.iter().for_each(|p| bind_all(p, &mut bound));
-        steps.push(Step::Scan { rel, source: Source::Full, args, mask, index: None });
+        steps.push(Step::Scan {
+            rel,
+            source: Source::Full,
+            args,
+            mask,
+            index: None,
+        });
     }
     let head_pats: Box<[Pat]> = rule.head.args.iter().map(|t| pattern(t, store)).collect();
     let head_bound = head_pats.iter().all(|p| p.bound_by(&bound));
     if lits.iter().any(Option::is_some) || !head_bound {
-        return Err(Unsafe { origin: rule.origin });
+        return Err(Unsafe {
+            origin: rule.origin,
+        });
     }
     Ok(Plan {
         head_rel: catalog.relation(RelKey::Plain(rule.head.rel, rule.head.args.len())),
         head: head_pats,
         steps,
         var_count,
-        origin: rule.origin,
     })
 }
 
@@ -243,7 +280,7 @@ fn bound_mask(args: &[Pat], bound: &[bool]) -> Mask {
 
 /// Places every negation, `distinct` and equality whose variables are bound (equalities also
 /// when one side is bound: they bind the other).
-fn place_filters(lits: &mut [Option<Lit>], bound: &mut Vec<bool>, steps: &mut Vec<Step>) {
+fn place_filters(lits: &mut [Option<Lit>], bound: &mut [bool], steps: &mut Vec<Step>) {
     loop {
         let mut placed = false;
         for slot in lits.iter_mut() {

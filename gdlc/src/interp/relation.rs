@@ -30,7 +30,10 @@ fn hash_key(row: &[TermId], mask: Mask) -> u64 {
 }
 
 fn same_key(a: &[TermId], b: &[TermId], mask: Mask) -> bool {
-    a.iter().zip(b).enumerate().all(|(i, (x, y))| !has(mask, i) || x == y)
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .all(|(i, (x, y))| !has(mask, i) || x == y)
 }
 
 /// An index on some positions: each key's rows are chained newest first through `next`.
@@ -52,16 +55,20 @@ pub struct Relation {
 
 impl Relation {
     pub fn new(arity: usize) -> Self {
-        Relation { arity, data: Vec::new(), rows: HashTable::new(), indexes: Vec::new() }
-    }
-
-    pub fn arity(&self) -> usize {
-        self.arity
+        Relation {
+            arity,
+            data: Vec::new(),
+            rows: HashTable::new(),
+            indexes: Vec::new(),
+        }
     }
 
     /// The number of rows.
     pub fn len(&self) -> usize {
-        if self.arity == 0 { self.rows.len() } else { self.data.len() / self.arity }
+        self.data
+            .len()
+            .checked_div(self.arity)
+            .unwrap_or(self.rows.len())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -98,7 +105,8 @@ impl Relation {
         self.data.extend_from_slice(row);
         let (data, arity) = (&self.data, self.arity);
         let row_of = |r: u32| &data[r as usize * arity..(r as usize + 1) * arity];
-        self.rows.insert_unique(hash, id, |&r| hash_key(row_of(r), Mask::MAX));
+        self.rows
+            .insert_unique(hash, id, |&r| hash_key(row_of(r), Mask::MAX));
         for ix in &mut self.indexes {
             index_row(ix, data, arity, id);
         }
@@ -110,7 +118,11 @@ impl Relation {
         if let Some(i) = self.indexes.iter().position(|ix| ix.mask == mask) {
             return i;
         }
-        let mut ix = Index { mask, heads: HashTable::new(), next: Vec::new() };
+        let mut ix = Index {
+            mask,
+            heads: HashTable::new(),
+            next: Vec::new(),
+        };
         for r in 0..self.len() as u32 {
             index_row(&mut ix, &self.data, self.arity, r);
         }
@@ -132,7 +144,10 @@ impl Relation {
             .heads
             .find(hash, |&(rep, _)| same_key(self.row(rep), key, ix.mask))
             .map_or(NIL, |&(_, newest)| newest);
-        RowIter { next: &ix.next, cur: head }
+        RowIter {
+            next: &ix.next,
+            cur: head,
+        }
     }
 }
 
@@ -142,13 +157,17 @@ fn index_row(ix: &mut Index, data: &[TermId], arity: usize, r: u32) {
     let hash = hash_key(row, ix.mask);
     let mask = ix.mask;
     ix.next.push(NIL);
-    match ix.heads.find_mut(hash, |&(rep, _)| same_key(row_of(rep), row, mask)) {
+    match ix
+        .heads
+        .find_mut(hash, |&(rep, _)| same_key(row_of(rep), row, mask))
+    {
         Some(entry) => {
             ix.next[r as usize] = entry.1;
             entry.1 = r;
         }
         None => {
-            ix.heads.insert_unique(hash, (r, r), |&(rep, _)| hash_key(row_of(rep), mask));
+            ix.heads
+                .insert_unique(hash, (r, r), |&(rep, _)| hash_key(row_of(rep), mask));
         }
     }
 }

@@ -54,7 +54,11 @@ impl TermStore {
     /// The id of `functor(args)` (a constant when `args` is empty), if it exists.
     pub fn get(&self, functor: Sym, args: &[TermId]) -> Option<TermId> {
         let hash = hash_node(functor, args);
-        self.table.find(hash, |&id| self.functor(id) == functor && self.args(id) == args).copied()
+        self.table
+            .find(hash, |&id| {
+                self.functor(id) == functor && self.args(id) == args
+            })
+            .copied()
     }
 
     /// The id of `functor(args)`, added if new.
@@ -63,13 +67,21 @@ impl TermStore {
             return id;
         }
         let id = self.nodes.len() as TermId;
-        self.nodes.push(Node { functor, args_start: self.args.len() as u32, arity: args.len() as u32 });
+        self.nodes.push(Node {
+            functor,
+            args_start: self.args.len() as u32,
+            arity: args.len() as u32,
+        });
         self.args.extend_from_slice(args);
         let (nodes, all_args) = (&self.nodes, &self.args);
-        self.table.insert_unique(hash_node(functor, args), id, |&t| {
-            let n = nodes[t as usize];
-            hash_node(n.functor, &all_args[n.args_start as usize..(n.args_start + n.arity) as usize])
-        });
+        self.table
+            .insert_unique(hash_node(functor, args), id, |&t| {
+                let n = nodes[t as usize];
+                hash_node(
+                    n.functor,
+                    &all_args[n.args_start as usize..(n.args_start + n.arity) as usize],
+                )
+            });
         id
     }
 
