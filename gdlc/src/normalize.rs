@@ -189,6 +189,7 @@ pub fn normalize(
                 origin,
                 span: rule.span,
             };
+            drop_unbound_filters(&mut rule);
             bind_role_variable(&mut rule);
             rules.push(rule);
         }
@@ -201,6 +202,50 @@ pub fn normalize(
     } else {
         Err(errors)
     }
+}
+
+/// A negated literal or `distinct` with a variable that no positive literal binds holds for
+/// some value of that variable: GDL's universe of ground terms is infinite and every relation
+/// finite, so such a literal always holds somewhere and is dropped. This is the existential
+/// reading of an unsafe negation that the GDL specification mentions (section 5.2), and how
+/// ggp-base's prover evaluates such rules (`test_case_3f`). Safe rules are unaffected.
+fn drop_unbound_filters(rule: &mut NRule) {
+    let mut bound = vec![false; rule.var_names.len()];
+    for lit in &rule.body {
+        if let NLit::Pos(a) = lit {
+            a.for_each_var(&mut |v| bound[v as usize] = true);
+        }
+    }
+    // An equality with one side bound binds the other.
+    loop {
+        let mut changed = false;
+        for lit in &rule.body {
+            if let NLit::Equal(a, b) = lit {
+                let all = |t: &NTerm, bound: &[bool]| {
+                    let mut all = true;
+                    t.for_each_var(&mut |v| all &= bound[v as usize]);
+                    all
+                };
+                for (x, y) in [(a, b), (b, a)] {
+                    if all(x, &bound) && !all(y, &bound) {
+                        y.for_each_var(&mut |v| bound[v as usize] = true);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    rule.body.retain(|lit| {
+        if !matches!(lit, NLit::Neg(_) | NLit::Distinct(..)) {
+            return true;
+        }
+        let mut all = true;
+        lit.for_each_var(&mut |v| all &= bound[v as usize]);
+        all
+    });
 }
 
 /// A `legal`, `goal`, `sees` or `input` rule whose first argument is a variable that no
@@ -329,6 +374,22 @@ impl Vars {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unbound_negations_hold_somewhere_and_drop() {
+        let src = "(role a) (role b) (on a)
+                   (<= (goal ?p 0) (not (on ?p)))
+                   (<= (goal ?p 50) (on ?p) (not (on ?q)) (distinct ?q ?r))
+                   (<= (goal ?p 100) (on ?p) (not (on ?p)))";
+        let (p, _) = crate::parse_kif(src);
+        let n = normalize(&p, NormalizeOptions::default()).unwrap();
+        let goals: Vec<&NRule> = n.rules.iter().filter(|r| r.head.rel == kw::GOAL).collect();
+        // `(not (on ?p))` with ?p unbound is dropped; the role variable is then bound by role.
+        assert!(matches!(&goals[0].body[..], [NLit::Pos(a)] if a.rel == kw::ROLE));
+        assert_eq!(goals[1].body.len(), 1);
+        // A bound negation stays.
+        assert!(matches!(goals[2].body[1], NLit::Neg(_)));
+    }
 
     #[test]
     fn or_expands_and_unreachable_rules_drop() {

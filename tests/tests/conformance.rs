@@ -7,32 +7,6 @@ use gdl_runtime::trace::{TraceOptions, write_trace};
 use gdl_tests::{corpus_games, read_game, run_parallel};
 use gdlc::interp::Interpreter;
 
-/// Where the reference reasoner departs from the GDL specification and the specification wins
-/// (see `spec/trace-format.md`): the game, the reference's line and the specified line.
-///
-/// `test_case_3f`: `(<= (goal ?p 0) (not (on_list ?p)))`. ggp-base moves a `not` after the
-/// literals that bind its variables and, when none does, drops it, so its prover gives every
-/// role goal 0 as well, and `xplayer` / `zplayer` two goal values (`undef`). Under the
-/// specification the rule only holds for roles not on the list.
-const SPEC_CORRECTIONS: &[(&str, &str, &str)] = &[(
-    "test_case_3f",
-    "terminal 0 goals xplayer=undef yplayer=0 zplayer=undef",
-    "terminal 0 goals xplayer=100 yplayer=0 zplayer=100",
-)];
-
-fn expected_trace(name: &str, reference: String) -> String {
-    match SPEC_CORRECTIONS.iter().find(|(g, ..)| *g == name) {
-        Some((_, wrong, right)) => {
-            assert!(
-                reference.contains(wrong),
-                "{name}: the reference no longer says {wrong}"
-            );
-            reference.replace(wrong, right)
-        }
-        None => reference,
-    }
-}
-
 fn interpreted_trace(kif: &str, seed: u64) -> Result<String, String> {
     let (program, diags) = gdlc::parse_kif(kif);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
@@ -64,7 +38,7 @@ fn interpreter_reproduces_every_reference_trace() {
         Duration::from_secs(120),
         |g| {
             let reference = std::fs::read_to_string(g.trace.as_ref().unwrap()).unwrap();
-            let expected = expected_trace(&g.name, reference);
+            let expected = reference;
             match interpreted_trace(&read_game(&g.kif), 1) {
                 Ok(actual) if actual == expected => None,
                 Ok(actual) => {

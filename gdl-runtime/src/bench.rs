@@ -1,0 +1,251 @@
+//! The benchmark loop of `spec/performance.md`: random playouts for a fixed time, single
+//! thread.
+//!
+//! From the initial state, while the state is not terminal, one uniform random draw per role
+//! (also for a role whose only move is `noop`) picks each role's move, and the next state is
+//! computed; at the terminal state every role's goal value is read. The loop counts playouts
+//! and states (steps + 1 per playout) and sums the goal values, whose averages are a cheap
+//! check that the engine plays the game it should.
+//!
+//! [`BenchResult::line`] prints the one-line summary shared by every engine:
+//!
+//! ```text
+//! game=ticTacToe engine=compiled seconds=10.000 playouts=41700000 playouts_per_sec=4170000.0 states_per_sec=33510000.0 avg_goal xplayer=64.82 oplayer=35.18
+//! ```
+
+use std::fmt::{self, Write as _};
+use std::time::{Duration, Instant};
+
+use crate::{Game, SplitMix64};
+
+/// Options of [`run`].
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// How long to play. The loop stops after the first playout that ends past it.
+    pub duration: Duration,
+    /// The seed of the move chooser.
+    pub seed: u64,
+    /// A playout longer than this is an error (the game does not end).
+    pub max_steps: usize,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            duration: Duration::from_secs(10),
+            seed: 1,
+            max_steps: 100_000,
+        }
+    }
+}
+
+/// What a benchmark measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchResult {
+    /// The roles, in order.
+    pub roles: Vec<String>,
+    /// Finished playouts.
+    pub playouts: u64,
+    /// States visited: steps + 1 per playout.
+    pub states: u64,
+    /// The time the playouts took.
+    pub elapsed: Duration,
+    /// The sum of each role's goal values over the playouts where it had one.
+    pub goal_sums: Vec<i64>,
+    /// For each role, how many terminal states gave it no goal value (or several).
+    pub undefined_goals: Vec<u64>,
+}
+
+/// Why a benchmark stopped early: the game is not playable by random moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BenchError {
+    /// A role had no legal move in a non-terminal state.
+    NoLegalMove {
+        playout: u64,
+        step: usize,
+        role: String,
+    },
+    /// A playout reached the step limit without a terminal state.
+    StepLimit { playout: u64, steps: usize },
+}
+
+impl fmt::Display for BenchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BenchError::NoLegalMove {
+                playout,
+                step,
+                role,
+            } => write!(
+                f,
+                "playout {playout}: role {role} has no legal move in the non-terminal state of \
+                 step {step}"
+            ),
+            BenchError::StepLimit { playout, steps } => {
+                write!(f, "playout {playout}: no terminal state after {steps} steps")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BenchError {}
+
+/// How many states to visit between two looks at the clock.
+const CLOCK_EVERY_STATES: u64 = 256;
+
+/// Plays random playouts of `game` for `options.duration` and counts them.
+pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, BenchError> {
+    let roles = game.role_count();
+    let mut rng = SplitMix64::new(options.seed);
+    let mut result = BenchResult {
+        roles: (0..roles).map(|r| game.role_name(r).to_string()).collect(),
+        playouts: 0,
+        states: 0,
+        elapsed: Duration::ZERO,
+        goal_sums: vec![0; roles],
+        undefined_goals: vec![0; roles],
+    };
+    let initial = game.initial_state();
+    let mut state = initial.clone();
+    let mut next = initial.clone();
+    let mut moves: Vec<G::Move> = Vec::new();
+    let mut joint: Vec<G::Move> = Vec::with_capacity(roles);
+    let start = Instant::now();
+    let mut states_at_last_look = 0;
+    loop {
+        state.clone_from(&initial);
+        let mut steps = 0;
+        while !game.is_terminal(&state) {
+            if steps == options.max_steps {
+                return Err(BenchError::StepLimit {
+                    playout: result.playouts,
+                    steps,
+                });
+            }
+            joint.clear();
+            for r in 0..roles {
+                game.legal_moves(&state, r, &mut moves);
+                if moves.is_empty() {
+                    return Err(BenchError::NoLegalMove {
+                        playout: result.playouts,
+                        step: steps,
+                        role: game.role_name(r).to_string(),
+                    });
+                }
+                joint.push(moves[rng.below(moves.len())]);
+            }
+            game.next_state(&state, &joint, &mut next);
+            std::mem::swap(&mut state, &mut next);
+            steps += 1;
+        }
+        for r in 0..roles {
+            match game.goal(&state, r) {
+                Some(v) => result.goal_sums[r] += i64::from(v),
+                None => result.undefined_goals[r] += 1,
+            }
+        }
+        result.playouts += 1;
+        result.states += steps as u64 + 1;
+        if result.states - states_at_last_look >= CLOCK_EVERY_STATES {
+            states_at_last_look = result.states;
+            let elapsed = start.elapsed();
+            if elapsed >= options.duration {
+                result.elapsed = elapsed;
+                return Ok(result);
+            }
+        }
+    }
+}
+
+impl BenchResult {
+    /// Playouts per second.
+    pub fn playouts_per_sec(&self) -> f64 {
+        self.playouts as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// States per second.
+    pub fn states_per_sec(&self) -> f64 {
+        self.states as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// The average goal value of `role` over the playouts that gave it one.
+    pub fn avg_goal(&self, role: usize) -> Option<f64> {
+        let defined = self.playouts - self.undefined_goals.get(role)?;
+        (defined > 0).then(|| self.goal_sums[role] as f64 / defined as f64)
+    }
+
+    /// The one-line summary:
+    /// `game=G engine=E seconds=S playouts=N playouts_per_sec=P states_per_sec=Q avg_goal
+    /// role1=A1 role2=A2 ...`, where an average is `undef` when the role never had a goal value,
+    /// and is followed by `(undef=K)` when it lacked one in K playouts.
+    pub fn line(&self, game: &str, engine: &str) -> String {
+        let mut s = format!(
+            "game={game} engine={engine} seconds={:.3} playouts={} playouts_per_sec={:.1} \
+             states_per_sec={:.1} avg_goal",
+            self.elapsed.as_secs_f64(),
+            self.playouts,
+            self.playouts_per_sec(),
+            self.states_per_sec()
+        );
+        for (r, name) in self.roles.iter().enumerate() {
+            let _ = match self.avg_goal(r) {
+                Some(v) => write!(s, " {name}={v:.2}"),
+                None => write!(s, " {name}=undef"),
+            };
+            let undefined = self.undefined_goals[r];
+            if undefined > 0 && undefined < self.playouts {
+                let _ = write!(s, "(undef={undefined})");
+            }
+        }
+        s
+    }
+}
+
+/// The fields of a summary line printed by [`BenchResult::line`], as `key=value` pairs in
+/// order (the role averages after `avg_goal` included). Tokens without `=` other than
+/// `avg_goal` are ignored.
+pub fn parse_line(line: &str) -> Vec<(&str, &str)> {
+    line.split_whitespace()
+        .filter_map(|t| t.split_once('='))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toy::Countdown;
+
+    #[test]
+    fn counts_playouts_states_and_goals() {
+        let options = BenchOptions {
+            duration: Duration::from_millis(20),
+            ..BenchOptions::default()
+        };
+        let r = run(&Countdown::new(1), &options).unwrap();
+        assert!(r.playouts > 0);
+        assert_eq!(r.states, r.playouts * 2);
+        assert_eq!(r.avg_goal(0), Some(100.0));
+        let line = r.line("countdown", "test");
+        let fields = parse_line(&line);
+        assert_eq!(fields[0], ("game", "countdown"));
+        assert!(fields.contains(&("only", "100.00")), "{line}");
+        assert!(line.contains(" avg_goal only=100.00"), "{line}");
+    }
+
+    #[test]
+    fn a_game_that_never_ends_is_an_error() {
+        let options = BenchOptions {
+            duration: Duration::from_millis(20),
+            max_steps: 10,
+            ..BenchOptions::default()
+        };
+        let e = run(&Countdown::new(1000), &options).unwrap_err();
+        assert_eq!(
+            e,
+            BenchError::StepLimit {
+                playout: 0,
+                steps: 10
+            }
+        );
+    }
+}
