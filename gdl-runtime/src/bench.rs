@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::{Game, SplitMix64};
 
 /// Options of [`run`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchOptions {
     /// How long to play. The loop stops after the first playout that ends past it.
     pub duration: Duration,

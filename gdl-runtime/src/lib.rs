@@ -7,12 +7,23 @@
 //! - [`rng`]: the SplitMix64 move chooser of the reference traces.
 //! - [`trace`]: seeded random playouts printed in the reference trace format.
 //! - [`text`]: whitespace-normalised GDL text, for generated `parse_move`.
+//! - [`propnet`]: the incremental propositional network that large compiled games run on.
+//! - [`bench`]: the benchmark loop of `spec/performance.md` (random playouts for T seconds).
+//! - [`compare`]: differential testing of two engines of one game over seeded playouts.
+//! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
 
+pub mod bench;
+pub mod cli;
+pub mod compare;
 pub mod game;
+pub mod propnet;
 pub mod rng;
 pub mod sexpr;
 pub mod text;
 pub mod trace;
+
+#[cfg(test)]
+mod toy;
 
 pub use game::{Game, RoleIndex};
 pub use rng::SplitMix64;

@@ -3,8 +3,12 @@
 //! - *State bits*: the state facts that can change, numbered; facts that hold in every
 //!   reachable state are [`Ir::constant_facts`], not bits.
 //! - *Moves*: per role, the move texts in byte order; a move is its index there.
+//! - *Move sets*: per role, sets of moves; the literal [`Input::MoveIn`] holds when the role
+//!   plays a move of the set. Frame axioms such as "a cell keeps its piece unless the move
+//!   starts or ends there" ground into one conjunction per move; [`merge_moves`] turns such
+//!   disjunctions into one set test.
 //! - *Props*: derived propositions in evaluation order, each an or of ands of [`Lit`]s over
-//!   constants, state bits, moves (`does`) and earlier props. The props of a recursive
+//!   constants, state bits, moves (`does`), move sets and earlier props. The props of a recursive
 //!   component of the ground dependency graph form a contiguous [`Ir::groups`] range and may
 //!   read each other (positively): the least fixpoint of the range is their value.
 //! - *Outputs*: `legal` per role and move, `next` per bit, `terminal`, `goal` per role and
@@ -38,6 +42,8 @@ pub enum Input {
     },
     /// A prop.
     Prop(u32),
+    /// The role of [`Ir::move_sets`]`[set]` plays one of the set's moves.
+    MoveIn(u32),
 }
 
 /// An input or its negation.
@@ -104,6 +110,94 @@ pub struct Prop {
     pub disjuncts: Vec<Vec<Lit>>,
 }
 
+/// A set of moves of one role.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MoveSet {
+    pub role: u32,
+    /// Move numbers, ascending, without duplicates.
+    pub moves: Vec<u32>,
+}
+
+/// The move sets of an IR, interned.
+#[derive(Clone, Debug, Default)]
+pub struct MoveSets {
+    pub sets: Vec<MoveSet>,
+    index: HashMap<MoveSet, u32>,
+}
+
+impl MoveSets {
+    /// The number of a set, added if new.
+    pub fn intern(&mut self, set: MoveSet) -> u32 {
+        if let Some(&i) = self.index.get(&set) {
+            return i;
+        }
+        let i = self.sets.len() as u32;
+        self.index.insert(set.clone(), i);
+        self.sets.push(set);
+        i
+    }
+}
+
+/// Replaces the disjuncts that differ only in one positive `does` literal of one role by one
+/// disjunct testing a move set (one move stays a [`Input::Does`]).
+pub fn merge_moves(disjuncts: &mut Vec<Vec<Lit>>, sets: &mut MoveSets) {
+    let single_does = |c: &[Lit]| {
+        let mut found = None;
+        for (i, l) in c.iter().enumerate() {
+            if let Input::Does { .. } = l.input {
+                if l.negated || found.is_some() {
+                    return None;
+                }
+                found = Some(i);
+            }
+        }
+        found
+    };
+    if disjuncts
+        .iter()
+        .filter(|c| single_does(c).is_some())
+        .count()
+        < 2
+    {
+        return;
+    }
+    let mut groups: HashMap<(Vec<Lit>, u32), Vec<u32>> = HashMap::new();
+    let mut order: Vec<(Vec<Lit>, u32)> = Vec::new();
+    let mut out = Vec::with_capacity(disjuncts.len());
+    for mut c in std::mem::take(disjuncts) {
+        let Some(i) = single_does(&c) else {
+            out.push(c);
+            continue;
+        };
+        let Input::Does { role, mv } = c.remove(i).input else {
+            continue;
+        };
+        let key = (c, role);
+        match groups.get_mut(&key) {
+            Some(ms) => ms.push(mv),
+            None => {
+                order.push(key.clone());
+                groups.insert(key, vec![mv]);
+            }
+        }
+    }
+    for key in order {
+        let Some(mut moves) = groups.remove(&key) else {
+            continue;
+        };
+        let (mut c, role) = key;
+        moves.sort_unstable();
+        moves.dedup();
+        c.push(if let [mv] = moves[..] {
+            Lit::pos(Input::Does { role, mv })
+        } else {
+            Lit::pos(Input::MoveIn(sets.intern(MoveSet { role, moves })))
+        });
+        out.push(c);
+    }
+    *disjuncts = out;
+}
+
 /// A goal value of a role and when it holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GoalValue {
@@ -125,6 +219,8 @@ pub struct Ir {
     pub constant_facts: Vec<String>,
     /// The move texts of each role, in byte order.
     pub moves: Vec<Vec<String>>,
+    /// The move sets that [`Input::MoveIn`] literals test.
+    pub move_sets: MoveSets,
     pub props: Vec<Prop>,
     /// The recursive components: ranges of `props`, ascending and disjoint.
     pub groups: Vec<Range<u32>>,
@@ -148,6 +244,9 @@ pub struct IrStats {
     pub recursive_groups: usize,
     /// The number of moves of all roles.
     pub moves: usize,
+    /// The number of move sets, and of moves in them.
+    pub move_sets: usize,
+    pub move_set_moves: usize,
 }
 
 impl Ir {
@@ -164,6 +263,8 @@ impl Ir {
                 .sum(),
             recursive_groups: self.groups.len(),
             moves: self.moves.iter().map(Vec::len).sum(),
+            move_sets: self.move_sets.sets.len(),
+            move_set_moves: self.move_sets.sets.iter().map(|s| s.moves.len()).sum(),
         }
     }
 
@@ -343,7 +444,10 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
                 .map_or(Lit::FALSE, |&p| Lit::pos(Input::Prop(p))),
         }
     };
-    for (atom, &p) in &prop_of {
+    let mut defined: Vec<(u32, TermId)> = prop_of.iter().map(|(&a, &p)| (p, a)).collect();
+    defined.sort_unstable();
+    for (p, atom) in defined {
+        let atom = &atom;
         let prop = &mut ir.props[p as usize];
         for &ri in &rules_of[atom] {
             let r = &g.rules[ri];
@@ -351,6 +455,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             conj.extend(r.neg.iter().map(|&a| lit_of(a).negate()));
             prop.disjuncts.push(conj);
         }
+        merge_moves(&mut prop.disjuncts, &mut ir.move_sets);
         prop.disjuncts.sort();
     }
 
@@ -399,6 +504,7 @@ impl fmt::Display for Input {
             Input::Bit(b) => write!(f, "s{b}"),
             Input::Does { role, mv } => write!(f, "r{role}m{mv}"),
             Input::Prop(p) => write!(f, "p{p}"),
+            Input::MoveIn(s) => write!(f, "set{s}"),
         }
     }
 }
@@ -417,8 +523,9 @@ impl fmt::Display for Ir {
         let s = self.stats();
         writeln!(
             f,
-            "; {} bits, {} constant facts, {} props ({} literals, {} recursive groups), {} moves",
-            s.bits, s.constant_facts, s.props, s.literals, s.recursive_groups, s.moves
+            "; {} bits, {} constant facts, {} props ({} literals, {} recursive groups), {} moves, \
+             {} move sets",
+            s.bits, s.constant_facts, s.props, s.literals, s.recursive_groups, s.moves, s.move_sets
         )?;
         for (i, r) in self.roles.iter().enumerate() {
             writeln!(f, "role r{i} {r}")?;
@@ -438,6 +545,13 @@ impl fmt::Display for Ir {
             for (i, m) in ms.iter().enumerate() {
                 writeln!(f, "move r{r}m{i} {m}")?;
             }
+        }
+        for (i, s) in self.move_sets.sets.iter().enumerate() {
+            write!(f, "set{i} r{}:", s.role)?;
+            for m in &s.moves {
+                write!(f, " m{m}")?;
+            }
+            writeln!(f)?;
         }
         let group_of = self.group_of();
         for (i, p) in self.props.iter().enumerate() {

@@ -6,6 +6,7 @@
 pub mod ast;
 pub mod check;
 pub mod codegen;
+pub mod crate_gen;
 pub mod depgraph;
 pub mod diag;
 pub mod ground;

@@ -26,6 +26,12 @@ enum Command {
     Dump(cli::dump::Args),
     /// Print the Rust module compiled from a description.
     Emit(cli::emit::Args),
+    /// Write a standalone cargo crate for a compiled game (a library and a binary with
+    /// `trace` and `bench` sub-commands).
+    Build(cli::build::Args),
+    /// Time random playouts (the benchmark loop of spec/performance.md) on the interpreter or
+    /// the compiled game; prints one line.
+    Bench(cli::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,5 +57,7 @@ fn main() -> ExitCode {
         Command::Trace(args) => cli::trace::run(args),
         Command::Dump(args) => cli::dump::run(args),
         Command::Emit(args) => cli::emit::run(args),
+        Command::Build(args) => cli::build::run(args),
+        Command::Bench(args) => cli::bench::run(args),
     }
 }

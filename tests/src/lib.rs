@@ -1,6 +1,8 @@
 //! Shared helpers of the corpus tests: where the corpus is, which games it has, and a
 //! parallel runner that reports a game that hangs instead of hanging the test run.
 
+pub mod compiled;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

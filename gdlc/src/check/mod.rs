@@ -178,28 +178,10 @@ fn walk_literal_terms<'a>(lit: &'a Literal, f: &mut impl FnMut(&'a Term)) {
 /// A term written back in KIF, for messages.
 fn show_term(symbols: &Symbols, term: &Term) -> String {
     let mut out = String::new();
-    write_term(symbols, term, &mut out);
+    crate::print::write_term_kif(symbols, term, &mut out);
     out
 }
 
-fn write_term(symbols: &Symbols, term: &Term, out: &mut String) {
-    match term {
-        Term::Var { name, .. } => {
-            out.push('?');
-            out.push_str(symbols.name(*name));
-        }
-        Term::Const { name, .. } => out.push_str(symbols.name(*name)),
-        Term::Func { name, args, .. } => {
-            out.push('(');
-            out.push_str(symbols.name(*name));
-            for a in args {
-                out.push(' ');
-                write_term(symbols, a, out);
-            }
-            out.push(')');
-        }
-    }
-}
 
 /// `n` followed by `one` or `many`: `1 argument`, `2 arguments`.
 fn plural(n: usize, one: &str, many: &str) -> String {

@@ -1,6 +1,9 @@
 //! The sub-commands of `gdlc`. All file I/O of the project's compiler lives here, not in the
 //! library.
 
+pub mod bench;
+pub mod build;
+pub mod cache;
 pub mod check;
 pub mod dump;
 pub mod emit;

@@ -1,9 +1,12 @@
-//! `gdlc trace`: one seeded random playout in the reference trace format.
+//! `gdlc trace`: one seeded random playout in the reference trace format, by the interpreter
+//! or by the compiled game.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gdl_runtime::trace::{TraceOptions, write_trace};
+
+use super::cache::{self, CompileArgs, Engine};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -15,6 +18,12 @@ pub struct Args {
     /// Give up after this many steps.
     #[arg(long, default_value_t = 100_000)]
     pub max_steps: usize,
+    /// The engine that plays: the interpreter, or the compiled game (built with cargo and
+    /// cached; see `gdlc bench --help`).
+    #[arg(long, value_enum, default_value_t = Engine::Interpreted)]
+    pub engine: Engine,
+    #[command(flatten)]
+    pub compile: CompileArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -23,19 +32,29 @@ pub fn run(args: Args) -> ExitCode {
         Err(code) => return code,
     };
     let name = args.file.display().to_string();
+    if args.engine == Engine::Compiled {
+        return match cache::compiled_binary(&args.file, &source, &args.compile) {
+            Ok(binary) => cache::run_binary(
+                &binary,
+                &[
+                    "trace".to_string(),
+                    format!("--seed={}", args.seed),
+                    format!("--max-steps={}", args.max_steps),
+                ],
+            ),
+            Err(code) => code,
+        };
+    }
     let game = match super::load_interpreter(&name, &source) {
         Ok(g) => g,
         Err(code) => return code,
     };
     let mut out = String::new();
-    let result = write_trace(
-        &game,
-        &TraceOptions {
-            seed: args.seed,
-            max_steps: args.max_steps,
-        },
-        &mut out,
-    );
+    let options = TraceOptions {
+        seed: args.seed,
+        max_steps: args.max_steps,
+    };
+    let result = write_trace(&game, &options, &mut out);
     print!("{out}");
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,7 +7,9 @@
 //! number of its insertion; a scan reads only a window of those numbers, which is how the
 //! semi-naive rounds of [`super::fixpoint`] read "the atoms new in the last round".
 
-use std::collections::HashMap;
+use std::time::Instant;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ast::Sym;
 use crate::interp::{TermId, TermStore};
@@ -34,6 +36,11 @@ pub struct Db {
     /// The atoms of each relation with a given argument at a given position, in insertion
     /// order.
     by_arg: HashMap<(RelKey, u32, TermId), Vec<TermId>>,
+    /// The number of distinct arguments at each position of each relation.
+    distinct: HashMap<(RelKey, u32), u32>,
+    /// The atoms of each relation with a compound argument of a given functor and arity at a
+    /// given position (`does` atoms by the kind of move), in insertion order.
+    by_shape: HashMap<(RelKey, u32, Sym, u32), Vec<TermId>>,
 }
 
 impl Db {
@@ -50,12 +57,43 @@ impl Db {
         self.count += 1;
         self.by_rel.entry(rel).or_default().push(atom);
         for (pos, &arg) in store.args(atom).iter().enumerate() {
-            self.by_arg
-                .entry((rel, pos as u32, arg))
-                .or_default()
-                .push(atom);
+            let list = self.by_arg.entry((rel, pos as u32, arg)).or_default();
+            if list.is_empty() {
+                *self.distinct.entry((rel, pos as u32)).or_default() += 1;
+            }
+            list.push(atom);
+            let sub = store.args(arg);
+            if !sub.is_empty() {
+                let key = (rel, pos as u32, store.functor(arg), sub.len() as u32);
+                self.by_shape.entry(key).or_default().push(atom);
+            }
         }
         true
+    }
+
+    /// The atoms of `rel` with a compound argument `functor(..)` of `arity` arguments at
+    /// `pos`, in insertion order.
+    pub fn atoms_shaped(&self, rel: RelKey, pos: u32, functor: Sym, arity: u32) -> &[TermId] {
+        self.by_shape
+            .get(&(rel, pos, functor, arity))
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The number of distinct arguments at position `pos` of `rel`.
+    pub fn distinct_args(&self, rel: RelKey, pos: u32) -> u32 {
+        self.distinct.get(&(rel, pos)).copied().unwrap_or(0)
+    }
+
+    /// The atoms of `rel` whose argument at `pos` is `arg`, in insertion order.
+    pub fn atoms_with(&self, rel: RelKey, pos: u32, arg: TermId) -> &[TermId] {
+        self.by_arg
+            .get(&(rel, pos, arg))
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The insertion number of an atom of the database.
+    pub fn seq(&self, atom: TermId) -> Option<u32> {
+        self.seq.get(atom as usize).copied().filter(|&s| s != ABSENT)
     }
 
     /// Whether the database holds `atom`.
@@ -83,6 +121,58 @@ impl Db {
         let atoms = self.atoms(rel);
         let start = atoms.partition_point(|&a| self.seq[a as usize] < lo);
         atoms.get(start).is_some_and(|&a| self.seq[a as usize] < hi)
+    }
+}
+
+/// How much work joins may still do: candidate atoms visited, and a deadline. Shared by all
+/// the joins of a grounding, so that no input can make grounding run unboundedly.
+#[derive(Debug)]
+pub struct Budget {
+    /// Candidate atoms that may still be visited.
+    pub work_left: u64,
+    /// When to give up, if ever.
+    pub deadline: Option<Instant>,
+    /// Steps until the clock is read again.
+    tick: u32,
+    /// Why the budget ran out, once it has.
+    pub exhausted: Option<Exhausted>,
+}
+
+/// What ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exhausted {
+    Work,
+    Time,
+}
+
+impl Budget {
+    pub fn new(work: u64, deadline: Option<Instant>) -> Budget {
+        Budget {
+            work_left: work,
+            deadline,
+            tick: 0,
+            exhausted: None,
+        }
+    }
+
+    /// Spends one unit of work; false once the budget is exhausted.
+    #[inline]
+    pub fn spend(&mut self) -> bool {
+        if self.work_left == 0 {
+            self.exhausted.get_or_insert(Exhausted::Work);
+            return false;
+        }
+        self.work_left -= 1;
+        self.tick += 1;
+        if self.tick >= 4096 {
+            self.tick = 0;
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.work_left = 0;
+                self.exhausted = Some(Exhausted::Time);
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -236,11 +326,115 @@ pub enum JoinError {
     Unsafe,
     /// The callback asked to stop.
     Stopped,
+    /// The [`Budget`] ran out.
+    Budget,
 }
 
 use JoinError::{Stopped, Unsafe};
 
-fn plan(req: &JoinRequest<'_>, db: &Db, store: &TermStore) -> Vec<Step> {
+/// The variables of a literal as a bit set (variables past 63 are ignored: such rules are
+/// planned greedily).
+fn var_mask(lit: &NLit) -> u64 {
+    let mut m = 0u64;
+    lit.for_each_var(&mut |v| {
+        if v < 64 {
+            m |= 1 << v
+        }
+    });
+    m
+}
+
+/// The estimated candidates a scan of positive literal `a` visits and the matches it yields
+/// per binding of the variables in `bound`, assuming independent argument positions.
+fn scan_estimate(a: &NAtom, bound: u64, db: &Db) -> (f64, f64) {
+    let rel = rel_key(a);
+    let size = db.atoms(rel).len() as f64;
+    let mut matches = size;
+    let mut cands = size;
+    let mut every = true;
+    for (pos, t) in a.args.iter().enumerate() {
+        let mut all = true;
+        t.for_each_var(&mut |v| all &= v < 64 && bound >> v & 1 == 1);
+        every &= all;
+        if all {
+            let d = f64::from(db.distinct_args(rel, pos as u32).max(1));
+            matches /= d;
+            cands = cands.min(size / d);
+        } else if let NTerm::Func(f, args) = t {
+            let shaped = db.atoms_shaped(rel, pos as u32, *f, args.len() as u32).len() as f64;
+            matches *= shaped / size.max(1.0);
+            cands = cands.min(shaped);
+        }
+    }
+    if every {
+        (1.0, matches.min(1.0))
+    } else {
+        (cands.max(1.0), matches)
+    }
+}
+
+/// The order of the positive literals `scans` that minimises the estimated work (candidates
+/// visited), by dynamic programming over subsets (greedily past 12 literals); `bound` holds
+/// the variables bound before the first.
+fn scan_order(rule: &NRule, scans: &[usize], bound: u64, db: &Db) -> Vec<usize> {
+    let atom = |i: usize| match &rule.body[i] {
+        NLit::Pos(a) => Some(a),
+        _ => None,
+    };
+    let masks: Vec<u64> = scans.iter().map(|&i| var_mask(&rule.body[i])).collect();
+    let n = scans.len();
+    if n <= 12 && rule.var_names.len() <= 64 {
+        // best[s] = (work, rows, last literal, previous subset)
+        let full = (1usize << n) - 1;
+        let mut best: Vec<(f64, f64, usize, usize)> = vec![(f64::MAX, 0.0, 0, 0); full + 1];
+        best[0] = (0.0, 1.0, usize::MAX, 0);
+        for s in 0..full {
+            let (work, rows, _, _) = best[s];
+            if work == f64::MAX {
+                continue;
+            }
+            let vars = (0..n)
+                .filter(|k| s >> k & 1 == 1)
+                .fold(bound, |m, k| m | masks[k]);
+            for k in (0..n).filter(|k| s >> k & 1 == 0) {
+                let Some(a) = atom(scans[k]) else { continue };
+                let (cands, matches) = scan_estimate(a, vars, db);
+                let w = work + rows * cands;
+                let t = s | 1 << k;
+                if w < best[t].0 {
+                    best[t] = (w, rows * matches, k, s);
+                }
+            }
+        }
+        let mut order = Vec::with_capacity(n);
+        let mut s = full;
+        while s != 0 {
+            let (_, _, k, prev) = best[s];
+            order.push(scans[k]);
+            s = prev;
+        }
+        order.reverse();
+        return order;
+    }
+    let mut left: Vec<usize> = scans.to_vec();
+    let mut vars = bound;
+    let mut order = Vec::with_capacity(n);
+    while !left.is_empty() {
+        let k = (0..left.len())
+            .min_by(|&x, &y| {
+                let ex = atom(left[x]).map_or(f64::MAX, |a| scan_estimate(a, vars, db).0);
+                let ey = atom(left[y]).map_or(f64::MAX, |a| scan_estimate(a, vars, db).0);
+                ex.total_cmp(&ey)
+            })
+            .unwrap_or(0);
+        let i = left.swap_remove(k);
+        vars |= var_mask(&rule.body[i]);
+        order.push(i);
+    }
+    order
+}
+
+fn plan(req: &JoinRequest<'_>, db: &Db, _store: &TermStore) -> Vec<Step> {
     let rule = req.rule;
     let mut bound = vec![false; rule.var_names.len()];
     let mut steps = Vec::new();
@@ -255,13 +449,17 @@ fn plan(req: &JoinRequest<'_>, db: &Db, store: &TermStore) -> Vec<Step> {
     }
     let bind =
         |lit: &NLit, bound: &mut Vec<bool>| lit.for_each_var(&mut |v| bound[v as usize] = true);
+    let mut start = 0u64;
     if let Some(d) = req.delta {
         steps.push(Step::Scan {
             lit: d,
             delta: true,
         });
         bind(&rule.body[d], &mut bound);
+        start = var_mask(&rule.body[d]);
     }
+    let order = scan_order(rule, &scans, start, db);
+    let mut next = order.into_iter();
     loop {
         pending.retain(|&i| {
             let mut all = true;
@@ -271,27 +469,7 @@ fn plan(req: &JoinRequest<'_>, db: &Db, store: &TermStore) -> Vec<Step> {
             }
             !all
         });
-        if scans.is_empty() {
-            break;
-        }
-        // Prefer a literal with a bound argument, then the smallest relation.
-        let best = scans
-            .iter()
-            .enumerate()
-            .min_by_key(|&(_, &i)| {
-                let NLit::Pos(a) = &rule.body[i] else {
-                    return (1, usize::MAX);
-                };
-                let has_bound = a.args.iter().any(|t| {
-                    let mut all = true;
-                    t.for_each_var(&mut |v| all &= bound[v as usize]);
-                    all
-                });
-                let size = db.atoms(rel_key(a)).len();
-                (usize::from(!has_bound && !a.args.is_empty()), size)
-            })
-            .map_or(0, |(k, _)| k);
-        let i = scans.swap_remove(best);
+        let Some(i) = next.next() else { break };
         steps.push(Step::Scan {
             lit: i,
             delta: false,
@@ -302,8 +480,18 @@ fn plan(req: &JoinRequest<'_>, db: &Db, store: &TermStore) -> Vec<Step> {
         // Unbound variables: the executor reports the rule unsafe.
         steps.push(Step::Filter { lit: i });
     }
-    let _ = store;
     steps
+}
+
+/// The order in which [`for_each_match`] would visit the body literals of a request (scans
+/// and filters), for callers that estimate join sizes.
+pub fn plan_order(req: &JoinRequest<'_>, db: &Db, store: &TermStore) -> Vec<usize> {
+    plan(req, db, store)
+        .into_iter()
+        .map(|s| match s {
+            Step::Scan { lit, .. } | Step::Filter { lit } => lit,
+        })
+        .collect()
 }
 
 /// Calls `f` with the bindings of every match of the rule's body over `db` (with the rule's
@@ -312,14 +500,36 @@ pub fn for_each_match(
     req: &JoinRequest<'_>,
     db: &Db,
     store: &TermStore,
+    budget: &mut Budget,
     f: &mut dyn FnMut(&Match<'_>) -> bool,
 ) -> Result<(), JoinError> {
     let steps = plan(req, db, store);
+    if std::env::var_os("GDLC_DEBUG_PLAN").is_some() {
+        eprintln!("plan {:?}", steps);
+    }
     let mut b = Binds {
         vals: vec![None; req.rule.var_names.len()],
         trail: Vec::new(),
     };
-    run(req, db, store, &steps, 0, &mut b, f)
+    let mut cx = Cx {
+        req,
+        db,
+        store,
+        steps: &steps,
+        budget,
+        f,
+    };
+    run(&mut cx, 0, &mut b)
+}
+
+/// What [`run`] reads and calls.
+struct Cx<'a, 'b> {
+    req: &'a JoinRequest<'a>,
+    db: &'a Db,
+    store: &'a TermStore,
+    steps: &'a [Step],
+    budget: &'b mut Budget,
+    f: &'b mut dyn FnMut(&Match<'_>) -> bool,
 }
 
 /// A match of a rule: read ground atoms of its patterns.
@@ -340,16 +550,9 @@ impl Match<'_> {
     }
 }
 
-fn run(
-    req: &JoinRequest<'_>,
-    db: &Db,
-    store: &TermStore,
-    steps: &[Step],
-    k: usize,
-    b: &mut Binds,
-    f: &mut dyn FnMut(&Match<'_>) -> bool,
-) -> Result<(), JoinError> {
-    let Some(&step) = steps.get(k) else {
+fn run(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
+    let (req, db, store) = (cx.req, cx.db, cx.store);
+    let Some(&step) = cx.steps.get(k) else {
         // The head's variables must all be bound.
         let mut all = true;
         req.rule
@@ -358,7 +561,10 @@ fn run(
         if !all {
             return Err(Unsafe);
         }
-        return if f(&Match { store, binds: b }) {
+        if !cx.budget.spend() {
+            return Err(JoinError::Budget);
+        }
+        return if (cx.f)(&Match { store, binds: b }) {
             Ok(())
         } else {
             Err(Stopped)
@@ -381,11 +587,7 @@ fn run(
                 },
                 NLit::Pos(_) => true,
             };
-            if pass {
-                run(req, db, store, steps, k + 1, b, f)
-            } else {
-                Ok(())
-            }
+            if pass { run(cx, k + 1, b) } else { Ok(()) }
         }
         Step::Scan { lit, delta } => {
             let NLit::Pos(a) = &req.rule.body[lit] else {
@@ -393,21 +595,35 @@ fn run(
             };
             let rel = rel_key(a);
             let lo = if delta { req.lo } else { 0 };
+            // Every argument bound: one lookup.
+            if let Ok(found) = lookup_atom(a, store, b) {
+                if !cx.budget.spend() {
+                    return Err(JoinError::Budget);
+                }
+                return match found.and_then(|id| db.seq(id)) {
+                    Some(s) if s >= lo && s < req.hi => run(cx, k + 1, b),
+                    _ => Ok(()),
+                };
+            }
             // The shortest candidate list among the bound argument positions.
             let mut cands: &[TermId] = db.atoms(rel);
             for (pos, t) in a.args.iter().enumerate() {
                 match lookup(t, store, b) {
                     Ok(Some(id)) => {
-                        let l = db
-                            .by_arg
-                            .get(&(rel, pos as u32, id))
-                            .map_or(&[][..], Vec::as_slice);
+                        let l = db.atoms_with(rel, pos as u32, id);
                         if l.len() < cands.len() {
                             cands = l;
                         }
                     }
                     Ok(None) => return Ok(()),
-                    Err(()) => {}
+                    Err(()) => {
+                        if let NTerm::Func(f, args) = t {
+                            let l = db.atoms_shaped(rel, pos as u32, *f, args.len() as u32);
+                            if l.len() < cands.len() {
+                                cands = l;
+                            }
+                        }
+                    }
                 }
             }
             let start = if lo == 0 {
@@ -419,19 +635,43 @@ fn run(
                 if db.seq[atom as usize] >= req.hi {
                     break;
                 }
+                if !cx.budget.spend() {
+                    return Err(JoinError::Budget);
+                }
                 let mark = b.trail.len();
                 if a.args
                     .iter()
                     .zip(store.args(atom))
                     .all(|(p, &t)| unify(p, t, store, b))
                 {
-                    run(req, db, store, steps, k + 1, b, f)?;
+                    run(cx, k + 1, b)?;
                 }
                 b.undo_to(mark);
             }
             Ok(())
         }
     }
+}
+
+/// The value that variable `var` of pattern `a` takes when `a` matches the ground atom
+/// `atom` (`None` if it does not match).
+pub fn value_of(a: &NAtom, atom: TermId, var: u32, store: &TermStore) -> Option<TermId> {
+    let mut width = var as usize + 1;
+    a.for_each_var(&mut |v| width = width.max(v as usize + 1));
+    let mut b = Binds {
+        vals: vec![None; width],
+        trail: Vec::new(),
+    };
+    let args = store.args(atom);
+    if args.len() != a.args.len() {
+        return None;
+    }
+    let all = a
+        .args
+        .iter()
+        .zip(args)
+        .all(|(p, &t)| unify(p, t, store, &mut b));
+    if all { b.vals[var as usize] } else { None }
 }
 
 /// Interns the ground term of pattern `p` under `vars`.

@@ -4,33 +4,39 @@
 //! 1. *Needed rules*: only rules that `role`, `init`, `legal`, `next`, `goal` or `terminal`
 //!    depend on are kept (`base`, `input` and `sees` are not simulated).
 //! 2. *Static relations* (those that depend on neither `true` nor `does`, such as `succ` or
-//!    `+` tables) are computed exactly, stratum by stratum, with negation.
+//!    `+` tables) are computed exactly, stratum by stratum, with negation ([`fixpoint`]).
 //! 3. *Relaxed reachability*: an over-approximation of every ground atom that can hold in a
 //!    reachable state, by a fixpoint that ignores negation on dynamic relations and feeds every
 //!    `(next X)` back as `(true X)` and every `(legal R M)` as `(does R M)`, starting from the
-//!    `init` facts. The fixpoint is finite: without negation the rules are a positive
-//!    program over the Herbrand base that the GDL recursion restriction keeps finite.
-//! 4. *Instantiation*: every dynamic rule is instantiated over those atoms. Static literals
-//!    disappear (false ones drop the instance), negative literals on atoms that can never hold
-//!    disappear, so a [`GroundRule`] mentions only dynamic atoms.
+//!    `init` facts. Without negation the rules are a positive program over a Herbrand base that
+//!    the GDL recursion restriction keeps finite; a bound on the nesting depth of terms makes
+//!    sure of it for descriptions that break the restriction.
+//! 4. *Instantiation* ([`instantiate`]): every dynamic rule is instantiated over those atoms.
+//!    Static literals disappear (false ones drop the instance), negative literals on atoms that
+//!    can never hold disappear, so a [`GroundRule`] mentions only dynamic atoms. A rule with too
+//!    many instances is first decomposed ([`split`]): variables that only part of the body
+//!    shares are projected out into auxiliary relations, which is how
+//!    `(<= (next (connected ?k ?m ?n)) (transfer ?e) (true (connected ?e ?m ?n)) (true (step ?k)))`
+//!    becomes two rules of a few thousand instances instead of one of half a million.
 //!
-//! Both fixpoints are semi-naive (see [`join`]). Limits on the number of atoms and rule
-//! instances turn a grounding too large to compile into a diagnostic rather than exhausting
-//! memory.
+//! Every join counts its work against one [`join::Budget`] (candidate atoms visited, and a
+//! deadline), and the numbers of atoms, instances and literals are bounded: a description too
+//! large to ground is a diagnostic naming the rule, never exhausted memory or a hang.
 
+pub(crate) mod fixpoint;
+pub(crate) mod instantiate;
 pub mod join;
+pub mod split;
 
 use std::collections::{HashMap, HashSet};
-
-use petgraph::algo::tarjan_scc;
-use petgraph::graph::DiGraph;
+use std::time::{Duration, Instant};
 
 use crate::ast::{Span, Symbols, kw};
 use crate::diag::Diagnostic;
 use crate::interp::{TermId, TermStore};
 use crate::normalize::{NLit, NProgram, NRule};
 
-use join::{Db, JoinRequest, NegMode, RelKey, rel_key};
+use join::{Budget, Db, Exhausted, RelKey, rel_key};
 
 /// Limits of [`ground`].
 #[derive(Clone, Debug)]
@@ -39,8 +45,19 @@ pub struct GroundOptions {
     pub max_atoms: usize,
     /// The most ground rule instances before grounding gives up.
     pub max_rule_instances: usize,
-    /// The most rule body matches (work) before grounding gives up.
+    /// The most join work (candidate atoms visited, by all joins together) before grounding
+    /// gives up.
     pub max_matches: u64,
+    /// The most literals in all ground rules together before grounding gives up.
+    pub max_literals: usize,
+    /// The deepest nesting of function terms in a ground atom (a counter `(s (s (s 0)))` that
+    /// grows without bound stops here).
+    pub max_term_depth: usize,
+    /// How long grounding may take.
+    pub time_limit: Option<Duration>,
+    /// A rule whose instances (counted without their `does` literals, which code generation
+    /// merges into move sets) exceed this is decomposed into smaller rules first.
+    pub split_threshold: usize,
 }
 
 impl Default for GroundOptions {
@@ -48,7 +65,11 @@ impl Default for GroundOptions {
         GroundOptions {
             max_atoms: 1_000_000,
             max_rule_instances: 2_000_000,
-            max_matches: 20_000_000,
+            max_matches: 400_000_000,
+            max_literals: 12_000_000,
+            max_term_depth: 40,
+            time_limit: Some(Duration::from_secs(120)),
+            split_threshold: 2_000,
         }
     }
 }
@@ -77,6 +98,10 @@ pub struct GroundStats {
     pub rounds: usize,
     /// Ground rule instances.
     pub rules: usize,
+    /// Rules decomposed into smaller ones before instantiation.
+    pub split_rules: usize,
+    /// Join work spent (candidate atoms visited).
+    pub work: u64,
 }
 
 /// A ground description.
@@ -113,162 +138,135 @@ const OUTPUTS: [RelKey; 6] = [
     (kw::TERMINAL, 0),
 ];
 
+/// The state of a grounding: the atoms found so far and the limits.
+pub(crate) struct Grounder<'a> {
+    pub options: &'a GroundOptions,
+    pub symbols: Symbols,
+    pub store: TermStore,
+    pub db: Db,
+    pub budget: Budget,
+    /// `true`, `does` and every relation that depends on them (auxiliary relations
+    /// included).
+    pub dynamic: HashSet<RelKey>,
+    /// The nesting depth of each term interned so far (0 for constants), by term id.
+    depth: Vec<u16>,
+    /// The span of the description's first rule, for diagnostics about no rule in particular.
+    pub first_span: Span,
+}
+
+impl Grounder<'_> {
+    /// The nesting depth of a term.
+    pub fn depth(&mut self, t: TermId) -> usize {
+        let i = t as usize;
+        if i < self.depth.len() && self.depth[i] != u16::MAX {
+            return self.depth[i] as usize;
+        }
+        if self.depth.len() <= i {
+            self.depth.resize(self.store.len().max(i + 1), u16::MAX);
+        }
+        // Arguments are interned before the terms that contain them: lower ids.
+        let d = self
+            .store
+            .args(t)
+            .to_vec()
+            .into_iter()
+            .map(|a| self.depth(a) + 1)
+            .max()
+            .unwrap_or(0);
+        self.depth[i] = d.min(u16::MAX as usize - 1) as u16;
+        d
+    }
+
+    /// The diagnostic for an exhausted budget, blamed on `rule`.
+    pub fn exhausted(&self, rule: Option<&NRule>, what: &str) -> Vec<Diagnostic> {
+        let span = rule.map_or(self.first_span, |r| r.span);
+        let msg = match self.budget.exhausted {
+            Some(Exhausted::Time) => format!(
+                "too large to ground: {what} takes longer than the time limit of {:.0} s",
+                self.options
+                    .time_limit
+                    .map_or(0.0, |d: Duration| d.as_secs_f64())
+            ),
+            _ => format!(
+                "too large to ground: {what} needs more than {} join steps",
+                self.options.max_matches
+            ),
+        };
+        vec![Diagnostic::error("grounding-too-large", span, msg)]
+    }
+
+    /// Fails when the database holds more atoms than allowed.
+    pub fn check_atoms(&self, rule: &NRule) -> Result<(), Vec<Diagnostic>> {
+        if self.db.count() as usize > self.options.max_atoms {
+            return Err(vec![Diagnostic::error(
+                "grounding-too-large",
+                rule.span,
+                format!(
+                    "too large to ground: more than {} ground atoms (the last ones derived by \
+                     this rule)",
+                    self.options.max_atoms
+                ),
+            )]);
+        }
+        Ok(())
+    }
+}
+
 /// Grounds `nprog` (normalised from a checked description).
 pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram, Vec<Diagnostic>> {
     let rules = needed_rules(&nprog.rules);
     let dynamic = dynamic_relations(&rules);
-    let mut store = TermStore::default();
-    let mut db = Db::default();
-    let limits = Limits {
+    let deadline = options.time_limit.map(|d| Instant::now() + d);
+    let mut g = Grounder {
         options,
-        span: rules.first().map_or(Span::default(), |r| r.span),
+        symbols: nprog.symbols.clone(),
+        store: TermStore::default(),
+        db: Db::default(),
+        budget: Budget::new(options.max_matches, deadline),
+        dynamic,
+        depth: Vec::new(),
+        first_span: rules.first().map_or(Span::default(), |r| r.span),
     };
 
     // Static relations, exactly, in dependency order.
     let static_rules: Vec<&NRule> = rules
         .iter()
         .copied()
-        .filter(|r| !dynamic.contains(&rel_key(&r.head)))
+        .filter(|r| !g.dynamic.contains(&rel_key(&r.head)))
         .collect();
-    for component in static_components(&static_rules)? {
-        let growing: HashSet<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
-        let neg = |a: &crate::normalize::NAtom| {
-            if growing.contains(&rel_key(a)) {
-                NegMode::Assume
-            } else {
-                NegMode::Exact
-            }
-        };
-        fixpoint(
-            &component,
-            &growing,
-            &mut db,
-            &mut store,
-            &neg,
-            Feed::No,
-            &limits,
-        )?;
+    for component in fixpoint::static_components(&static_rules)? {
+        fixpoint::static_component(&mut g, &component)?;
     }
-    let static_atoms = db.count() as usize;
+    let static_atoms = g.db.count() as usize;
 
     // Relaxed reachability of the dynamic relations.
-    let init: Vec<TermId> = db
+    let init: Vec<TermId> = g
+        .db
         .atoms((kw::INIT, 1))
         .iter()
-        .map(|&a| store.args(a)[0])
+        .map(|&a| g.store.args(a)[0])
         .collect();
-    let roles: Vec<TermId> = db
+    let roles: Vec<TermId> = g
+        .db
         .atoms((kw::ROLE, 1))
         .iter()
-        .map(|&a| store.args(a)[0])
+        .map(|&a| g.store.args(a)[0])
         .collect();
-    let mut seeds: Vec<TermId> = init.clone();
-    seeds.extend(db.atoms((kw::NEXT, 1)).iter().map(|&a| store.args(a)[0]));
-    for x in seeds {
-        let t = store.intern(kw::TRUE, &[x]);
-        db.insert(&store, (kw::TRUE, 1), t);
-    }
-    for a in db.atoms((kw::LEGAL, 2)).to_vec() {
-        let args = store.args(a).to_vec();
-        let t = store.intern(kw::DOES, &args);
-        db.insert(&store, (kw::DOES, 2), t);
-    }
     let dyn_rules: Vec<&NRule> = rules
         .iter()
         .copied()
-        .filter(|r| dynamic.contains(&rel_key(&r.head)))
+        .filter(|r| g.dynamic.contains(&rel_key(&r.head)))
         .collect();
-    let neg = |a: &crate::normalize::NAtom| {
-        if dynamic.contains(&rel_key(a)) {
-            NegMode::Assume
-        } else {
-            NegMode::Exact
-        }
-    };
-    let rounds = fixpoint(
-        &dyn_rules,
-        &dynamic,
-        &mut db,
-        &mut store,
-        &neg,
-        Feed::Yes,
-        &limits,
-    )?;
-    let dynamic_atoms = db.count() as usize - static_atoms;
+    let rounds = fixpoint::reach(&mut g, &init, &dyn_rules)?;
+    let dynamic_atoms = g.db.count() as usize - static_atoms;
 
     // Instantiation.
-    let mut out: Vec<GroundRule> = Vec::new();
-    let hi = db.count();
+    let mut inst = instantiate::Instantiator::new(&mut g);
     for rule in &dyn_rules {
-        let req = JoinRequest {
-            rule,
-            delta: None,
-            lo: 0,
-            hi,
-            neg_mode: &neg,
-        };
-        let mut overflow = false;
-        let mut work: u64 = 0;
-        let result = join::for_each_match(&req, &db, &store, &mut |m| {
-            work += 1;
-            if work > options.max_matches {
-                overflow = true;
-                return false;
-            }
-            let Some(head) = m.atom(&rule.head) else {
-                return true;
-            };
-            let mut g = GroundRule {
-                head,
-                pos: Vec::new(),
-                neg: Vec::new(),
-                origin: rule.origin,
-            };
-            for lit in &rule.body {
-                match lit {
-                    NLit::Pos(a) if dynamic.contains(&rel_key(a)) => {
-                        if let Some(id) = m.atom(a) {
-                            g.pos.push(id);
-                        }
-                    }
-                    NLit::Neg(a) if dynamic.contains(&rel_key(a)) => {
-                        if let Some(id) = m.atom(a).filter(|&id| db.contains(id)) {
-                            g.neg.push(id);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            g.pos.sort_unstable();
-            g.pos.dedup();
-            g.neg.sort_unstable();
-            g.neg.dedup();
-            if g.pos.iter().any(|p| g.neg.binary_search(p).is_ok()) {
-                return true;
-            }
-            if out.len() >= options.max_rule_instances {
-                overflow = true;
-                return false;
-            }
-            out.push(g);
-            true
-        });
-        if result == Err(join::JoinError::Unsafe) {
-            return Err(vec![unsafe_rule(rule)]);
-        }
-        if overflow {
-            return Err(vec![Diagnostic::error(
-                "grounding-too-large",
-                rule.span,
-                format!(
-                    "grounding makes more than {} rule instances (or {} matches)",
-                    options.max_rule_instances, options.max_matches
-                ),
-            )]);
-        }
+        inst.rule((*rule).clone(), 0)?;
     }
-    out.sort_unstable_by(|a, b| (a.head, &a.pos, &a.neg).cmp(&(b.head, &b.pos, &b.neg)));
-    out.dedup_by(|a, b| a.head == b.head && a.pos == b.pos && a.neg == b.neg);
+    let split_rules = inst.split_rules;
+    let mut out = inst.finish();
     // Game relations that are static become facts.
     for rel in [
         (kw::LEGAL, 2),
@@ -276,8 +274,8 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         (kw::GOAL, 2),
         (kw::TERMINAL, 0),
     ] {
-        if !dynamic.contains(&rel) {
-            for &a in db.atoms(rel) {
+        if !g.dynamic.contains(&rel) {
+            for &a in g.db.atoms(rel) {
                 out.push(GroundRule {
                     head: a,
                     pos: Vec::new(),
@@ -292,10 +290,12 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         dynamic_atoms,
         rounds,
         rules: out.len(),
+        split_rules,
+        work: options.max_matches - g.budget.work_left,
     };
     Ok(GroundProgram {
-        symbols: nprog.symbols.clone(),
-        store,
+        symbols: g.symbols,
+        store: g.store,
         roles,
         init,
         rules: out,
@@ -303,7 +303,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     })
 }
 
-fn unsafe_rule(rule: &NRule) -> Diagnostic {
+pub(crate) fn unsafe_rule(rule: &NRule) -> Diagnostic {
     Diagnostic::error(
         "unsafe-variable",
         rule.span,
@@ -353,190 +353,5 @@ fn dynamic_relations(rules: &[&NRule]) -> HashSet<RelKey> {
         if dynamic.len() == before {
             return dynamic;
         }
-    }
-}
-
-/// The static rules grouped by strongly connected component of their relations, in
-/// dependency order; fails on negation inside a component.
-fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>, Vec<Diagnostic>> {
-    let mut graph: DiGraph<RelKey, ()> = DiGraph::new();
-    let mut node = HashMap::new();
-    let mut get =
-        |g: &mut DiGraph<RelKey, ()>, k: RelKey| *node.entry(k).or_insert_with(|| g.add_node(k));
-    for r in rules {
-        let h = get(&mut graph, rel_key(&r.head));
-        for lit in &r.body {
-            if let NLit::Pos(a) | NLit::Neg(a) = lit {
-                let b = get(&mut graph, rel_key(a));
-                graph.update_edge(b, h, ());
-            }
-        }
-    }
-    let mut sccs = tarjan_scc(&graph);
-    sccs.reverse();
-    let mut comp_of: HashMap<RelKey, usize> = HashMap::new();
-    for (c, scc) in sccs.iter().enumerate() {
-        for &n in scc {
-            comp_of.insert(graph[n], c);
-        }
-    }
-    let mut comps: Vec<Vec<&NRule>> = vec![Vec::new(); sccs.len()];
-    let mut errors = Vec::new();
-    for r in rules {
-        let c = comp_of[&rel_key(&r.head)];
-        for lit in &r.body {
-            if let NLit::Neg(a) = lit
-                && comp_of.get(&rel_key(a)) == Some(&c)
-            {
-                errors.push(Diagnostic::error(
-                    "negative-cycle",
-                    r.span,
-                    "this rule depends on its own negation: the description is not stratified",
-                ));
-            }
-        }
-        comps[c].push(r);
-    }
-    if errors.is_empty() {
-        Ok(comps)
-    } else {
-        Err(errors)
-    }
-}
-
-/// Whether derived `next` and `legal` atoms are fed back as `true` and `does` atoms.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Feed {
-    No,
-    Yes,
-}
-
-struct Limits<'a> {
-    options: &'a GroundOptions,
-    span: Span,
-}
-
-/// Runs `rules` to a fixpoint over `db` semi-naively; `growing` are the relations that may
-/// gain atoms meanwhile. Returns the number of rounds.
-fn fixpoint(
-    rules: &[&NRule],
-    growing: &HashSet<RelKey>,
-    db: &mut Db,
-    store: &mut TermStore,
-    neg_mode: &dyn Fn(&crate::normalize::NAtom) -> NegMode,
-    feed: Feed,
-    limits: &Limits<'_>,
-) -> Result<usize, Vec<Diagnostic>> {
-    let mut lo = 0;
-    let mut hi = db.count();
-    let mut rounds = 0;
-    let mut matches: u64 = 0;
-    let too_much = |rule: &NRule| {
-        vec![Diagnostic::error(
-            "grounding-too-large",
-            rule.span,
-            format!(
-                "grounding needs more than {} rule matches",
-                limits.options.max_matches
-            ),
-        )]
-    };
-    loop {
-        for rule in rules {
-            // The head's variables: matches are kept projected on them, without duplicates.
-            let mut head_vars: Vec<u32> = Vec::new();
-            rule.head.for_each_var(&mut |v| {
-                if !head_vars.contains(&v) {
-                    head_vars.push(v)
-                }
-            });
-            let mut heads: HashSet<Vec<TermId>> = HashSet::new();
-            let deltas: Vec<Option<usize>> = if rounds == 0 {
-                vec![None]
-            } else {
-                rule.body
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, l)| match l {
-                        NLit::Pos(a)
-                            if growing.contains(&rel_key(a))
-                                && db.has_in_window(rel_key(a), lo, hi) =>
-                        {
-                            Some(Some(i))
-                        }
-                        _ => None,
-                    })
-                    .collect()
-            };
-            for delta in deltas {
-                let req = JoinRequest {
-                    rule,
-                    delta,
-                    lo,
-                    hi,
-                    neg_mode,
-                };
-                let budget = limits.options.max_matches;
-                let result = join::for_each_match(&req, db, store, &mut |m| {
-                    matches += 1;
-                    let vals = m.vars();
-                    heads.insert(
-                        head_vars
-                            .iter()
-                            .map(|&v| vals[v as usize].unwrap_or(0))
-                            .collect(),
-                    );
-                    matches <= budget
-                });
-                match result {
-                    Err(join::JoinError::Unsafe) => return Err(vec![unsafe_rule(rule)]),
-                    Err(join::JoinError::Stopped) => return Err(too_much(rule)),
-                    Ok(()) => {}
-                }
-            }
-            let width = rule.var_names.len();
-            let mut binding: Vec<Option<TermId>> = vec![None; width];
-            for h in heads {
-                for (&v, &t) in head_vars.iter().zip(&h) {
-                    binding[v as usize] = Some(t);
-                }
-                let binding = &binding[..];
-                let Some(head) = join::intern_atom(&rule.head, binding, store) else {
-                    continue;
-                };
-                db.insert(store, rel_key(&rule.head), head);
-                if feed == Feed::Yes {
-                    feed_back(db, store, &rule.head, head);
-                }
-            }
-            if db.count() as usize > limits.options.max_atoms {
-                return Err(vec![Diagnostic::error(
-                    "grounding-too-large",
-                    limits.span,
-                    format!(
-                        "grounding finds more than {} ground atoms",
-                        limits.options.max_atoms
-                    ),
-                )]);
-            }
-        }
-        rounds += 1;
-        lo = hi;
-        hi = db.count();
-        if lo == hi {
-            return Ok(rounds);
-        }
-    }
-}
-
-fn feed_back(db: &mut Db, store: &mut TermStore, head: &crate::normalize::NAtom, atom: TermId) {
-    let fed = match (head.rel, head.args.len()) {
-        (kw::NEXT, 1) => Some(((kw::TRUE, 1), store.args(atom).to_vec())),
-        (kw::LEGAL, 2) => Some(((kw::DOES, 2), store.args(atom).to_vec())),
-        _ => None,
-    };
-    if let Some((rel, args)) = fed {
-        let t = store.intern(rel.0, &args);
-        db.insert(store, rel, t);
     }
 }

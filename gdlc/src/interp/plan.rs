@@ -219,15 +219,7 @@ pub fn plan(
     if let Some(g) = req.first
         && let Some(Lit::Pos(rel, args)) = lits.get_mut(g).and_then(Option::take)
     {
-        let mask = bound_mask(&args, &bound);
-        args.iter().for_each(|p| bind_all(p, &mut bound));
-        steps.push(Step::Scan {
-            rel,
-            source: Source::Full,
-            args,
-            mask,
-            index: None,
-        });
+        push_scan(rel, args, &mut bound, &mut steps);
     }
     loop {
         place_filters(&mut lits, &mut bound, &mut steps);
@@ -246,15 +238,7 @@ pub fn plan(
         let Some(Lit::Pos(rel, args)) = lits[i].take() else {
             break;
         };
-        let mask = bound_mask(&args, &bound);
-        args.iter().for_each(|p| bind_all(p, &mut bound));
-        steps.push(Step::Scan {
-            rel,
-            source: Source::Full,
-            args,
-            mask,
-            index: None,
-        });
+        push_scan(rel, args, &mut bound, &mut steps);
     }
     let head_pats: Box<[Pat]> = rule.head.args.iter().map(|t| pattern(t, store)).collect();
     let head_bound = head_pats.iter().all(|p| p.bound_by(&bound));
@@ -269,6 +253,15 @@ pub fn plan(
         steps,
         var_count,
     })
+}
+
+/// Appends a full scan of `rel`, looked up by the positions already bound; binds the rest.
+fn push_scan(rel: RelId, args: Box<[Pat]>, bound: &mut [bool], steps: &mut Vec<Step>) {
+    let mask = bound_mask(&args, bound);
+    for p in args.iter() {
+        p.for_each_var(&mut |v| bound[v as usize] = true);
+    }
+    steps.push(Step::Scan { rel, source: Source::Full, args, mask, index: None });
 }
 
 fn bound_mask(args: &[Pat], bound: &[bool]) -> Mask {

@@ -1,0 +1,3 @@
+gdl_macros::gdl!(file = "game.kif");
+
+fn main() {}

@@ -1,0 +1,318 @@
+//! The command line of a compiled game's binary, so that a generated `main` is one call:
+//!
+//! ```ignore
+//! fn main() -> std::process::ExitCode {
+//!     gdl_runtime::cli::main_for(&my_game::TicTacToe, "ticTacToe")
+//! }
+//! ```
+//!
+//! Sub-commands (`BIN help` prints them):
+//!
+//! - `trace [--seed S] [--max-steps N]`: one seeded random playout in the reference trace
+//!   format (`spec/trace-format.md`), as `gdlc trace` prints it.
+//! - `bench [--seconds T] [--seed S] [--max-steps N]`: the benchmark loop of [`crate::bench`];
+//!   prints one line (see [`crate::bench::BenchResult::line`]) with `engine=compiled`.
+//! - `traces [--seeds A..B] [--max-steps N]`: the records of the playouts of seeds `A` to `B`
+//!   (inclusive), one after the other, for differential testing ([`crate::compare`]).
+//! - `roles`: the roles, one a line.
+//!
+//! Exit status: 0 on success, 1 when the game cannot be played to the end (no legal move, step
+//! limit), 2 on a usage error.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::Game;
+use crate::bench::{self, BenchOptions};
+use crate::compare::{DEFAULT_MAX_STEPS, playout_record};
+use crate::trace::{TraceOptions, write_trace};
+
+/// Exit status of a usage error.
+pub const EXIT_USAGE: u8 = 2;
+
+/// The usage text of a one-game binary.
+pub const USAGE: &str = "usage:
+  BIN trace [--seed S] [--max-steps N]     one seeded random playout, reference trace format
+  BIN bench [--seconds T] [--seed S] [--max-steps N]
+                                           random playouts for T seconds (default 10); one line
+  BIN traces [--seeds A..B] [--max-steps N]
+                                           the traces of seeds A to B (default 1..100)
+  BIN roles                                the roles, one a line";
+
+/// Runs the command line of `std::env::args()` on `game`, named `name` in outputs.
+pub fn main_for<G: Game>(game: &G, name: &str) -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    run_game(game, name, &args)
+}
+
+/// The `main` of a binary holding several games: the first argument names the game, the rest
+/// goes to [`run_game`] through `dispatch`, which returns `None` for a name it does not know.
+/// `BIN list` prints the names.
+pub fn main_multi(
+    names: &[&str],
+    dispatch: impl Fn(&str, &[String]) -> Option<ExitCode>,
+) -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("list") => {
+            let mut out = std::io::stdout().lock();
+            for n in names {
+                let _ = writeln!(out, "{n}");
+            }
+            ExitCode::SUCCESS
+        }
+        Some(name) => dispatch(name, &args[1..]).unwrap_or_else(|| {
+            eprintln!("unknown game {name} (`list` prints the games of this binary)");
+            ExitCode::from(EXIT_USAGE)
+        }),
+        None => {
+            eprintln!("usage: BIN GAME COMMAND ... | BIN list\n\n{USAGE}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// A parsed command line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Trace { seed: u64, max_steps: usize },
+    Bench(BenchOptions),
+    Traces { first: u64, last: u64, max_steps: usize },
+    Roles,
+    Help,
+}
+
+/// Parses the arguments after the program name (and after the game name, for several games).
+pub fn parse_args(args: &[String]) -> Result<Command, String> {
+    let Some((command, rest)) = args.split_first() else {
+        return Err("no command given".into());
+    };
+    let mut seed = None;
+    let mut max_steps = None;
+    let mut seconds = None;
+    let mut seeds = None;
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let (flag, inline) = match flag.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (flag.as_str(), None),
+        };
+        let value = match inline.or_else(|| it.next().cloned()) {
+            Some(v) => v,
+            None => return Err(format!("{flag} needs a value")),
+        };
+        let bad = |what: &str| format!("{flag}: `{value}` is not {what}");
+        match flag {
+            "--seed" => seed = Some(value.parse::<u64>().map_err(|_| bad("a seed"))?),
+            "--max-steps" => {
+                max_steps = Some(value.parse::<usize>().map_err(|_| bad("a step count"))?)
+            }
+            "--seconds" => match value.parse::<f64>() {
+                Ok(s) if s.is_finite() && s >= 0.0 && s < 1e9 => seconds = Some(s),
+                _ => return Err(bad("a number of seconds")),
+            },
+            "--seeds" => seeds = Some(parse_seeds(&value).ok_or_else(|| bad("a range A..B"))?),
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    let allowed: &[&str] = match command.as_str() {
+        "trace" => &["seed", "max"],
+        "bench" => &["seed", "max", "seconds"],
+        "traces" => &["max", "seeds"],
+        _ => &[],
+    };
+    for (given, name) in [
+        (seed.is_some(), "seed"),
+        (max_steps.is_some(), "max"),
+        (seconds.is_some(), "seconds"),
+        (seeds.is_some(), "seeds"),
+    ] {
+        if given && !allowed.contains(&name) {
+            return Err(format!("`{command}` takes no --{name} option"));
+        }
+    }
+    Ok(match command.as_str() {
+        "trace" => Command::Trace {
+            seed: seed.unwrap_or(1),
+            max_steps: max_steps.unwrap_or(TraceOptions::default().max_steps),
+        },
+        "bench" => {
+            let d = BenchOptions::default();
+            Command::Bench(BenchOptions {
+                duration: seconds.map_or(d.duration, Duration::from_secs_f64),
+                seed: seed.unwrap_or(d.seed),
+                max_steps: max_steps.unwrap_or(d.max_steps),
+            })
+        }
+        "traces" => {
+            let (first, last) = seeds.unwrap_or((1, 100));
+            Command::Traces {
+                first,
+                last,
+                max_steps: max_steps.unwrap_or(DEFAULT_MAX_STEPS),
+            }
+        }
+        "roles" => Command::Roles,
+        "help" | "--help" | "-h" => Command::Help,
+        other => return Err(format!("unknown command `{other}`")),
+    })
+}
+
+/// `A..B` (inclusive, as `A..=B` also reads) or a single seed `A`.
+fn parse_seeds(s: &str) -> Option<(u64, u64)> {
+    let (a, b) = match s.split_once("..") {
+        Some((a, b)) => (a, b.strip_prefix('=').unwrap_or(b)),
+        None => (s, s),
+    };
+    let (a, b) = (a.parse().ok()?, b.parse().ok()?);
+    (a <= b).then_some((a, b))
+}
+
+/// Runs one command line on the compiled `game`; prints on standard output, errors on standard
+/// error.
+pub fn run_game<G: Game>(game: &G, name: &str, args: &[String]) -> ExitCode {
+    run_game_as(game, name, "compiled", args)
+}
+
+/// [`run_game`] for any engine: `engine` names it in the `bench` line (`engine=...`).
+pub fn run_game_as<G: Game>(game: &G, name: &str, engine: &str, args: &[String]) -> ExitCode {
+    let command = match parse_args(args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{name}: {e}\n\n{USAGE}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = execute(game, name, engine, &command, &mut out);
+    let flushed = out.flush();
+    match (result, flushed) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(e), _) => {
+            eprintln!("{name}: {e}");
+            ExitCode::FAILURE
+        }
+        (Ok(()), Err(e)) => {
+            eprintln!("{name}: cannot write the output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a parsed command on `game` (named `name`, played by `engine`), writing to `out`. The
+/// error is the reason the game could not be played (or the output written); whatever was
+/// played before it has been written.
+pub fn execute<G: Game>(
+    game: &G,
+    name: &str,
+    engine: &str,
+    command: &Command,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let io = |e: std::io::Error| format!("cannot write the output: {e}");
+    match command {
+        Command::Trace { seed, max_steps } => {
+            let mut s = String::new();
+            let options = TraceOptions {
+                seed: *seed,
+                max_steps: *max_steps,
+            };
+            let result = write_trace(game, &options, &mut s);
+            out.write_all(s.as_bytes()).map_err(io)?;
+            result.map_err(|e| e.to_string())
+        }
+        Command::Bench(options) => {
+            let r = bench::run(game, options).map_err(|e| e.to_string())?;
+            writeln!(out, "{}", r.line(name, engine)).map_err(io)
+        }
+        Command::Traces {
+            first,
+            last,
+            max_steps,
+        } => {
+            for seed in *first..=*last {
+                out.write_all(playout_record(game, seed, *max_steps).as_bytes())
+                    .map_err(io)?;
+            }
+            Ok(())
+        }
+        Command::Roles => {
+            for r in 0..game.role_count() {
+                writeln!(out, "{}", game.role_name(r)).map_err(io)?;
+            }
+            Ok(())
+        }
+        Command::Help => writeln!(out, "{USAGE}").map_err(io),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toy::Countdown;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn parses_the_commands() {
+        assert_eq!(
+            parse_args(&args("trace --seed 7")),
+            Ok(Command::Trace {
+                seed: 7,
+                max_steps: 100_000
+            })
+        );
+        assert_eq!(
+            parse_args(&args("traces --seeds 3..=5 --max-steps=9")),
+            Ok(Command::Traces {
+                first: 3,
+                last: 5,
+                max_steps: 9
+            })
+        );
+        let Ok(Command::Bench(b)) = parse_args(&args("bench --seconds 0.5")) else {
+            panic!("bench");
+        };
+        assert_eq!(b.duration, Duration::from_millis(500));
+        for bad in [
+            "",
+            "trace --seed",
+            "trace --seed x",
+            "trace --seconds 1",
+            "bench --seconds -1",
+            "bench --seconds NaN",
+            "traces --seeds 5..3",
+            "fly",
+            "trace --colour red",
+        ] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn executes_trace_and_traces() {
+        let g = Countdown::new(2);
+        let mut out = Vec::new();
+        execute(&g, "countdown", "toy", &parse_args(&args("traces --seeds 1..2")).unwrap(), &mut out)
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(crate::compare::split_records(&text).len(), 2);
+        let mut out = Vec::new();
+        execute(&g, "countdown", "toy", &Command::Roles, &mut out).unwrap();
+        assert_eq!(out, b"only\n");
+        let mut out = Vec::new();
+        let e = execute(
+            &Countdown::new(50),
+            "c",
+            "toy",
+            &parse_args(&args("trace --max-steps 3")).unwrap(),
+            &mut out,
+        );
+        assert!(e.unwrap_err().contains("no terminal state after 3 steps"));
+        assert!(String::from_utf8(out).unwrap().starts_with("roles only\nseed 1\n"));
+    }
+}

@@ -1,0 +1,345 @@
+//! Differential testing: two engines of one game (compiled code and the reference interpreter,
+//! say) must agree at every step of many seeded random playouts.
+//!
+//! Both engines play the same playouts: at every step each role's move is chosen by the
+//! seeded chooser of the reference traces ([`crate::trace`]) over that role's legal moves
+//! *sorted by text*, so two engines that agree so far choose the same joint move, whatever
+//! their internal move handles. A playout is recorded as its trace (state facts, each role's
+//! legal moves, the joint move, terminal and goals, all as sorted text; see
+//! [`playout_record`]), and two engines agree when their records are equal. The first
+//! difference is reported as a [`Mismatch`] that says what differs (state, a role's legal
+//! moves, terminal, goals) and how.
+//!
+//! Records are plain text so that the two engines can live in different processes: a compiled
+//! game's binary prints its records (`traces` sub-command of [`crate::cli`]), and a process
+//! that has the interpreter compares them with [`compare_records`]. [`compare`] does both
+//! sides in one process.
+
+use std::fmt;
+use std::ops::RangeInclusive;
+
+use crate::Game;
+use crate::trace::{TraceOptions, write_trace};
+
+/// Options of [`compare`].
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// The seeds of the playouts, one playout each.
+    pub seeds: RangeInclusive<u64>,
+    /// A playout longer than this ends with an `error:` line (in both records alike).
+    pub max_steps: usize,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            seeds: 1..=100,
+            max_steps: DEFAULT_MAX_STEPS,
+        }
+    }
+}
+
+/// The step limit of [`CompareOptions::default`].
+pub const DEFAULT_MAX_STEPS: usize = 10_000;
+
+/// What two engines did in agreement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompareStats {
+    pub playouts: u64,
+    /// States compared, over all playouts.
+    pub states: u64,
+}
+
+/// The first point where two engines disagree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The seed of the playout.
+    pub seed: u64,
+    /// The step (`None` before step 0: the roles, or the seed line).
+    pub step: Option<usize>,
+    /// What differs.
+    pub kind: MismatchKind,
+    /// The names of the two engines (`compiled`, `interpreted`).
+    pub labels: [String; 2],
+    /// The two records' lines at the difference (empty where a record ended).
+    pub lines: [String; 2],
+}
+
+/// What a [`Mismatch`] is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MismatchKind {
+    Roles,
+    /// The facts of the state.
+    State,
+    /// One role's legal moves.
+    Legal { role: String },
+    /// One engine says terminal, the other does not.
+    Terminal,
+    /// The goal values at a terminal state.
+    Goals,
+    /// Anything else: a record that ends early, an error line, a chosen move.
+    Other,
+}
+
+impl Mismatch {
+    /// Items (facts, moves, goal values) in one line and not the other: `[only left, only
+    /// right]`.
+    pub fn differences(&self) -> [Vec<&str>; 2] {
+        let (a, b) = (line_items(&self.lines[0]), line_items(&self.lines[1]));
+        [
+            a.iter().filter(|x| !b.contains(x)).copied().collect(),
+            b.iter().filter(|x| !a.contains(x)).copied().collect(),
+        ]
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "seed {}", self.seed)?;
+        if let Some(step) = self.step {
+            write!(f, ", step {step}")?;
+        }
+        let what = match &self.kind {
+            MismatchKind::Roles => "roles differ".to_string(),
+            MismatchKind::State => "states differ".to_string(),
+            MismatchKind::Legal { role } => format!("legal moves of {role} differ"),
+            MismatchKind::Terminal => "one engine says terminal, the other does not".to_string(),
+            MismatchKind::Goals => "goal values differ".to_string(),
+            MismatchKind::Other => "records differ".to_string(),
+        };
+        write!(f, ": {what}")?;
+        let [only_a, only_b] = self.differences();
+        let shown = |items: &[&str]| {
+            const MAX: usize = 6;
+            let mut s = items
+                .iter()
+                .take(MAX)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if items.len() > MAX {
+                s.push_str(&format!(" ... ({} in all)", items.len()));
+            }
+            s
+        };
+        match self.kind {
+            MismatchKind::State | MismatchKind::Legal { .. } => {
+                write!(
+                    f,
+                    "; only {}: [{}]; only {}: [{}]",
+                    self.labels[0],
+                    shown(&only_a),
+                    self.labels[1],
+                    shown(&only_b)
+                )
+            }
+            _ => {
+                let cut = |s: &str| -> String { s.chars().take(200).collect() };
+                write!(
+                    f,
+                    "; {}: `{}`; {}: `{}`",
+                    self.labels[0],
+                    cut(&self.lines[0]),
+                    self.labels[1],
+                    cut(&self.lines[1])
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+/// The record of one seeded playout: its trace (`spec/trace-format.md`), followed, when the
+/// playout could not be finished, by a line `error: ...`.
+pub fn playout_record<G: Game>(game: &G, seed: u64, max_steps: usize) -> String {
+    let mut out = String::new();
+    if let Err(e) = write_trace(game, &TraceOptions { seed, max_steps }, &mut out) {
+        out.push_str(&format!("error: {e}\n"));
+    }
+    out
+}
+
+/// Splits text holding several records (as the `traces` sub-command prints them) into the
+/// records, each starting with its `roles` line.
+pub fn split_records(text: &str) -> Vec<&str> {
+    let mut starts: Vec<usize> = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("roles") {
+            starts.push(offset);
+        }
+        offset += line.len();
+    }
+    starts.push(text.len());
+    starts.windows(2).map(|w| &text[w[0]..w[1]]).collect()
+}
+
+/// Compares two records of the playout of `seed`; `labels` name the engines that made them.
+pub fn compare_records(seed: u64, a: &str, b: &str, labels: [&str; 2]) -> Result<(), Mismatch> {
+    let mut step = None;
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    loop {
+        let (x, y) = (la.next(), lb.next());
+        if x == y {
+            match x {
+                None => return Ok(()),
+                Some(line) => {
+                    if let Some(n) = line.strip_prefix("step ") {
+                        step = n.parse().ok();
+                    }
+                    continue;
+                }
+            }
+        }
+        let (x, y) = (x.unwrap_or(""), y.unwrap_or(""));
+        let kind = classify(x, y);
+        return Err(Mismatch {
+            seed,
+            step,
+            kind,
+            labels: labels.map(str::to_string),
+            lines: [x.to_string(), y.to_string()],
+        });
+    }
+}
+
+/// What two differing record lines are about.
+fn classify(x: &str, y: &str) -> MismatchKind {
+    let word = |s: &str| s.split(' ').next().unwrap_or("").to_string();
+    let (wx, wy) = (word(x), word(y));
+    match (wx.as_str(), wy.as_str()) {
+        ("roles", "roles") => MismatchKind::Roles,
+        ("state", "state") => MismatchKind::State,
+        ("legal", "legal") => {
+            let role = |s: &str| s.split(' ').nth(1).unwrap_or("").to_string();
+            if role(x) == role(y) {
+                MismatchKind::Legal { role: role(x) }
+            } else {
+                MismatchKind::Other
+            }
+        }
+        ("terminal", "terminal") => MismatchKind::Goals,
+        ("terminal", "legal") | ("legal", "terminal") => MismatchKind::Terminal,
+        _ => MismatchKind::Other,
+    }
+}
+
+/// Plays the playouts of `options.seeds` with both engines and compares their records.
+pub fn compare<A: Game, B: Game>(
+    a: &A,
+    b: &B,
+    labels: [&str; 2],
+    options: &CompareOptions,
+) -> Result<CompareStats, Mismatch> {
+    let mut stats = CompareStats::default();
+    for seed in options.seeds.clone() {
+        let ra = playout_record(a, seed, options.max_steps);
+        let rb = playout_record(b, seed, options.max_steps);
+        compare_records(seed, &ra, &rb, labels)?;
+        stats.playouts += 1;
+        stats.states += ra.lines().filter(|l| l.starts_with("step ")).count() as u64;
+    }
+    Ok(stats)
+}
+
+/// The items of a record line: the facts of a `state` line, the moves of a `legal` line, the
+/// goal values of a `terminal` line.
+fn line_items(line: &str) -> Vec<&str> {
+    let body = match line.split_once(": ") {
+        Some((_, rest)) if line.starts_with("legal ") => rest,
+        _ => line.split_once(' ').map_or("", |(_, rest)| rest),
+    };
+    split_terms(body)
+}
+
+/// Splits a list of terms separated by single spaces (`(cell 1 1 b) (control x)`) into the
+/// terms, keeping each parenthesised term whole.
+fn split_terms(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ' ' if depth == 0 => {
+                if i > start {
+                    out.push(&s[start..i]);
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toy::Countdown;
+
+    #[test]
+    fn an_engine_agrees_with_itself() {
+        let g = Countdown::new(7);
+        let stats = compare(&g, &g, ["a", "b"], &CompareOptions::default()).unwrap();
+        assert_eq!(stats.playouts, 100);
+        assert!(stats.states >= 100 * 5);
+    }
+
+    #[test]
+    fn a_different_legal_set_is_found_and_explained() {
+        let good = Countdown::new(7);
+        let bad = Countdown {
+            bug_at: Some(7),
+            ..good
+        };
+        let m = compare(&good, &bad, ["compiled", "interpreted"], &CompareOptions::default())
+            .unwrap_err();
+        assert_eq!(m.seed, 1);
+        assert_eq!(m.step, Some(0));
+        assert_eq!(
+            m.kind,
+            MismatchKind::Legal {
+                role: "only".into()
+            }
+        );
+        assert_eq!(
+            m.to_string(),
+            "seed 1, step 0: legal moves of only differ; only compiled: [(minus 2)]; only \
+             interpreted: []"
+        );
+    }
+
+    #[test]
+    fn records_split_and_terms_split() {
+        let g = Countdown::new(3);
+        let text = format!("{}{}", playout_record(&g, 1, 10), playout_record(&g, 2, 10));
+        let records = split_records(&text);
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[1], playout_record(&g, 2, 10));
+        assert_eq!(
+            split_terms("(cell 1 (f a) b) noop (x)"),
+            ["(cell 1 (f a) b)", "noop", "(x)"]
+        );
+    }
+
+    #[test]
+    fn terminal_and_goal_differences_are_classified() {
+        assert_eq!(
+            classify("terminal 3 goals a=1", "legal a 1: noop"),
+            MismatchKind::Terminal
+        );
+        assert_eq!(
+            classify("terminal 3 goals a=1", "terminal 3 goals a=2"),
+            MismatchKind::Goals
+        );
+        let m = compare_records(5, "roles a\nstep 0\nstate (p)\n", "roles a\nstep 0\n", ["x", "y"])
+            .unwrap_err();
+        assert_eq!(m.kind, MismatchKind::Other);
+        assert_eq!(m.step, Some(0));
+    }
+}

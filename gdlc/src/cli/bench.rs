@@ -1,0 +1,93 @@
+//! `gdlc bench`: the benchmark loop of `spec/performance.md` (random playouts for T seconds,
+//! single thread) on the interpreter or on the compiled game.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use gdl_runtime::bench::{self, BenchOptions};
+
+use super::cache::{self, CompileArgs, Engine};
+
+/// Printed after the options by `gdlc bench --help`.
+const AFTER_HELP: &str = "Prints one line:
+
+    game=G engine=E seconds=S playouts=N playouts_per_sec=P states_per_sec=Q avg_goal R1=A1 R2=A2
+
+(states are steps + 1 per playout; A is the average goal value of role R, `undef` if it never had \
+one). Setting up the engine is not timed.
+
+With --engine compiled the description is compiled into a cargo crate under the cache directory \
+($GDLC_CACHE, else $XDG_CACHE_HOME/gdlc, else ~/.cache/gdlc), keyed by a hash of the description \
+and the compiler build, and built with `cargo build --release` into a target directory shared by \
+all cached games; a second run with the same description starts at once.";
+
+/// The arguments of `gdlc bench`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The game description (KIF).
+    pub file: PathBuf,
+    /// How long to play, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f64,
+    /// Seed of the SplitMix64 move chooser.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// A playout longer than this is an error.
+    #[arg(long, default_value_t = 100_000)]
+    pub max_steps: usize,
+    /// The engine that plays.
+    #[arg(long, value_enum, default_value_t = Engine::Interpreted)]
+    pub engine: Engine,
+    #[command(flatten)]
+    pub compile: CompileArgs,
+}
+
+/// Runs `gdlc bench`: exit 0 with the summary line printed, 1 when the game does not compile or
+/// cannot be played to the end, 2 on usage or I/O problems.
+pub fn run(args: Args) -> ExitCode {
+    if !(args.seconds.is_finite() && (0.0..1e9).contains(&args.seconds)) {
+        eprintln!("gdlc bench: --seconds must be a non-negative number");
+        return ExitCode::from(super::EXIT_USAGE);
+    }
+    let source = match super::read_source(&args.file) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let name = args.file.display().to_string();
+    let stem = cache::stem_of(&args.file);
+    if args.engine == Engine::Compiled {
+        return match cache::compiled_binary(&args.file, &source, &args.compile) {
+            Ok(binary) => cache::run_binary(
+                &binary,
+                &[
+                    "bench".to_string(),
+                    format!("--seconds={}", args.seconds),
+                    format!("--seed={}", args.seed),
+                    format!("--max-steps={}", args.max_steps),
+                ],
+            ),
+            Err(code) => code,
+        };
+    }
+    let game = match super::load_interpreter(&name, &source) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let options = BenchOptions {
+        duration: Duration::from_secs_f64(args.seconds),
+        seed: args.seed,
+        max_steps: args.max_steps,
+    };
+    match bench::run(&game, &options) {
+        Ok(r) => {
+            println!("{}", r.line(&stem, "interpreted"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("gdlc bench: {name}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

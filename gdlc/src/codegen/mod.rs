@@ -1,0 +1,287 @@
+//! Code generation: the [`Ir`] of a game as one Rust module implementing
+//! [`gdl_runtime::Game`].
+//!
+//! Every module holds a unit struct for the game, a `Copy` bitset `State([u64; N])` over the
+//! state bits, and name tables (`ROLES`, `BITS`, `CONSTANT_FACTS`, `MOVES`). Moves are `u32`
+//! indices into the role's `MOVES` table, which is in byte order of the texts: legal moves are
+//! listed in that order and `parse_move` binary-searches the table. How the outputs are
+//! computed depends on the [`Backend`]:
+//!
+//! - [`Backend::Inline`] ([`inline`]): one plain function per output, straight-line code over
+//!   the state words (the fastest for small and medium games);
+//! - [`Backend::Propnet`] ([`propnet`]): the circuit as data for the incremental engine of
+//!   [`gdl_runtime::propnet`], which re-evaluates only what a step changes. Its code is small
+//!   whatever the game, so rustc builds it in seconds.
+//!
+//! [`Backend::Auto`] picks the inline code when the circuit is small enough
+//! ([`CodegenOptions::inline_limit`]).
+
+pub mod inline;
+pub mod propnet;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::Ir;
+
+/// How the outputs of a game are computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// Inline code for small circuits, the propnet engine for large ones.
+    #[default]
+    Auto,
+    /// Straight-line code per output.
+    Inline,
+    /// Tables for the incremental propnet engine of `gdl-runtime`.
+    Propnet,
+}
+
+/// Options of [`generate`].
+#[derive(Clone, Debug)]
+pub struct CodegenOptions {
+    /// The name of the game struct, a Rust type name (`TicTacToe`).
+    pub type_name: String,
+    /// Where the description came from, for the header comment.
+    pub source_name: String,
+    /// The most literals (plus one per prop) that one generated function computes before
+    /// the cone is split into `#[inline(never)]` chunks.
+    pub chunk_props: usize,
+    /// When inlining the cone of every output function into it would make more literals
+    /// (plus one per prop) than this, props are computed once, in shared chunk functions.
+    pub inline_props: usize,
+    /// How much of the GDL to repeat in comments.
+    pub comments: Comments,
+    /// The backend.
+    pub backend: Backend,
+    /// [`Backend::Auto`] generates inline code when the circuit has at most this many
+    /// literals (plus one per prop), and the propnet otherwise.
+    pub inline_limit: usize,
+}
+
+impl Default for CodegenOptions {
+    fn default() -> Self {
+        CodegenOptions {
+            type_name: "Game".to_string(),
+            source_name: "a GDL description".to_string(),
+            chunk_props: 3000,
+            inline_props: 20_000,
+            comments: Comments::Props,
+            backend: Backend::Auto,
+            inline_limit: 40_000,
+        }
+    }
+}
+
+/// Comments in generated code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comments {
+    /// None beyond the header.
+    None,
+    /// The ground atom of every prop, as a doc comment on its `let`.
+    Props,
+}
+
+/// The backend [`generate`] uses for `ir`.
+pub fn chosen_backend(ir: &Ir, options: &CodegenOptions) -> Backend {
+    match options.backend {
+        Backend::Auto => {
+            let size: usize = (0..ir.props.len() as u32)
+                .map(|p| inline::prop_weight(ir, p))
+                .sum();
+            if size > options.inline_limit {
+                return Backend::Propnet;
+            }
+            let inline = inline::cost_per_state(ir) as f64;
+            let net = propnet::build_net(ir);
+            let visits = propnet::visits_per_state(&net);
+            if std::env::var_os("GDLC_DEBUG_BACKEND").is_some() {
+                eprintln!("backend: size {size} inline/state {inline} propnet visits/state {visits:.1}");
+            }
+            if inline_nanos(inline) <= propnet_nanos(visits) {
+                Backend::Inline
+            } else {
+                Backend::Propnet
+            }
+        }
+        b => b,
+    }
+}
+
+/// The estimated time (ns) of a state of a playout in inline code that evaluates `literals`
+/// literals per state: measured on this project's machines, it grows per literal with the
+/// size of the code (instruction cache misses).
+fn inline_nanos(literals: f64) -> f64 {
+    let per_literal = if literals <= 5_000.0 {
+        0.12
+    } else if literals <= 20_000.0 {
+        0.25
+    } else {
+        0.4
+    };
+    literals * per_literal
+}
+
+/// The estimated time (ns) of a state of a playout on the propnet engine that visits `visits`
+/// edges per state (and syncs its state at every call).
+fn propnet_nanos(visits: f64) -> f64 {
+    2.2 * visits + 100.0
+}
+
+/// The Rust source of the module for `ir`, formatted.
+pub fn generate(ir: &Ir, options: &CodegenOptions) -> String {
+    let backend = chosen_backend(ir, options);
+    let (items, data) = match backend {
+        Backend::Propnet => propnet::items(ir, options),
+        _ => (inline::items(ir, options), String::new()),
+    };
+    // Formatted piece by piece, so that memory stays proportional to the largest function.
+    let mut body = String::new();
+    for tokens in items {
+        match syn::parse2::<syn::File>(tokens.clone()) {
+            Ok(file) => body.push_str(&prettyplease::unparse(&file)),
+            // Not expected: generated tokens always parse. Unformatted code still compiles.
+            Err(_) => body.push_str(&tokens.to_string()),
+        }
+    }
+    body.push_str(&data);
+    let s = ir.stats();
+    format!(
+        "// @generated by gdlc {} from {}. Do not edit.\n//\n// {} state bits, {} constant facts, \
+         {} props, {} moves, {} move sets; {} backend. `gdlc dump --emit ir` prints the props\n\
+         // (`p<N>`) with their ground atoms.\n\n{body}",
+        env!("CARGO_PKG_VERSION"),
+        options.source_name.replace('\n', " "),
+        s.bits,
+        s.constant_facts,
+        s.props,
+        s.moves,
+        s.move_sets,
+        match backend {
+            Backend::Propnet => "propnet",
+            _ => "inline",
+        },
+    )
+}
+
+/// The number of `u64` words of the state.
+pub fn state_words(ir: &Ir) -> usize {
+    ir.bits.len().div_ceil(64).max(1)
+}
+
+/// How the `Game` methods of the module compute their answers: token streams for the bodies.
+pub(crate) struct GameBodies {
+    pub is_terminal: TokenStream,
+    /// Has `out` cleared; pushes the legal moves of `role`.
+    pub legal_moves: TokenStream,
+    /// Writes `*next_state`.
+    pub next_state: TokenStream,
+    pub goal: TokenStream,
+}
+
+/// The items every module starts with: imports, the game struct, `State`, the name tables and
+/// `INIT`.
+pub(crate) fn header(ir: &Ir, options: &CodegenOptions) -> TokenStream {
+    let ty = format_ident!("{}", options.type_name);
+    let words = state_words(ir);
+    let roles = &ir.roles;
+    let bits = &ir.bits;
+    let constants = &ir.constant_facts;
+    let moves = ir.moves.iter().map(|ms| quote! { &[#(#ms),*] });
+    let mut init = vec![0u64; words];
+    for &b in &ir.init {
+        init[b as usize / 64] |= 1 << (b % 64);
+    }
+    let init = init.iter().map(|&w| Literal::u64_suffixed(w));
+    let doc_game = format!(" The game of {}.", options.source_name);
+    let words_lit = Literal::usize_unsuffixed(words);
+    quote! {
+        use gdl_runtime::{Game, RoleIndex};
+
+        #[doc = #doc_game]
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct #ty;
+
+        /// A state: bit `i` of the words is the state fact `BITS[i]`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct State(pub [u64; #words_lit]);
+
+        /// The roles, in the order of the description.
+        pub const ROLES: &[&str] = &[#(#roles),*];
+        /// The state facts that can change, by bit.
+        pub const BITS: &[&str] = &[#(#bits),*];
+        /// The state facts that hold in every reachable state.
+        pub const CONSTANT_FACTS: &[&str] = &[#(#constants),*];
+        /// The moves of each role, in byte order of the text; a move is its index here.
+        pub const MOVES: &[&[&str]] = &[#(#moves),*];
+        /// The initial state.
+        pub const INIT: State = State([#(#init),*]);
+    }
+}
+
+/// The `impl Game` of the module.
+pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> TokenStream {
+    let ty = format_ident!("{}", options.type_name);
+    let nroles_lit = Literal::usize_unsuffixed(ir.roles.len());
+    let GameBodies {
+        is_terminal,
+        legal_moves,
+        next_state,
+        goal,
+    } = b;
+    quote! {
+        impl Game for #ty {
+            type State = State;
+            type Move = u32;
+
+            fn role_count(&self) -> usize {
+                #nroles_lit
+            }
+
+            fn role_name(&self, role: RoleIndex) -> &str {
+                ROLES.get(role).copied().unwrap_or("")
+            }
+
+            fn initial_state(&self) -> State {
+                INIT
+            }
+
+            fn is_terminal(&self, state: &State) -> bool {
+                #is_terminal
+            }
+
+            fn legal_moves(&self, state: &State, role: RoleIndex, out: &mut Vec<u32>) {
+                out.clear();
+                #legal_moves
+            }
+
+            fn next_state(&self, state: &State, joint: &[u32], next_state: &mut State) {
+                #next_state
+            }
+
+            fn goal(&self, state: &State, role: RoleIndex) -> Option<i32> {
+                #goal
+            }
+
+            fn write_move(&self, role: RoleIndex, mv: u32, out: &mut String) {
+                if let Some(text) = MOVES.get(role).and_then(|m| m.get(mv as usize)) {
+                    out.push_str(text);
+                }
+            }
+
+            fn parse_move(&self, role: RoleIndex, text: &str) -> Option<u32> {
+                let text = gdl_runtime::text::normalize(text)?;
+                let index = MOVES.get(role)?.binary_search(&text.as_str()).ok()?;
+                u32::try_from(index).ok()
+            }
+
+            fn write_state(&self, state: &State, out: &mut Vec<String>) {
+                out.extend(CONSTANT_FACTS.iter().map(|f| f.to_string()));
+                for (i, fact) in BITS.iter().enumerate() {
+                    if state.0[i / 64] >> (i % 64) & 1 != 0 {
+                        out.push(fact.to_string());
+                    }
+                }
+            }
+        }
+    }
+}

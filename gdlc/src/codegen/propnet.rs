@@ -1,0 +1,639 @@
+//! The propnet backend: the circuit of the [`Ir`] as a [`Net`] for the incremental engine of
+//! [`gdl_runtime::propnet`], stored in the module as text and decoded on first use.
+//!
+//! Nodes, in topological order: the state bits (node `b` is bit `b`), the moves of each role,
+//! two constants, one gate per move set, then the gates of the props in evaluation order (the
+//! and-gates of a prop's conjunctions before its or-gate; the gates of a recursive group
+//! contiguous), and last the outputs, one buffer gate each: the legal moves of each role and
+//! the next state in ranges aligned to 64, the terminal test and the goals.
+//!
+//! A move set of more than half a role's moves is built as "none of the other moves", so that
+//! a move fans out to few gates.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use gdl_runtime::propnet::Net;
+
+use super::{CodegenOptions, GameBodies};
+use crate::ir::{Input, Ir, Lit};
+
+const NONE: u32 = u32::MAX;
+
+/// A node read directly or negated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Signal {
+    node: u32,
+    neg: bool,
+}
+
+/// A gate being built.
+struct Gate {
+    thresh: u32,
+    inputs: Vec<Signal>,
+    group: u32,
+}
+
+struct Builder<'a> {
+    ir: &'a Ir,
+    /// Per node: its gate (inputs have none).
+    gates: Vec<Option<Gate>>,
+    does_base: Vec<u32>,
+    true_node: u32,
+    false_node: u32,
+    /// Per move set, its signal.
+    sets: Vec<Signal>,
+    /// Per prop, its signal (set once built).
+    props: Vec<Option<Signal>>,
+    groups: Vec<(u32, u32)>,
+}
+
+impl Builder<'_> {
+    fn add(&mut self, thresh: u32, inputs: Vec<Signal>, group: u32) -> u32 {
+        self.gates.push(Some(Gate {
+            thresh,
+            inputs,
+            group,
+        }));
+        (self.gates.len() - 1) as u32
+    }
+
+    fn constant(&self, value: bool) -> Signal {
+        Signal {
+            node: if value {
+                self.true_node
+            } else {
+                self.false_node
+            },
+            neg: false,
+        }
+    }
+
+    fn signal(&self, l: Lit) -> Signal {
+        let s = match l.input {
+            Input::Const(b) => return self.constant(b != l.negated),
+            Input::Bit(b) => Signal { node: b, neg: false },
+            Input::Does { role, mv } => Signal {
+                node: self.does_base[role as usize] + mv,
+                neg: false,
+            },
+            Input::MoveIn(s) => self
+                .sets
+                .get(s as usize)
+                .copied()
+                .unwrap_or(self.constant(false)),
+            Input::Prop(p) => self
+                .props
+                .get(p as usize)
+                .copied()
+                .flatten()
+                .unwrap_or(self.constant(false)),
+        };
+        Signal {
+            node: s.node,
+            neg: s.neg != l.negated,
+        }
+    }
+
+    /// The inputs of the or-gate of a disjunction of conjunctions, adding a gate per
+    /// conjunction of several literals (in `group`); `None` when the disjunction is true.
+    fn terms(&mut self, disjuncts: &[Vec<Lit>], group: u32) -> Option<Vec<Signal>> {
+        let mut terms: Vec<Signal> = Vec::with_capacity(disjuncts.len());
+        for c in disjuncts {
+            let mut ins: Vec<Signal> = Vec::with_capacity(c.len());
+            let mut falsified = false;
+            for &l in c {
+                match l.constant() {
+                    Some(true) => {}
+                    Some(false) => falsified = true,
+                    None => ins.push(self.signal(l)),
+                }
+            }
+            if falsified {
+                continue;
+            }
+            match ins.len() {
+                0 => return None,
+                1 => terms.push(ins[0]),
+                n => {
+                    let node = self.add(n as u32, ins, group);
+                    terms.push(Signal { node, neg: false });
+                }
+            }
+        }
+        Some(terms)
+    }
+
+    /// The signal of a disjunction of conjunctions outside groups.
+    fn dnf(&mut self, disjuncts: &[Vec<Lit>]) -> Signal {
+        let Some(terms) = self.terms(disjuncts, NONE) else {
+            return self.constant(true);
+        };
+        match terms[..] {
+            [] => self.constant(false),
+            [t] => t,
+            _ => Signal {
+                node: self.add(1, terms, NONE),
+                neg: false,
+            },
+        }
+    }
+
+    /// The top gate of output literal `l` if its prop is read by this output only, its
+    /// sub-gates added now; `guard` is left out of a single conjunction (and returned).
+    fn top(&mut self, l: Lit, only: &[bool], guard: Option<Lit>) -> Option<Top> {
+        let Input::Prop(p) = l.input else {
+            return None;
+        };
+        if l.negated || !only.get(p as usize).copied().unwrap_or(false) {
+            return None;
+        }
+        let disjuncts = &self.ir.props[p as usize].disjuncts;
+        if let ([c], Some(g)) = (&disjuncts[..], guard) {
+            let inputs: Vec<Signal> = c
+                .iter()
+                .filter(|&&x| x != g)
+                .filter(|x| x.constant() != Some(true))
+                .map(|&x| self.signal(x))
+                .collect();
+            let falsified = c.iter().any(|x| x.constant() == Some(false));
+            return Some(Top {
+                thresh: if falsified {
+                    u32::MAX
+                } else {
+                    inputs.len() as u32
+                },
+                inputs,
+                guard: Some(self.signal(g)),
+            });
+        }
+        if let [c] = &disjuncts[..] {
+            let falsified = c.iter().any(|x| x.constant() == Some(false));
+            let inputs: Vec<Signal> = c
+                .iter()
+                .filter(|x| x.constant().is_none())
+                .map(|&x| self.signal(x))
+                .collect();
+            return Some(Top {
+                thresh: if falsified {
+                    u32::MAX
+                } else {
+                    inputs.len() as u32
+                },
+                inputs,
+                guard: None,
+            });
+        }
+        Some(match self.terms(disjuncts, NONE) {
+            None => Top {
+                thresh: 0,
+                inputs: Vec::new(),
+                guard: None,
+            },
+            Some(inputs) => Top {
+                thresh: if inputs.is_empty() { u32::MAX } else { 1 },
+                inputs,
+                guard: None,
+            },
+        })
+    }
+
+    /// A buffer gate for an output literal.
+    fn buffer(&mut self, l: Lit) -> u32 {
+        match l.constant() {
+            Some(true) => self.add(0, Vec::new(), NONE),
+            Some(false) => self.add(u32::MAX, Vec::new(), NONE),
+            None => {
+                let s = self.signal(l);
+                self.add(1, vec![s], NONE)
+            }
+        }
+    }
+
+    /// Pads with never-true gates up to a multiple of 64 nodes.
+    fn align(&mut self) {
+        while self.gates.len() % 64 != 0 {
+            self.add(u32::MAX, Vec::new(), NONE);
+        }
+    }
+}
+
+/// The network of `ir`.
+pub fn build_net(ir: &Ir) -> Net {
+    let bits = ir.bits.len() as u32;
+    let mut gates: Vec<Option<Gate>> = (0..bits).map(|_| None).collect();
+    let mut does_base = Vec::new();
+    for ms in &ir.moves {
+        does_base.push(gates.len() as u32);
+        gates.extend(ms.iter().map(|_| None));
+    }
+    let mut b = Builder {
+        ir,
+        gates,
+        does_base,
+        true_node: 0,
+        false_node: 0,
+        sets: Vec::new(),
+        props: vec![None; ir.props.len()],
+        groups: Vec::new(),
+    };
+    b.true_node = b.add(0, Vec::new(), NONE);
+    b.false_node = b.add(u32::MAX, Vec::new(), NONE);
+    for set in &b.ir.move_sets.sets {
+        let r = set.role as usize;
+        let n = b.ir.moves[r].len() as u32;
+        let base = b.does_base[r];
+        let sig = if set.moves.len() as u32 * 2 <= n {
+            let ins = set
+                .moves
+                .iter()
+                .map(|&m| Signal {
+                    node: base + m,
+                    neg: false,
+                })
+                .collect();
+            Signal {
+                node: b.add(1, ins, NONE),
+                neg: false,
+            }
+        } else {
+            // None of the other moves.
+            let others: Vec<Signal> = (0..n)
+                .filter(|m| set.moves.binary_search(m).is_err())
+                .map(|m| Signal {
+                    node: base + m,
+                    neg: false,
+                })
+                .collect();
+            if others.is_empty() {
+                b.constant(true)
+            } else {
+                Signal {
+                    node: b.add(1, others, NONE),
+                    neg: true,
+                }
+            }
+        };
+        b.sets.push(sig);
+    }
+    let group_of = ir.group_of();
+    let only = output_only(ir);
+    let mut p = 0usize;
+    while p < ir.props.len() {
+        let Some(g) = group_of[p] else {
+            if only[p] {
+                p += 1;
+                continue;
+            }
+            let s = b.dnf(&ir.props[p].disjuncts);
+            b.props[p] = Some(s);
+            p += 1;
+            continue;
+        };
+        // A group: one or-gate per member, allocated first so that members can read each
+        // other, then their conjunctions.
+        let range = ir.groups[g as usize].clone();
+        let gid = b.groups.len() as u32;
+        let start = b.gates.len() as u32;
+        for q in range.clone() {
+            let node = b.add(1, Vec::new(), gid);
+            b.props[q as usize] = Some(Signal { node, neg: false });
+        }
+        for q in range.clone() {
+            let terms = b.terms(&ir.props[q as usize].disjuncts, gid);
+            let node = b.props[q as usize].map_or(0, |s| s.node);
+            if let Some(Some(gate)) = b.gates.get_mut(node as usize) {
+                match terms {
+                    None => gate.thresh = 0,
+                    Some(t) => gate.inputs = t,
+                }
+            }
+        }
+        b.groups.push((start, b.gates.len() as u32));
+        p = range.end as usize;
+    }
+    // Outputs. The sub-gates of props that only an output reads come first, so that the
+    // output ranges hold their top gates.
+    let guards = legal_guards(ir, &only);
+    let mut tops: Vec<Option<Top>> = Vec::new();
+    let mut legal_top: Vec<Vec<Option<usize>>> = Vec::new();
+    for r in 0..ir.roles.len() {
+        let mut row = Vec::new();
+        for m in 0..ir.moves[r].len() {
+            let l = ir.legal[r].get(m).copied().unwrap_or(Lit::FALSE);
+            let guard = guards[r].get(m).copied().flatten();
+            row.push(b.top(l, &only, guard).map(|t| {
+                tops.push(Some(t));
+                tops.len() - 1
+            }));
+        }
+        legal_top.push(row);
+    }
+    let mut next_top = Vec::new();
+    for bit in 0..ir.bits.len() {
+        let l = ir.next.get(bit).copied().unwrap_or(Lit::FALSE);
+        next_top.push(b.top(l, &only, None).map(|t| {
+            tops.push(Some(t));
+            tops.len() - 1
+        }));
+    }
+    let mut legal_base = Vec::new();
+    let mut legal_guard = Vec::new();
+    for r in 0..ir.roles.len() {
+        b.align();
+        legal_base.push(b.gates.len() as u32);
+        let mut gs = Vec::new();
+        for m in 0..ir.moves[r].len() {
+            let l = ir.legal[r].get(m).copied().unwrap_or(Lit::FALSE);
+            let t = legal_top[r][m].and_then(|i| tops[i].take());
+            match t {
+                Some(t) => {
+                    gs.push(t.guard.map_or(NONE, |g| g.node << 1 | u32::from(g.neg)));
+                    b.add(t.thresh, t.inputs, NONE);
+                }
+                None => {
+                    gs.push(NONE);
+                    b.buffer(l);
+                }
+            }
+        }
+        legal_guard.push(gs);
+    }
+    b.align();
+    let next_base = b.gates.len() as u32;
+    for bit in 0..ir.bits.len() {
+        let l = ir.next.get(bit).copied().unwrap_or(Lit::FALSE);
+        match next_top[bit].and_then(|i| tops[i].take()) {
+            Some(t) => {
+                b.add(t.thresh, t.inputs, NONE);
+            }
+            None => {
+                b.buffer(l);
+            }
+        }
+    }
+    let terminal = b.buffer(ir.terminal);
+    let mut goals = Vec::new();
+    for gs in &ir.goals {
+        let mut out = Vec::new();
+        for g in gs {
+            out.push((g.value, b.buffer(g.when)));
+        }
+        goals.push(out);
+    }
+    let mut net = finish(b, bits, legal_base, next_base, terminal, goals);
+    net.legal_guard = legal_guard;
+    net
+}
+
+/// The top gate of an output whose prop only it reads: built in the output range.
+struct Top {
+    thresh: u32,
+    inputs: Vec<Signal>,
+    guard: Option<Signal>,
+}
+
+/// Whether each prop is read by exactly one output (a legal move or a next bit, positively)
+/// and nothing else, outside groups: such a prop's gate can be the output node itself.
+fn output_only(ir: &Ir) -> Vec<bool> {
+    let n = ir.props.len();
+    let mut refs = vec![0u32; n];
+    let mut by_output = vec![false; n];
+    for prop in &ir.props {
+        for l in prop.disjuncts.iter().flatten() {
+            if let Input::Prop(q) = l.input {
+                refs[q as usize] += 1;
+            }
+        }
+    }
+    let mut count = |l: Lit, output: bool| {
+        if let Input::Prop(q) = l.input {
+            refs[q as usize] += 1;
+            if output && !l.negated {
+                by_output[q as usize] = true;
+            }
+        }
+    };
+    ir.legal.iter().flatten().for_each(|&l| count(l, true));
+    ir.next.iter().for_each(|&l| count(l, true));
+    count(ir.terminal, false);
+    ir.goals.iter().flatten().for_each(|g| count(g.when, false));
+    let group_of = ir.group_of();
+    (0..n)
+        .map(|p| refs[p] == 1 && by_output[p] && group_of[p].is_none())
+        .collect()
+}
+
+/// Per role, per move: the literal to test when listing moves instead of fanning it out, if
+/// any. A role's guard is the literal that more than half of its output-only legal
+/// conjunctions share, when the role has more than 64 moves.
+fn legal_guards(ir: &Ir, only: &[bool]) -> Vec<Vec<Option<Lit>>> {
+    let mut out = Vec::new();
+    for legal in &ir.legal {
+        let mut guards = vec![None; legal.len()];
+        let conj = |l: &Lit| -> Option<&Vec<Lit>> {
+            match l.input {
+                Input::Prop(p) if only[p as usize] && !l.negated => {
+                    match &ir.props[p as usize].disjuncts[..] {
+                        [c] if c.len() >= 2 => Some(c),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        };
+        let mut counts: std::collections::HashMap<Lit, usize> = Default::default();
+        let mut total = 0;
+        for c in legal.iter().filter_map(conj) {
+            total += 1;
+            for &x in c {
+                *counts.entry(x).or_default() += 1;
+            }
+        }
+        let best = counts
+            .into_iter()
+            .filter(|&(l, _)| l.constant().is_none())
+            .max_by_key(|&(l, k)| (k, std::cmp::Reverse(l)));
+        if let Some((g, k)) = best
+            && legal.len() > 64
+            && k * 2 > total
+        {
+            for (m, l) in legal.iter().enumerate() {
+                if conj(l).is_some_and(|c| c.contains(&g)) {
+                    guards[m] = Some(g);
+                }
+            }
+        }
+        out.push(guards);
+    }
+    out
+}
+
+/// Turns the gates into the network's arrays: thresholds, fan-out lists and group edges.
+fn finish(
+    b: Builder<'_>,
+    bits: u32,
+    legal_base: Vec<u32>,
+    next_base: u32,
+    terminal: u32,
+    goals: Vec<Vec<(Option<i32>, u32)>>,
+) -> Net {
+    let nodes = b.gates.len();
+    let mut group_of = vec![NONE; nodes];
+    for (g, &(a, z)) in b.groups.iter().enumerate() {
+        for n in a..z {
+            group_of[n as usize] = g as u32;
+        }
+    }
+    let mut thresh = vec![0u32; nodes];
+    let mut fan: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    let mut inner: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    for (n, gate) in b.gates.iter().enumerate() {
+        let Some(gate) = gate else { continue };
+        thresh[n] = gate.thresh;
+        for s in &gate.inputs {
+            let src = s.node as usize;
+            let same_group = gate.group != NONE && group_of[src] == gate.group;
+            if same_group && !s.neg {
+                inner[src].push(n as u32);
+            } else {
+                let to_group = u32::from(gate.group != NONE);
+                fan[src].push((n as u32) << 2 | to_group << 1 | u32::from(s.neg));
+            }
+        }
+    }
+    let mut fan_start = Vec::with_capacity(nodes + 1);
+    let mut flat = Vec::new();
+    fan_start.push(0);
+    for mut list in fan {
+        list.sort_unstable();
+        flat.extend(list);
+        fan_start.push(flat.len() as u32);
+    }
+    let mut inner_start = Vec::with_capacity(nodes + 1);
+    let mut inner_flat = Vec::new();
+    inner_start.push(0);
+    for mut list in inner {
+        list.sort_unstable();
+        inner_flat.extend(list);
+        inner_start.push(inner_flat.len() as u32);
+    }
+    let words = (bits as usize).div_ceil(64).max(1);
+    let mut init = vec![0u64; words];
+    for &i in &b.ir.init {
+        init[i as usize / 64] |= 1 << (i % 64);
+    }
+    Net {
+        nodes: nodes as u32,
+        bits,
+        does_base: b.does_base,
+        moves: b.ir.moves.iter().map(|m| m.len() as u32).collect(),
+        thresh,
+        fan_start,
+        fan: flat,
+        group_of,
+        groups: b.groups,
+        inner_start,
+        inner: inner_flat,
+        legal_base,
+        legal_guard: Vec::new(),
+        next_base,
+        terminal,
+        goals,
+        init,
+    }
+}
+
+/// The edges the engine visits per state in a few seeded random playouts (at most 4,000
+/// states): what a step of the network costs, on average.
+pub fn visits_per_state(net: &Net) -> f64 {
+    use gdl_runtime::SplitMix64;
+    use gdl_runtime::propnet::Engine;
+    let mut e = Engine::new(net);
+    let mut rng = SplitMix64::new(1);
+    let mut state = net.init.clone();
+    let mut joint = vec![0u32; net.moves.len()];
+    let mut moves = Vec::new();
+    let mut states = 0u64;
+    let start = e.visits;
+    'playouts: for _ in 0..50 {
+        state.copy_from_slice(&net.init);
+        for _ in 0..1000 {
+            e.set_state(&state);
+            states += 1;
+            if e.terminal() || states >= 4000 {
+                break;
+            }
+            for (r, j) in joint.iter_mut().enumerate() {
+                moves.clear();
+                e.legal(r, &mut moves);
+                if moves.is_empty() {
+                    break 'playouts;
+                }
+                *j = moves[rng.below(moves.len())];
+            }
+            e.set_joint(&joint);
+            e.next(&mut state);
+        }
+        if states >= 4000 {
+            break;
+        }
+    }
+    (e.visits - start) as f64 / states.max(1) as f64
+}
+
+/// The items of the module, and the text of the network to append after them.
+pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
+    let net = build_net(ir);
+    let text = net.encode();
+    let bodies = GameBodies {
+        is_terminal: quote! { with_engine(state, |e| e.terminal()) },
+        legal_moves: quote! { with_engine(state, |e| e.legal(role, out)) },
+        next_state: quote! {
+            with_engine(state, |e| {
+                e.set_joint(joint);
+                e.next(&mut next_state.0);
+            })
+        },
+        goal: quote! { with_engine(state, |e| e.goal(role)) },
+    };
+    let engine = quote! {
+        use gdl_runtime::propnet::{Engine, Net};
+
+        /// The network, decoded on first use.
+        fn net() -> &'static Net {
+            static NET: std::sync::OnceLock<Net> = std::sync::OnceLock::new();
+            NET.get_or_init(|| Net::decode(NET_TEXT).unwrap_or_default())
+        }
+
+        thread_local! {
+            /// This thread's engine.
+            static ENGINE: std::cell::RefCell<Option<Engine<'static>>> =
+                const { std::cell::RefCell::new(None) };
+        }
+
+        /// Runs `f` on this thread's engine, synced to `state`.
+        fn with_engine<R>(state: &State, f: impl FnOnce(&mut Engine<'static>) -> R) -> R {
+            ENGINE.with(|cell| {
+                let mut slot = cell.borrow_mut();
+                let engine = slot.get_or_insert_with(|| Engine::new(net()));
+                engine.set_state(&state.0);
+                f(engine)
+            })
+        }
+    };
+    let items = vec![
+        super::header(ir, options),
+        engine,
+        super::game_impl(ir, options, &bodies),
+    ];
+    let mut data = String::from(
+        "\n/// The network (see `gdl_runtime::propnet::Net::encode`).\n#[rustfmt::skip]\nstatic NET_TEXT: &str = \"\\\n",
+    );
+    for chunk in text.as_bytes().chunks(100) {
+        data.push_str(std::str::from_utf8(chunk).unwrap_or(""));
+        data.push_str("\\\n");
+    }
+    data.push_str("\";\n");
+    (items, data)
+}

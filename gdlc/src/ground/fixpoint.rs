@@ -1,0 +1,246 @@
+//! The two fixpoints of grounding: the exact one of the static relations (component by
+//! component, with stratified negation) and the relaxed reachability of the dynamic ones.
+//! Both are semi-naive: after the first round, a rule is joined once per positive literal of a
+//! relation that grew, that literal reading only the atoms new in the last round.
+
+use std::collections::{HashMap, HashSet};
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+
+use crate::ast::kw;
+use crate::diag::Diagnostic;
+use crate::interp::TermId;
+use crate::normalize::{NAtom, NLit, NRule};
+
+use super::join::{self, JoinError, JoinRequest, NegMode, RelKey, rel_key};
+use super::{Grounder, unsafe_rule};
+
+/// The static rules grouped by strongly connected component of their relations, in
+/// dependency order; fails on negation inside a component.
+pub fn static_components<'a>(
+    rules: &[&'a NRule],
+) -> Result<Vec<Vec<&'a NRule>>, Vec<Diagnostic>> {
+    let mut graph: DiGraph<RelKey, ()> = DiGraph::new();
+    let mut node = HashMap::new();
+    let mut get =
+        |g: &mut DiGraph<RelKey, ()>, k: RelKey| *node.entry(k).or_insert_with(|| g.add_node(k));
+    for r in rules {
+        let h = get(&mut graph, rel_key(&r.head));
+        for lit in &r.body {
+            if let NLit::Pos(a) | NLit::Neg(a) = lit {
+                let b = get(&mut graph, rel_key(a));
+                graph.update_edge(b, h, ());
+            }
+        }
+    }
+    let mut sccs = tarjan_scc(&graph);
+    sccs.reverse();
+    let mut comp_of: HashMap<RelKey, usize> = HashMap::new();
+    for (c, scc) in sccs.iter().enumerate() {
+        for &n in scc {
+            comp_of.insert(graph[n], c);
+        }
+    }
+    let mut comps: Vec<Vec<&NRule>> = vec![Vec::new(); sccs.len()];
+    let mut errors = Vec::new();
+    for r in rules {
+        let c = comp_of[&rel_key(&r.head)];
+        for lit in &r.body {
+            if let NLit::Neg(a) = lit
+                && comp_of.get(&rel_key(a)) == Some(&c)
+            {
+                errors.push(Diagnostic::error(
+                    "negative-cycle",
+                    r.span,
+                    "this rule depends on its own negation: the description is not stratified",
+                ));
+            }
+        }
+        comps[c].push(r);
+    }
+    if errors.is_empty() {
+        Ok(comps)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Computes the atoms of one component of static rules, exactly.
+pub fn static_component(g: &mut Grounder<'_>, component: &[&NRule]) -> Result<(), Vec<Diagnostic>> {
+    let growing: HashSet<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
+    let neg = |a: &NAtom| {
+        if growing.contains(&rel_key(a)) {
+            NegMode::Assume
+        } else {
+            NegMode::Exact
+        }
+    };
+    fixpoint(g, component, &growing, &neg, Feed::No)?;
+    Ok(())
+}
+
+/// The relaxed reachability of the dynamic relations from the `init` facts; returns the
+/// number of rounds.
+pub fn reach(
+    g: &mut Grounder<'_>,
+    init: &[TermId],
+    rules: &[&NRule],
+) -> Result<usize, Vec<Diagnostic>> {
+    let mut seeds: Vec<TermId> = init.to_vec();
+    seeds.extend(g.db.atoms((kw::NEXT, 1)).iter().map(|&a| g.store.args(a)[0]));
+    for x in seeds {
+        let t = g.store.intern(kw::TRUE, &[x]);
+        g.db.insert(&g.store, (kw::TRUE, 1), t);
+    }
+    for a in g.db.atoms((kw::LEGAL, 2)).to_vec() {
+        let args = g.store.args(a).to_vec();
+        let t = g.store.intern(kw::DOES, &args);
+        g.db.insert(&g.store, (kw::DOES, 2), t);
+    }
+    let dynamic = g.dynamic.clone();
+    let neg = |a: &NAtom| {
+        if dynamic.contains(&rel_key(a)) {
+            NegMode::Assume
+        } else {
+            NegMode::Exact
+        }
+    };
+    fixpoint(g, rules, &dynamic, &neg, Feed::Yes)
+}
+
+/// Whether derived `next` and `legal` atoms are fed back as `true` and `does` atoms.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Feed {
+    No,
+    Yes,
+}
+
+/// Runs `rules` to a fixpoint semi-naively; `growing` are the relations that may gain atoms
+/// meanwhile. Returns the number of rounds.
+pub fn fixpoint(
+    g: &mut Grounder<'_>,
+    rules: &[&NRule],
+    growing: &HashSet<RelKey>,
+    neg_mode: &dyn Fn(&NAtom) -> NegMode,
+    feed: Feed,
+) -> Result<usize, Vec<Diagnostic>> {
+    let mut lo = 0;
+    let mut hi = g.db.count();
+    let mut rounds = 0;
+    loop {
+        for rule in rules {
+            derive(g, rule, rounds == 0, growing, (lo, hi), neg_mode, feed)?;
+        }
+        rounds += 1;
+        lo = hi;
+        hi = g.db.count();
+        if lo == hi {
+            return Ok(rounds);
+        }
+    }
+}
+
+/// One semi-naive round of one rule: adds the heads of its matches (all of them when `first`,
+/// else those that read an atom of `window` in a growing relation).
+#[allow(clippy::too_many_arguments)]
+fn derive(
+    g: &mut Grounder<'_>,
+    rule: &NRule,
+    first: bool,
+    growing: &HashSet<RelKey>,
+    (lo, hi): (u32, u32),
+    neg_mode: &dyn Fn(&NAtom) -> NegMode,
+    feed: Feed,
+) -> Result<(), Vec<Diagnostic>> {
+    // The head's variables: matches are kept projected on them, without duplicates.
+    let mut head_vars: Vec<u32> = Vec::new();
+    rule.head.for_each_var(&mut |v| {
+        if !head_vars.contains(&v) {
+            head_vars.push(v)
+        }
+    });
+    let mut heads: HashSet<Vec<TermId>> = HashSet::new();
+    let deltas: Vec<Option<usize>> = if first {
+        vec![None]
+    } else {
+        rule.body
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| match l {
+                NLit::Pos(a)
+                    if growing.contains(&rel_key(a)) && g.db.has_in_window(rel_key(a), lo, hi) =>
+                {
+                    Some(Some(i))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let max_heads = g.options.max_atoms;
+    for delta in deltas {
+        let req = JoinRequest {
+            rule,
+            delta,
+            lo,
+            hi,
+            neg_mode,
+        };
+        let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
+            let vals = m.vars();
+            heads.insert(
+                head_vars
+                    .iter()
+                    .map(|&v| vals[v as usize].unwrap_or(0))
+                    .collect(),
+            );
+            heads.len() <= max_heads
+        });
+        match result {
+            Err(JoinError::Unsafe) => return Err(vec![unsafe_rule(rule)]),
+            Err(JoinError::Budget) => {
+                return Err(g.exhausted(Some(rule), "the reachable atoms of this rule"));
+            }
+            Err(JoinError::Stopped) | Ok(()) => {}
+        }
+    }
+    let width = rule.var_names.len();
+    let mut binding: Vec<Option<TermId>> = vec![None; width];
+    for h in heads {
+        for (&v, &t) in head_vars.iter().zip(&h) {
+            binding[v as usize] = Some(t);
+        }
+        let Some(head) = join::intern_atom(&rule.head, &binding, &mut g.store) else {
+            continue;
+        };
+        if g.db.insert(&g.store, rel_key(&rule.head), head) {
+            if g.depth(head) > g.options.max_term_depth + 1 {
+                return Err(vec![Diagnostic::error(
+                    "grounding-too-large",
+                    rule.span,
+                    format!(
+                        "too large to ground: this rule derives terms nested more than {} deep \
+                         (a counter without bound?)",
+                        g.options.max_term_depth
+                    ),
+                )]);
+            }
+            if feed == Feed::Yes {
+                feed_back(g, &rule.head, head);
+            }
+        }
+    }
+    g.check_atoms(rule)
+}
+
+fn feed_back(g: &mut Grounder<'_>, head: &NAtom, atom: TermId) {
+    let fed = match (head.rel, head.args.len()) {
+        (kw::NEXT, 1) => Some(((kw::TRUE, 1), g.store.args(atom).to_vec())),
+        (kw::LEGAL, 2) => Some(((kw::DOES, 2), g.store.args(atom).to_vec())),
+        _ => None,
+    };
+    if let Some((rel, args)) = fed {
+        let t = g.store.intern(rel.0, &args);
+        g.db.insert(&g.store, rel, t);
+    }
+}

@@ -1,0 +1,236 @@
+//! The commands around compiled games: `gdlc build` writes a crate whose binary reproduces the
+//! reference trace; `gdlc trace|bench --engine compiled` build through the cache once and then
+//! start without cargo; errors are reported, not panics.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gdlc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gdlc"))
+}
+
+fn corpus() -> PathBuf {
+    match std::env::var_os("GDL_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+fn tic_tac_toe() -> (PathBuf, String) {
+    let c = corpus();
+    let reference = c.join("traces/ggp-repository/ticTacToe.txt");
+    let reference = std::fs::read_to_string(&reference)
+        .unwrap_or_else(|e| panic!("{}: {e}; set GDL_CORPUS", reference.display()));
+    (c.join("games/ggp-repository/ticTacToe.kif"), reference)
+}
+
+/// A fresh directory under cargo's temporary directory for integration tests.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn build_writes_a_crate_whose_binary_plays_the_reference_trace() {
+    let (kif, reference) = tic_tac_toe();
+    let dir = scratch("cli-build");
+    let out = gdlc()
+        .arg("build")
+        .arg(&kif)
+        .arg("-o")
+        .arg(dir.join("ttt"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.starts_with("wrote "), "{stdout}");
+    let crate_dir = dir.join("ttt");
+    for f in ["Cargo.toml", "src/lib.rs", "src/main.rs"] {
+        assert!(crate_dir.join(f).is_file(), "{f} missing");
+    }
+    let main = std::fs::read_to_string(crate_dir.join("src/main.rs")).unwrap();
+    assert!(main.contains("gdl_runtime::cli::main_for(&gdl_tictactoe::TicTacToe, \"ticTacToe\")"));
+
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-build-target");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--quiet", "--manifest-path"])
+        .arg(crate_dir.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .unwrap();
+    assert!(status.success(), "the generated crate does not build");
+    let binary = target.join("release/gdl-tictactoe");
+    let out = Command::new(&binary)
+        .args(["trace", "--seed", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(text(&out).0, reference);
+
+    let out = Command::new(&binary)
+        .args(["bench", "--seconds", "0.2"])
+        .output()
+        .unwrap();
+    let line = text(&out).0;
+    assert!(
+        line.starts_with("game=ticTacToe engine=compiled seconds=")
+            && line.contains(" playouts_per_sec=")
+            && line.contains(" states_per_sec=")
+            && line.contains(" avg_goal xplayer=")
+            && line.contains(" oplayer="),
+        "{line}"
+    );
+
+    // Building again into the same directory is fine; over someone else's crate it is not.
+    let again = gdlc()
+        .arg("build")
+        .arg(&kif)
+        .arg("-o")
+        .arg(&crate_dir)
+        .status()
+        .unwrap();
+    assert!(again.success());
+    let foreign = dir.join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("Cargo.toml"), "[package]\nname = \"mine\"\n").unwrap();
+    let out = gdlc()
+        .arg("build")
+        .arg(&kif)
+        .arg("-o")
+        .arg(&foreign)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("--force"));
+}
+
+#[test]
+fn compiled_engine_is_cached() {
+    let (kif, reference) = tic_tac_toe();
+    let cache = scratch("cli-cache");
+    let trace = |cargo: Option<&str>| {
+        let mut cmd = gdlc();
+        cmd.arg("trace")
+            .arg(&kif)
+            .args(["--seed", "1", "--engine", "compiled"])
+            .env("GDLC_CACHE", &cache);
+        if let Some(c) = cargo {
+            cmd.env("CARGO", c);
+        }
+        cmd.output().unwrap()
+    };
+    let first = trace(None);
+    assert!(first.status.success(), "{}", text(&first).1);
+    assert_eq!(text(&first).0, reference);
+    let games: Vec<_> = std::fs::read_dir(cache.join("games")).unwrap().collect();
+    assert_eq!(games.len(), 1, "one crate per description");
+
+    // A second call must not run cargo: with no cargo to run it still works.
+    let start = std::time::Instant::now();
+    let second = trace(Some("/nonexistent/cargo"));
+    assert!(second.status.success(), "{}", text(&second).1);
+    assert_eq!(text(&second).0, reference);
+    assert!(start.elapsed().as_secs_f64() < 5.0);
+
+    let out = gdlc()
+        .arg("bench")
+        .arg(&kif)
+        .args(["--seconds", "0.2", "--engine", "compiled"])
+        .env("GDLC_CACHE", &cache)
+        .env("CARGO", "/nonexistent/cargo")
+        .output()
+        .unwrap();
+    let line = text(&out).0;
+    assert!(line.starts_with("game=ticTacToe engine=compiled "), "{line}");
+
+    // Another description is another crate, and a failing cargo is reported.
+    let other = cache.join("other.kif");
+    let source = std::fs::read_to_string(&kif).unwrap() + "\n; a comment changes the key\n";
+    std::fs::write(&other, source).unwrap();
+    let out = gdlc()
+        .arg("trace")
+        .arg(&other)
+        .args(["--engine", "compiled"])
+        .env("GDLC_CACHE", &cache)
+        .env("CARGO", "/nonexistent/cargo")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).1.contains("cannot run /nonexistent/cargo"), "{}", text(&out).1);
+}
+
+#[test]
+fn interpreted_bench_prints_one_line() {
+    let (kif, _) = tic_tac_toe();
+    let out = gdlc()
+        .arg("bench")
+        .arg(&kif)
+        .args(["--seconds", "0.2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (stdout, _) = text(&out);
+    assert_eq!(stdout.lines().count(), 1);
+    assert!(
+        stdout.starts_with("game=ticTacToe engine=interpreted seconds=")
+            && stdout.contains(" avg_goal xplayer="),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn errors_are_reported_not_panics() {
+    let c = corpus();
+    let cache = scratch("cli-errors");
+    let broken = cache.join("broken.kif");
+    std::fs::write(&broken, "(role x) (init (p)").unwrap();
+    let invalid = c.join("games/ggp-base-tests/test_invalid_sentence_arities_differ.kif");
+    for (file, engine) in [
+        (&broken, "compiled"),
+        (&broken, "interpreted"),
+        (&invalid, "compiled"),
+    ] {
+        let out = gdlc()
+            .arg("bench")
+            .arg(file)
+            .args(["--seconds", "0.1", "--engine", engine])
+            .env("GDLC_CACHE", &cache)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{engine}: {}", text(&out).1);
+        assert!(!text(&out).1.contains("panicked"));
+    }
+    let out = gdlc()
+        .args(["trace", "/nonexistent.kif", "--engine", "compiled"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = gdlc()
+        .arg("bench")
+        .arg(c.join("games/ggp-repository/ticTacToe.kif"))
+        .args(["--seconds", "-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = gdlc()
+        .arg("build")
+        .arg(c.join("games/ggp-repository/ticTacToe.kif"))
+        .args(["-o"])
+        .arg(cache.join("x"))
+        .args(["--runtime", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("no gdl-runtime crate"));
+}

@@ -1,0 +1,231 @@
+//! Compiled code against the interpreter and the reference traces, for the CI set of games.
+//!
+//! Every game of `CI_GAMES` (in `gdl_tests::compiled`) is compiled with `gdlc::compile`; the modules go into a few batch
+//! crates of one scratch workspace (`target/gdlc-scratch/ci`, building into
+//! `target/gdlc-scratch/target`), built with one cargo run in release mode. For each game, the
+//! batch binary plays [`playouts`] seeded random playouts; each is compared step by step (state
+//! facts, every role's legal moves, terminal, goals) with the interpreter's playout of the same
+//! seed, and the seed-1 playout byte for byte with the reference trace.
+//!
+//! A game of the CI set that does not compile, does not build or disagrees fails the test;
+//! nothing is skipped. `PENDING` (in `gdl_tests::compiled`) lists the games that are meant to join the set once the
+//! compiler handles them: `cargo test -p gdl-tests --test compiled -- --ignored` tries them.
+//!
+//! `GDL_COMPILED_PLAYOUTS` sets the number of playouts per game (default 100).
+
+use std::ops::RangeInclusive;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use gdl_tests::compiled::{
+    self, Batch, CI_GAMES, CompiledGame, Limits, PENDING, Scratch, compare_with_interpreter,
+    compare_with_reference,
+};
+use gdl_tests::{CorpusGame, corpus_games, read_game, run_parallel};
+
+/// The optimisation level of the scratch crates.
+const SCRATCH_OPT_LEVEL: u8 = 0;
+
+/// Scratch batch crates hold at most this much generated Rust each (one game may exceed it).
+const BATCH_BYTES: usize = 6_000_000;
+
+fn playouts() -> u64 {
+    std::env::var("GDL_COMPILED_PLAYOUTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100)
+}
+
+/// The games of `names` in the corpus (ggp-repository first when a name is in both); a name
+/// that is not there is a failure.
+fn find_games(names: &[&str], failures: &mut Vec<String>) -> Vec<CorpusGame> {
+    let all = corpus_games();
+    let mut out = Vec::new();
+    for name in names {
+        let mut found: Vec<&CorpusGame> = all.iter().filter(|g| g.name == *name).collect();
+        found.sort_by_key(|g| g.collection != "ggp-repository");
+        match found.first() {
+            Some(g) => out.push((*g).clone()),
+            None => failures.push(format!("{name}: not in the corpus")),
+        }
+    }
+    out
+}
+
+/// What one game's check found.
+struct Outcome {
+    playouts: u64,
+    states: u64,
+    error: Option<String>,
+}
+
+fn check_games(names: &[&str], scratch_name: &str) {
+    let started = Instant::now();
+    let seeds: RangeInclusive<u64> = 1..=playouts();
+    let mut failures = Vec::new();
+    let games = find_games(names, &mut failures);
+    let sources: Vec<String> = games.iter().map(|g| read_game(&g.kif)).collect();
+    let indices: Vec<usize> = (0..games.len()).collect();
+
+    // 1. Compile every game.
+    let compiled = run_parallel(
+        &indices,
+        |&i| format!("gdlc::compile {}", games[i].name),
+        Duration::from_secs(600),
+        |&i| compiled::compile_game(&games[i].name, &sources[i]),
+    );
+    let compile_time = started.elapsed();
+    let mut ok: Vec<CompiledGame> = Vec::new();
+    let mut module_of: Vec<Option<usize>> = vec![None; games.len()];
+    for (i, (c, _)) in compiled.into_iter().enumerate() {
+        match c {
+            Ok(c) => {
+                module_of[i] = Some(ok.len());
+                ok.push(c);
+            }
+            Err(e) => failures.push(format!("{}: does not compile: {e}", games[i].name)),
+        }
+    }
+
+    // 2. Build the batches (in the background) while the interpreter plays.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory");
+    let mut scratch = Scratch::in_target_dir(target, scratch_name);
+    scratch.profile.opt_level = SCRATCH_OPT_LEVEL;
+    let sizes: Vec<usize> = ok.iter().map(|c| c.rust.len()).collect();
+    let plan = compiled::plan_batches(&sizes, BATCH_BYTES);
+    let batches: Vec<Batch> = compiled::write_workspace(&scratch, scratch_name, &ok, &plan)
+        .expect("write the scratch workspace");
+    let build_time = Mutex::new(Duration::ZERO);
+    let interpreter_time = Mutex::new(Duration::ZERO);
+    let (built, interpreted) = std::thread::scope(|s| {
+        let build = s.spawn(|| {
+            let start = Instant::now();
+            let limits = Limits {
+                timeout: Some(Duration::from_secs(1800)),
+                memory_bytes: None,
+            };
+            let r = compiled::cargo_build(&scratch, None, &limits);
+            *build_time.lock().unwrap() = start.elapsed();
+            r
+        });
+        let start = Instant::now();
+        let interpreted = run_parallel(
+            &indices,
+            |&i| format!("interpreter playouts of {}", games[i].name),
+            Duration::from_secs(900),
+            |&i| compiled::interpreter_records(&sources[i], &seeds),
+        );
+        *interpreter_time.lock().unwrap() = start.elapsed();
+        (build.join().expect("the build thread"), interpreted)
+    });
+    if let Err(e) = &built {
+        failures.push(format!("the scratch workspace does not build: {e}"));
+    }
+
+    // 3. Play the compiled games and compare.
+    let batch_of = |m: usize| batches.iter().find(|b| b.games.contains(&ok[m].name));
+    let outcomes = run_parallel(
+        &indices,
+        |&i| format!("compiled playouts of {}", games[i].name),
+        Duration::from_secs(600),
+        |&i| {
+            let fail = |e: String| Outcome {
+                playouts: 0,
+                states: 0,
+                error: Some(e),
+            };
+            let (Some(m), Ok(interp), Ok(())) = (module_of[i], &interpreted[i].0, &built) else {
+                return match &interpreted[i].0 {
+                    Err(e) => fail(e.clone()),
+                    Ok(_) => fail(String::new()),
+                };
+            };
+            let Some(batch) = batch_of(m) else {
+                return fail("in no batch".into());
+            };
+            let limits = Limits {
+                timeout: Some(Duration::from_secs(300)),
+                memory_bytes: None,
+            };
+            let text = match compiled::compiled_records(batch, &games[i].name, &seeds, &limits) {
+                Ok(t) => t,
+                Err(e) => return fail(format!("the compiled binary failed: {e}")),
+            };
+            if let (Some(reference), Some(seed1)) = (
+                &games[i].trace,
+                gdl_runtime::compare::split_records(&text).first(),
+            ) && *seeds.start() == 1
+                && let Err(e) = compare_with_reference(seed1, reference)
+            {
+                return fail(e);
+            }
+            match compare_with_interpreter(&text, interp, *seeds.start()) {
+                Ok(stats) => Outcome {
+                    playouts: stats.playouts,
+                    states: stats.states,
+                    error: None,
+                },
+                Err(e) => fail(e),
+            }
+        },
+    );
+
+    eprintln!(
+        "{:<28} {:>10} {:>9} {:>9} {:>10} {:>9}",
+        "game", "rust bytes", "gdlc s", "playouts", "states", "check s"
+    );
+    for (i, (o, t)) in outcomes.iter().enumerate() {
+        let c = module_of[i].map(|m| &ok[m]);
+        eprintln!(
+            "{:<28} {:>10} {:>9.2} {:>9} {:>10} {:>9.2}",
+            games[i].name,
+            c.map_or(0, |c| c.rust.len()),
+            c.map_or(0.0, |c| c.compile_time.as_secs_f64()),
+            o.playouts,
+            o.states,
+            t.as_secs_f64()
+        );
+        if let Some(e) = &o.error
+            && !e.is_empty()
+        {
+            failures.push(format!("{}: {e}", games[i].name));
+        }
+    }
+    eprintln!(
+        "{} games in {} batches ({} bytes of Rust); gdlc {:.1} s, cargo build {:.1} s, \
+         interpreter {:.1} s (alongside the build), total {:.1} s",
+        games.len(),
+        batches.len(),
+        sizes.iter().sum::<usize>(),
+        compile_time.as_secs_f64(),
+        build_time.lock().unwrap().as_secs_f64(),
+        interpreter_time.lock().unwrap().as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} games fail:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn compiled_ci_games_agree_with_the_interpreter_and_the_reference() {
+    assert!(CI_GAMES.len() >= 30);
+    check_games(CI_GAMES, "ci");
+}
+
+#[test]
+#[ignore = "games the compiler does not handle yet; run with --ignored to see how far they get"]
+fn pending_games() {
+    for (game, reason) in PENDING {
+        eprintln!("pending: {game}: {reason}");
+    }
+    let names: Vec<&str> = PENDING.iter().map(|(g, _)| *g).collect();
+    check_games(&names, "pending");
+}
