@@ -62,8 +62,8 @@ impl Parse for Input {
             }
         }
         let name = name.ok_or_else(|| input.error("missing `name = GameName`"))?;
-        let origin =
-            origin.ok_or_else(|| input.error("missing `file = \"game.kif\"` or `source = \"...\"`"))?;
+        let origin = origin
+            .ok_or_else(|| input.error("missing `file = \"game.kif\"` or `source = \"...\"`"))?;
         Ok(Input { name, origin })
     }
 }
@@ -88,14 +88,22 @@ fn expand(input: &Input) -> syn::Result<proc_macro2::TokenStream> {
                 syn::Error::new(lit.span(), format!("cannot read {}: {e}", path.display()))
             })?;
             let text = String::from_utf8_lossy(&bytes).into_owned();
-            (text, lit.value(), Some(path.display().to_string()), lit.span())
+            (
+                text,
+                lit.value(),
+                Some(path.display().to_string()),
+                lit.span(),
+            )
         }
     };
     let mut options = gdlc::pipeline::CompileOptions::for_game(&input.name.to_string());
     options.codegen.type_name = input.name.to_string();
     options.codegen.source_name = file_name.clone();
     let compiled = gdlc::compile(&text, &options).map_err(|diags| {
-        let file = gdlc::diag::SourceFile { name: &file_name, text: &text };
+        let file = gdlc::diag::SourceFile {
+            name: &file_name,
+            text: &text,
+        };
         let rendered: String = diags
             .iter()
             .map(|d| gdlc::diag::render(file, d, gdlc::diag::RenderOptions { color: false }))
@@ -104,7 +112,10 @@ fn expand(input: &Input) -> syn::Result<proc_macro2::TokenStream> {
         syn::Error::new(span, format!("{file_name}: {errors} error(s)\n{rendered}"))
     })?;
     let items: proc_macro2::TokenStream = compiled.rust.parse().map_err(|e| {
-        syn::Error::new(Span::call_site(), format!("gdlc produced invalid Rust: {e}"))
+        syn::Error::new(
+            Span::call_site(),
+            format!("gdlc produced invalid Rust: {e}"),
+        )
     })?;
     // Rebuild when the description changes.
     let track = tracked.map(|p| quote! { const _: &[u8] = include_bytes!(#p); });

@@ -19,17 +19,33 @@ use gdl_runtime::trace::{TraceOptions, write_trace};
 
 fn trace<G: gdl_runtime::Game>(game: &G, seed: u64) -> String {
     let mut out = String::new();
-    write_trace(game, &TraceOptions { seed, max_steps: 1000 }, &mut out).expect("plays to the end");
+    write_trace(
+        game,
+        &TraceOptions {
+            seed,
+            max_steps: 1000,
+        },
+        &mut out,
+    )
+    .expect("plays to the end");
     out
 }
 
 #[test]
 fn the_macro_game_agrees_with_the_interpreter() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/ticTacToe.kif")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/ticTacToe.kif"
+    ))
+    .unwrap();
     let (program, _) = gdlc::parse_kif(&text);
     let reference = gdlc::interp::Interpreter::new(&program).unwrap();
     for seed in 1..=50 {
-        assert_eq!(trace(&tic_tac_toe::TicTacToe, seed), trace(&reference, seed), "seed {seed}");
+        assert_eq!(
+            trace(&tic_tac_toe::TicTacToe, seed),
+            trace(&reference, seed),
+            "seed {seed}"
+        );
     }
 }
 

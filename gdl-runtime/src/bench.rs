@@ -82,7 +82,10 @@ impl fmt::Display for BenchError {
                  step {step}"
             ),
             BenchError::StepLimit { playout, steps } => {
-                write!(f, "playout {playout}: no terminal state after {steps} steps")
+                write!(
+                    f,
+                    "playout {playout}: no terminal state after {steps} steps"
+                )
             }
         }
     }

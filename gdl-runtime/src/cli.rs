@@ -76,9 +76,16 @@ pub fn main_multi(
 /// A parsed command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
-    Trace { seed: u64, max_steps: usize },
+    Trace {
+        seed: u64,
+        max_steps: usize,
+    },
     Bench(BenchOptions),
-    Traces { first: u64, last: u64, max_steps: usize },
+    Traces {
+        first: u64,
+        last: u64,
+        max_steps: usize,
+    },
     Roles,
     Help,
 }
@@ -109,7 +116,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 max_steps = Some(value.parse::<usize>().map_err(|_| bad("a step count"))?)
             }
             "--seconds" => match value.parse::<f64>() {
-                Ok(s) if s.is_finite() && s >= 0.0 && s < 1e9 => seconds = Some(s),
+                Ok(s) if (0.0..1e9).contains(&s) => seconds = Some(s),
                 _ => return Err(bad("a number of seconds")),
             },
             "--seeds" => seeds = Some(parse_seeds(&value).ok_or_else(|| bad("a range A..B"))?),
@@ -297,8 +304,14 @@ mod tests {
     fn executes_trace_and_traces() {
         let g = Countdown::new(2);
         let mut out = Vec::new();
-        execute(&g, "countdown", "toy", &parse_args(&args("traces --seeds 1..2")).unwrap(), &mut out)
-            .unwrap();
+        execute(
+            &g,
+            "countdown",
+            "toy",
+            &parse_args(&args("traces --seeds 1..2")).unwrap(),
+            &mut out,
+        )
+        .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(crate::compare::split_records(&text).len(), 2);
         let mut out = Vec::new();
@@ -313,6 +326,10 @@ mod tests {
             &mut out,
         );
         assert!(e.unwrap_err().contains("no terminal state after 3 steps"));
-        assert!(String::from_utf8(out).unwrap().starts_with("roles only\nseed 1\n"));
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .starts_with("roles only\nseed 1\n")
+        );
     }
 }

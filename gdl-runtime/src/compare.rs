@@ -72,7 +72,9 @@ pub enum MismatchKind {
     /// The facts of the state.
     State,
     /// One role's legal moves.
-    Legal { role: String },
+    Legal {
+        role: String,
+    },
     /// One engine says terminal, the other does not.
     Terminal,
     /// The goal values at a terminal state.
@@ -176,7 +178,12 @@ pub fn split_records(text: &str) -> Vec<&str> {
 }
 
 /// Compares two records of the playout of `seed`; `labels` name the engines that made them.
-pub fn compare_records(seed: u64, a: &str, b: &str, labels: [&str; 2]) -> Result<(), Mismatch> {
+pub fn compare_records(
+    seed: u64,
+    a: &str,
+    b: &str,
+    labels: [&str; 2],
+) -> Result<(), Box<Mismatch>> {
     let mut step = None;
     let (mut la, mut lb) = (a.lines(), b.lines());
     loop {
@@ -194,13 +201,13 @@ pub fn compare_records(seed: u64, a: &str, b: &str, labels: [&str; 2]) -> Result
         }
         let (x, y) = (x.unwrap_or(""), y.unwrap_or(""));
         let kind = classify(x, y);
-        return Err(Mismatch {
+        return Err(Box::new(Mismatch {
             seed,
             step,
             kind,
             labels: labels.map(str::to_string),
             lines: [x.to_string(), y.to_string()],
-        });
+        }));
     }
 }
 
@@ -231,7 +238,7 @@ pub fn compare<A: Game, B: Game>(
     b: &B,
     labels: [&str; 2],
     options: &CompareOptions,
-) -> Result<CompareStats, Mismatch> {
+) -> Result<CompareStats, Box<Mismatch>> {
     let mut stats = CompareStats::default();
     for seed in options.seeds.clone() {
         let ra = playout_record(a, seed, options.max_steps);
@@ -246,8 +253,8 @@ pub fn compare<A: Game, B: Game>(
 /// The items of a record line: the facts of a `state` line, the moves of a `legal` line, the
 /// goal values of a `terminal` line.
 fn line_items(line: &str) -> Vec<&str> {
-    let body = match line.split_once(": ") {
-        Some((_, rest)) if line.starts_with("legal ") => rest,
+    let body = match line.split_once(':') {
+        Some((_, rest)) if line.starts_with("legal ") => rest.trim_start(),
         _ => line.split_once(' ').map_or("", |(_, rest)| rest),
     };
     split_terms(body)
@@ -297,8 +304,13 @@ mod tests {
             bug_at: Some(7),
             ..good
         };
-        let m = compare(&good, &bad, ["compiled", "interpreted"], &CompareOptions::default())
-            .unwrap_err();
+        let m = compare(
+            &good,
+            &bad,
+            ["compiled", "interpreted"],
+            &CompareOptions::default(),
+        )
+        .unwrap_err();
         assert_eq!(m.seed, 1);
         assert_eq!(m.step, Some(0));
         assert_eq!(
@@ -312,6 +324,8 @@ mod tests {
             "seed 1, step 0: legal moves of only differ; only compiled: [(minus 2)]; only \
              interpreted: []"
         );
+        let m = compare_records(1, "legal r 0:\n", "legal r 1: noop\n", ["a", "b"]).unwrap_err();
+        assert_eq!(m.differences(), [Vec::<&str>::new(), vec!["noop"]]);
     }
 
     #[test]
@@ -337,8 +351,13 @@ mod tests {
             classify("terminal 3 goals a=1", "terminal 3 goals a=2"),
             MismatchKind::Goals
         );
-        let m = compare_records(5, "roles a\nstep 0\nstate (p)\n", "roles a\nstep 0\n", ["x", "y"])
-            .unwrap_err();
+        let m = compare_records(
+            5,
+            "roles a\nstep 0\nstate (p)\n",
+            "roles a\nstep 0\n",
+            ["x", "y"],
+        )
+        .unwrap_err();
         assert_eq!(m.kind, MismatchKind::Other);
         assert_eq!(m.step, Some(0));
     }

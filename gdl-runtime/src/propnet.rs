@@ -188,8 +188,8 @@ impl Net {
             w.put(a);
             w.put(b - a);
             for n in a..b {
-                let edges =
-                    &self.inner[self.inner_start[n as usize] as usize..self.inner_start[n as usize + 1] as usize];
+                let edges = &self.inner[self.inner_start[n as usize] as usize
+                    ..self.inner_start[n as usize + 1] as usize];
                 w.put(edges.len() as u32);
                 w.all(edges);
             }
@@ -237,7 +237,11 @@ impl Net {
         let roles = r.len(limit)?;
         let does_base = r.vec(roles)?;
         let moves = r.vec(roles)?;
-        let thresh: Vec<u32> = r.vec(nodes)?.into_iter().map(|t| t.wrapping_sub(1)).collect();
+        let thresh: Vec<u32> = r
+            .vec(nodes)?
+            .into_iter()
+            .map(|t| t.wrapping_sub(1))
+            .collect();
         let mut fan_start = Vec::with_capacity(nodes + 1);
         let mut fan = Vec::new();
         fan_start.push(0);
@@ -359,11 +363,7 @@ impl Net {
             return Err(DecodeError("next nodes out of range"));
         }
         if u64::from(self.terminal) >= n
-            || self
-                .goals
-                .iter()
-                .flatten()
-                .any(|&(_, g)| u64::from(g) >= n)
+            || self.goals.iter().flatten().any(|&(_, g)| u64::from(g) >= n)
         {
             return Err(DecodeError("output node out of range"));
         }
@@ -497,7 +497,9 @@ impl<'n> Engine<'n> {
     fn push_counts(&mut self, n: u32) {
         let net = self.net;
         let v = self.get(n) as u32;
-        for &e in &net.fan[net.fan_start[n as usize] as usize..net.fan_start[n as usize + 1] as usize] {
+        for &e in
+            &net.fan[net.fan_start[n as usize] as usize..net.fan_start[n as usize + 1] as usize]
+        {
             self.gates[(e >> 2) as usize].count += v ^ (e & 1);
         }
     }
@@ -520,7 +522,9 @@ impl<'n> Engine<'n> {
                 continue;
             }
             values[i] = true;
-            for &t in &net.inner[net.inner_start[m as usize] as usize..net.inner_start[m as usize + 1] as usize] {
+            for &t in &net.inner
+                [net.inner_start[m as usize] as usize..net.inner_start[m as usize + 1] as usize]
+            {
                 let j = (t - a) as usize;
                 self.work[j] += 1;
                 if !values[j] && self.work[j] >= self.gates[t as usize].thresh {
@@ -665,7 +669,11 @@ impl<'n> Engine<'n> {
         else {
             return;
         };
-        let guards = self.net.legal_guard.get(role).map_or(&[][..], Vec::as_slice);
+        let guards = self
+            .net
+            .legal_guard
+            .get(role)
+            .map_or(&[][..], Vec::as_slice);
         let w0 = (base / 64) as usize;
         for w in 0..(n as usize).div_ceil(64) {
             let mut x = self.value[w0 + w];
@@ -709,7 +717,11 @@ impl<'n> Engine<'n> {
             let mut x = self.value.get(w0 + w).copied().unwrap_or(0);
             if (w + 1) * 64 > bits {
                 let keep = bits.saturating_sub(w * 64);
-                x &= if keep >= 64 { u64::MAX } else { (1u64 << keep) - 1 };
+                x &= if keep >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << keep) - 1
+                };
             }
             *o = x;
         }

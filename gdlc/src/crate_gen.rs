@@ -335,8 +335,15 @@ mod tests {
         let c = crate::compile(src, &crate::CompileOptions::for_game("tiny")).unwrap();
         let one = single_game_crate("tiny", &c, &options());
         let paths: Vec<&str> = one.files.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, ["Cargo.toml", "src/lib.rs", "src/main.rs", ".gitignore"]);
-        assert!(one.files[2].contents.contains("main_for(&gdl_tictactoe::Tiny, \"tiny\")"));
+        assert_eq!(
+            paths,
+            ["Cargo.toml", "src/lib.rs", "src/main.rs", ".gitignore"]
+        );
+        assert!(
+            one.files[2]
+                .contents
+                .contains("main_for(&gdl_tictactoe::Tiny, \"tiny\")")
+        );
         let games = [GameModule {
             name: "tiny".into(),
             module: "tiny".into(),
@@ -345,8 +352,10 @@ mod tests {
         }];
         let many = multi_game_crate(&games, &options());
         assert_eq!(many.files[2].path, "src/tiny.rs");
-        assert!(many.files[1].contents.contains(
-            "\"tiny\" => gdl_runtime::cli::run_game(&tiny::Tiny, \"tiny\", args),"
-        ));
+        assert!(
+            many.files[1]
+                .contents
+                .contains("\"tiny\" => gdl_runtime::cli::run_game(&tiny::Tiny, \"tiny\", args),")
+        );
     }
 }

@@ -5,9 +5,14 @@
 //!   identical props merged (hash-consing), conjunctions with `x & !x` dropped;
 //! - [`constant_bits`]: state bits that keep their initial value in every reachable state
 //!   (an inductive invariant, found as a greatest fixpoint) become constants;
+//! - [`factor`]: literals common to the disjuncts of a prop are factored out;
 //! - [`remove_dead`]: props no output reads are removed and the rest renumbered.
 
+mod factor;
+
 use std::collections::HashMap;
+
+pub use factor::factor;
 
 use crate::ir::{Input, Ir, Lit};
 
@@ -16,12 +21,15 @@ use crate::ir::{Input, Ir, Lit};
 pub struct OptimiseOptions {
     /// Find state bits that never change.
     pub constant_bits: bool,
+    /// Factor out literals common to the disjuncts of a prop.
+    pub factor: bool,
 }
 
 impl Default for OptimiseOptions {
     fn default() -> Self {
         OptimiseOptions {
             constant_bits: true,
+            factor: true,
         }
     }
 }
@@ -31,6 +39,10 @@ pub fn optimise(ir: &mut Ir, options: &OptimiseOptions) {
     simplify(ir);
     if options.constant_bits {
         constant_bits(ir);
+        simplify(ir);
+    }
+    if options.factor {
+        factor(ir);
         simplify(ir);
     }
     remove_dead(ir);
@@ -230,6 +242,63 @@ fn fix_bits(ir: &mut Ir, value: &[Option<bool>]) {
     ir.map_outputs(&mut |l| f(l));
 }
 
+/// The bounds `(lowest, highest)` of a literal's value over every value of the unknown
+/// inputs: bits without a value in `bits`, moves, and props whose bounds `vals` gives.
+fn lit3(l: Lit, bits: &[Option<bool>], vals: &[(bool, bool)]) -> (bool, bool) {
+    let (lo, hi) = match l.input {
+        Input::Const(b) => (b, b),
+        Input::Bit(b) => bits
+            .get(b as usize)
+            .copied()
+            .flatten()
+            .map_or((false, true), |v| (v, v)),
+        Input::Does { .. } | Input::MoveIn(_) => (false, true),
+        Input::Prop(p) => vals.get(p as usize).copied().unwrap_or((false, true)),
+    };
+    if l.negated { (!hi, !lo) } else { (lo, hi) }
+}
+
+/// The bounds of every prop (three-valued evaluation in order; recursive groups from false
+/// until nothing changes, which their positivity makes a least fixpoint).
+fn eval3(ir: &Ir, bits: &[Option<bool>], group_of: &[Option<u32>]) -> Vec<(bool, bool)> {
+    let n = ir.props.len();
+    let mut vals = vec![(false, false); n];
+    let dnf = |d: &[Vec<Lit>], vals: &[(bool, bool)]| {
+        let mut out = (false, false);
+        for c in d {
+            let mut conj = (true, true);
+            for &l in c {
+                let (lo, hi) = lit3(l, bits, vals);
+                conj = (conj.0 && lo, conj.1 && hi);
+            }
+            out = (out.0 || conj.0, out.1 || conj.1);
+        }
+        out
+    };
+    let mut p = 0;
+    while p < n {
+        let Some(g) = group_of[p] else {
+            vals[p] = dnf(&ir.props[p].disjuncts, &vals);
+            p += 1;
+            continue;
+        };
+        let range = ir.groups[g as usize].clone();
+        loop {
+            let mut changed = false;
+            for q in range.clone() {
+                let v = dnf(&ir.props[q as usize].disjuncts, &vals);
+                changed |= v != vals[q as usize];
+                vals[q as usize] = v;
+            }
+            if !changed {
+                break;
+            }
+        }
+        p = range.end as usize;
+    }
+    vals
+}
+
 /// Finds the bits that keep their initial value in every reachable state: the largest set
 /// such that, assuming those bits hold their initial values, each one's `next` simplifies to
 /// that value whatever the other bits and the moves. Those bits become constants (the true
@@ -241,14 +310,14 @@ pub fn constant_bits(ir: &mut Ir) {
         init[b as usize] = true;
     }
     let mut cand: Vec<Option<bool>> = init.iter().map(|&v| Some(v)).collect();
+    let group_of = ir.group_of();
     loop {
-        let mut trial = ir.clone();
-        fix_bits(&mut trial, &cand);
-        simplify(&mut trial);
+        let vals = eval3(ir, &cand, &group_of);
+        let before = cand.clone();
         let mut changed = false;
-        for (c, next) in cand.iter_mut().zip(&trial.next) {
+        for (c, &next) in cand.iter_mut().zip(&ir.next) {
             if let Some(v) = *c
-                && next.constant() != Some(v)
+                && lit3(next, &before, &vals) != (v, v)
             {
                 *c = None;
                 changed = true;

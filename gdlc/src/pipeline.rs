@@ -29,12 +29,29 @@ use crate::optimise::{self, OptimiseOptions};
 use crate::stratify::Strata;
 
 /// Options of the whole pipeline.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CompileOptions {
     pub normalize: NormalizeOptions,
     pub ground: GroundOptions,
     pub optimise: OptimiseOptions,
     pub codegen: CodegenOptions,
+    /// Compile descriptions that use one name with several arities (the checker's
+    /// `relation-arity` and `function-arity` errors become warnings): every engine tells
+    /// relations and functions apart by name *and* arity, as the reference reasoner does.
+    /// Off by default: such a description is invalid GDL and is rejected.
+    pub lenient_arities: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            normalize: NormalizeOptions::default(),
+            ground: GroundOptions::default(),
+            optimise: OptimiseOptions::default(),
+            codegen: CodegenOptions::default(),
+            lenient_arities: false,
+        }
+    }
 }
 
 impl CompileOptions {
@@ -156,7 +173,14 @@ pub fn run(
         return Ok(a);
     }
 
-    let report = crate::check(&a.program);
+    let mut report = crate::check(&a.program);
+    if options.lenient_arities {
+        for d in &mut report.diagnostics {
+            if matches!(d.code, "relation-arity" | "function-arity") {
+                d.severity = crate::diag::Severity::Warning;
+            }
+        }
+    }
     fail_on_errors(&report.diagnostics)?;
     a.warnings.extend(report.diagnostics);
     a.strata = report.strata;

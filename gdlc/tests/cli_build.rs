@@ -152,7 +152,10 @@ fn compiled_engine_is_cached() {
         .output()
         .unwrap();
     let line = text(&out).0;
-    assert!(line.starts_with("game=ticTacToe engine=compiled "), "{line}");
+    assert!(
+        line.starts_with("game=ticTacToe engine=compiled "),
+        "{line}"
+    );
 
     // Another description is another crate, and a failing cargo is reported.
     let other = cache.join("other.kif");
@@ -167,7 +170,11 @@ fn compiled_engine_is_cached() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out).1.contains("cannot run /nonexistent/cargo"), "{}", text(&out).1);
+    assert!(
+        text(&out).1.contains("cannot run /nonexistent/cargo"),
+        "{}",
+        text(&out).1
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Compiles a handful of small games into one scratch cargo crate, builds it once, plays a
 //! seeded trace of each through the generated code and compares it byte for byte with the
-//! reference trace.
+//! reference trace. Every game is compiled twice: with the backend the compiler chooses (the
+//! inline code, for games this small) and with the propnet backend.
 //!
 //! The corpus is read from `$GDL_CORPUS` (default `../../shared` relative to this crate). The
 //! scratch crate lives in cargo's temporary directory for integration tests and keeps its own
@@ -92,16 +93,24 @@ fn compiled_small_games_reproduce_reference_traces() {
         let path = corpus.join("games").join(set).join(format!("{game}.kif"));
         let source =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let module = gdlc::pipeline::rust_module_name(game);
-        let options = gdlc::CompileOptions::for_game(game);
-        match gdlc::compile(&source, &options) {
-            Ok(c) => {
-                write_if_changed(&dir.join("src").join(format!("{module}.rs")), &c.rust);
-                let _ = writeln!(main, "mod {module};");
-                let _ = writeln!(runs, "    run(&out, {game:?}, &{module}::{});", c.type_name);
-                compiled.push((set, game, interpreter_trace(&source)));
+        let interpreted = interpreter_trace(&source);
+        for (suffix, backend) in [
+            ("", gdlc::codegen::Backend::Auto),
+            ("_pn", gdlc::codegen::Backend::Propnet),
+        ] {
+            let module = format!("{}{suffix}", gdlc::pipeline::rust_module_name(game));
+            let name = format!("{game}{suffix}");
+            let mut options = gdlc::CompileOptions::for_game(game);
+            options.codegen.backend = backend;
+            match gdlc::compile(&source, &options) {
+                Ok(c) => {
+                    write_if_changed(&dir.join("src").join(format!("{module}.rs")), &c.rust);
+                    let _ = writeln!(main, "mod {module};");
+                    let _ = writeln!(runs, "    run(&out, {name:?}, &{module}::{});", c.type_name);
+                    compiled.push((set, game, name, interpreted.clone()));
+                }
+                Err(e) => failures.push(format!("{name}: does not compile: {e:?}")),
             }
-            Err(e) => failures.push(format!("{game}: does not compile: {e:?}")),
         }
     }
     let _ = write!(
@@ -131,8 +140,8 @@ fn compiled_small_games_reproduce_reference_traces() {
         .status()
         .expect("run");
     assert!(status.success(), "the generated crate failed to run");
-    for (set, game, interpreted) in compiled {
-        let actual = std::fs::read_to_string(out.join(format!("{game}.txt"))).unwrap_or_default();
+    for (set, game, name, interpreted) in compiled {
+        let actual = std::fs::read_to_string(out.join(format!("{name}.txt"))).unwrap_or_default();
         let reference = corpus.join("traces").join(set).join(format!("{game}.txt"));
         let mut expected = vec![("interpreter", interpreted)];
         if !REFERENCE_DIFFERS.contains(&game)
@@ -144,7 +153,7 @@ fn compiled_small_games_reproduce_reference_traces() {
             if actual != text {
                 let line = actual.lines().zip(text.lines()).position(|(a, b)| a != b);
                 failures.push(format!(
-                    "{game}: trace differs from the {what}'s (first at line {line:?})"
+                    "{name}: trace differs from the {what}'s (first at line {line:?})"
                 ));
             }
         }

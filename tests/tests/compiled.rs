@@ -1,15 +1,17 @@
 //! Compiled code against the interpreter and the reference traces, for the CI set of games.
 //!
-//! Every game of `CI_GAMES` (in `gdl_tests::compiled`) is compiled with `gdlc::compile`; the modules go into a few batch
-//! crates of one scratch workspace (`target/gdlc-scratch/ci`, building into
-//! `target/gdlc-scratch/target`), built with one cargo run in release mode. For each game, the
-//! batch binary plays [`playouts`] seeded random playouts; each is compared step by step (state
-//! facts, every role's legal moves, terminal, goals) with the interpreter's playout of the same
-//! seed, and the seed-1 playout byte for byte with the reference trace.
+//! Every game of `CI_GAMES` (in `gdl_tests::compiled`) is compiled with `gdlc::compile`; the
+//! modules go into batch crates of one scratch workspace (`target/gdlc-scratch/ci`, building
+//! into `target/gdlc-scratch/target`), built by one cargo run (release profile, opt-level
+//! [`SCRATCH_OPT_LEVEL`]) while the interpreter plays. For each game, the batch binary plays
+//! [`playouts`] seeded random playouts; each is compared step by step (state facts, every
+//! role's legal moves, terminal, goals) with the interpreter's playout of the same seed, and
+//! the seed-1 playout byte for byte with the reference trace.
 //!
 //! A game of the CI set that does not compile, does not build or disagrees fails the test;
-//! nothing is skipped. `PENDING` (in `gdl_tests::compiled`) lists the games that are meant to join the set once the
-//! compiler handles them: `cargo test -p gdl-tests --test compiled -- --ignored` tries them.
+//! nothing is skipped. `PENDING` (in `gdl_tests::compiled`) lists the games meant to join the
+//! set once the compiler handles them: `cargo test -p gdl-tests --test compiled -- --ignored`
+//! tries them.
 //!
 //! `GDL_COMPILED_PLAYOUTS` sets the number of playouts per game (default 100).
 
@@ -24,7 +26,9 @@ use gdl_tests::compiled::{
 };
 use gdl_tests::{CorpusGame, corpus_games, read_game, run_parallel};
 
-/// The optimisation level of the scratch crates.
+/// The optimisation level of the scratch crates: 0 builds the CI set about 5 times faster than
+/// 1 (20 s against 100 s on 2 cores) and plays 100 playouts of any of its games in about a
+/// second; the generated code is the same.
 const SCRATCH_OPT_LEVEL: u8 = 0;
 
 /// Scratch batch crates hold at most this much generated Rust each (one game may exceed it).

@@ -46,6 +46,16 @@ pub struct Args {
     pub memory_gb: f64,
 }
 
+/// Playouts per second of ggplib and Sancho on this project's machines (`spec/performance.md`).
+const PROPNET: &[(&str, f64, f64)] = &[
+    ("ticTacToe", 582_355.0, 242_691.0),
+    ("connectFour", 172_623.0, 119_205.0),
+    ("breakthrough", 33_552.0, 26_815.0),
+    ("reversi", 2_043.0, 2_107.0),
+    ("hex", 2_548.0, 1_374.0),
+    ("speedChess", 6_038.0, 3_044.0),
+];
+
 /// One engine's summary line, parsed.
 #[derive(Clone, Debug, Default)]
 struct Line {
@@ -325,16 +335,21 @@ fn run_bench(program: &Path, args: &[String], limits: &Limits) -> Result<Line, S
     }
 }
 
-/// A rate with thousands separators and at most 3 significant decimals below 10.
+/// A rate with thousands separators, or 2 decimals below 10.
 fn rate(x: f64) -> String {
     if x < 10.0 {
-        return format!("{x:.2}");
+        format!("{x:.2}")
+    } else {
+        thousands(x.round() as u64)
     }
-    let n = x.round() as u64;
+}
+
+/// An integer with thousands separators.
+fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -412,9 +427,36 @@ fn report(
             s,
             "| {} | {cp} | {ip} | {ratio} | {cs} | {is} | {goals} | {} | {} | {} |",
             r.name,
-            r.rust_bytes,
+            thousands(r.rust_bytes as u64),
             r.gdlc.map_or(String::new(), |(t, _)| format!("{t:.2}")),
             r.rustc.map_or(String::new(), |(t, _)| format!("{t:.1}")),
+        );
+    }
+    s.push_str(
+        "\n## Against the propnet engines\n\n\
+         Playouts per second of ggplib (C++ propnet, the fastest published GDL engine) and Sancho \
+         (Java propnet) on this project's machines, from `spec/performance.md` (median of 3 runs \
+         of 10 s), beside the compiled code above. The project's goal is at least 4x the best \
+         propnet engine.\n\n\
+         | game | compiled po/s | ggplib po/s | Sancho po/s | compiled / best propnet |\n\
+         |---|---:|---:|---:|---:|\n",
+    );
+    for (game, ggplib, sancho) in PROPNET {
+        let Some(r) = rows.iter().find(|r| r.name == *game) else {
+            continue;
+        };
+        let (cp, ratio) = match &r.compiled {
+            Ok(l) => (
+                rate(l.playouts_per_sec),
+                format!("{:.2}x", l.playouts_per_sec / ggplib.max(*sancho)),
+            ),
+            Err(e) => (format!("pending: {e}"), String::new()),
+        };
+        let _ = writeln!(
+            s,
+            "| {game} | {cp} | {} | {} | {ratio} |",
+            rate(*ggplib),
+            rate(*sancho)
         );
     }
     s.push_str(
@@ -434,7 +476,7 @@ fn report(
             s,
             "| {} | {} | {} | {} | {} | {} | {status} |",
             r.name,
-            r.rust_bytes,
+            thousands(r.rust_bytes as u64),
             r.gdlc.map_or(String::new(), |(t, _)| format!("{t:.2}")),
             r.gdlc.map_or(String::new(), |(_, m)| mib(m)),
             r.rustc.map_or(String::new(), |(t, _)| format!("{t:.1}")),
@@ -453,5 +495,7 @@ mod tests {
         assert_eq!(rate(1234567.8), "1,234,568");
         assert_eq!(rate(999.4), "999");
         assert_eq!(rate(3.456), "3.46");
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(1000), "1,000");
     }
 }

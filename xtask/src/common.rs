@@ -57,12 +57,15 @@ pub fn glob(pattern: &str, text: &str) -> bool {
     p[i..].iter().all(|&c| c == '*')
 }
 
-/// `f` over `items` on `jobs` threads, results in order. `label` names an item in the
-/// progress lines printed on standard error when `progress` is set.
+/// Names an item in progress lines.
+pub type Label<'a, T> = &'a (dyn Fn(&T) -> String + Sync);
+
+/// `f` over `items` on `jobs` threads, results in order. With `progress = Some((stage,
+/// label))`, a line naming each finished item is printed on standard error.
 pub fn pmap<T: Sync, R: Send>(
     items: &[T],
     jobs: usize,
-    progress: Option<(&str, &(dyn Fn(&T) -> String + Sync))>,
+    progress: Option<(&str, Label<'_, T>)>,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     let next = AtomicUsize::new(0);

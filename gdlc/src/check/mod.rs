@@ -182,7 +182,6 @@ fn show_term(symbols: &Symbols, term: &Term) -> String {
     out
 }
 
-
 /// `n` followed by `one` or `many`: `1 argument`, `2 arguments`.
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

@@ -90,7 +90,8 @@ pub fn stem_of(file: &Path) -> String {
 }
 
 /// Writes the files of a crate under `dir`, leaving files that already hold the same contents
-/// untouched (so that cargo sees nothing new).
+/// untouched (so that cargo sees nothing new). Each file is written whole under another name,
+/// then renamed, so that a concurrent `gdlc` never reads half a file.
 pub fn write_crate(dir: &Path, files: &CrateFiles) -> std::io::Result<()> {
     for f in &files.files {
         let path = dir.join(&f.path);
@@ -98,7 +99,9 @@ pub fn write_crate(dir: &Path, files: &CrateFiles) -> std::io::Result<()> {
             std::fs::create_dir_all(parent)?;
         }
         if std::fs::read(&path).ok().as_deref() != Some(f.contents.as_bytes()) {
-            std::fs::write(&path, &f.contents)?;
+            let partial = path.with_extension(format!("partial-{}", std::process::id()));
+            std::fs::write(&partial, &f.contents)?;
+            std::fs::rename(&partial, &path)?;
         }
     }
     Ok(())

@@ -95,7 +95,9 @@ pub fn chosen_backend(ir: &Ir, options: &CodegenOptions) -> Backend {
             let net = propnet::build_net(ir);
             let visits = propnet::visits_per_state(&net);
             if std::env::var_os("GDLC_DEBUG_BACKEND").is_some() {
-                eprintln!("backend: size {size} inline/state {inline} propnet visits/state {visits:.1}");
+                eprintln!(
+                    "backend: size {size} inline/state {inline} propnet visits/state {visits:.1}"
+                );
             }
             if inline_nanos(inline) <= propnet_nanos(visits) {
                 Backend::Inline

@@ -72,7 +72,10 @@ impl Builder<'_> {
     fn signal(&self, l: Lit) -> Signal {
         let s = match l.input {
             Input::Const(b) => return self.constant(b != l.negated),
-            Input::Bit(b) => Signal { node: b, neg: false },
+            Input::Bit(b) => Signal {
+                node: b,
+                neg: false,
+            },
             Input::Does { role, mv } => Signal {
                 node: self.does_base[role as usize] + mv,
                 neg: false,

@@ -13,14 +13,13 @@ use crate::diag::Diagnostic;
 use crate::interp::TermId;
 use crate::normalize::{NAtom, NLit, NRule};
 
-use super::join::{self, JoinError, JoinRequest, NegMode, RelKey, rel_key};
+use super::join::{self, Exhausted, JoinError, JoinRequest, NegMode, RelKey, rel_key};
+use super::split;
 use super::{Grounder, unsafe_rule};
 
 /// The static rules grouped by strongly connected component of their relations, in
 /// dependency order; fails on negation inside a component.
-pub fn static_components<'a>(
-    rules: &[&'a NRule],
-) -> Result<Vec<Vec<&'a NRule>>, Vec<Diagnostic>> {
+pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>, Vec<Diagnostic>> {
     let mut graph: DiGraph<RelKey, ()> = DiGraph::new();
     let mut node = HashMap::new();
     let mut get =
@@ -68,27 +67,33 @@ pub fn static_components<'a>(
 
 /// Computes the atoms of one component of static rules, exactly.
 pub fn static_component(g: &mut Grounder<'_>, component: &[&NRule]) -> Result<(), Vec<Diagnostic>> {
-    let growing: HashSet<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
+    let mut growing: HashSet<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
+    let inside = growing.clone();
     let neg = |a: &NAtom| {
-        if growing.contains(&rel_key(a)) {
+        if inside.contains(&rel_key(a)) {
             NegMode::Assume
         } else {
             NegMode::Exact
         }
     };
-    fixpoint(g, component, &growing, &neg, Feed::No)?;
+    let mut rules: Vec<NRule> = component.iter().map(|&r| r.clone()).collect();
+    fixpoint(g, &mut rules, &mut growing, &neg, Feed::No)?;
     Ok(())
 }
 
 /// The relaxed reachability of the dynamic relations from the `init` facts; returns the
-/// number of rounds.
+/// number of rounds. `rules` may be split on the way (see [`fixpoint`]).
 pub fn reach(
     g: &mut Grounder<'_>,
     init: &[TermId],
-    rules: &[&NRule],
+    rules: &mut Vec<NRule>,
 ) -> Result<usize, Vec<Diagnostic>> {
     let mut seeds: Vec<TermId> = init.to_vec();
-    seeds.extend(g.db.atoms((kw::NEXT, 1)).iter().map(|&a| g.store.args(a)[0]));
+    seeds.extend(
+        g.db.atoms((kw::NEXT, 1))
+            .iter()
+            .map(|&a| g.store.args(a)[0]),
+    );
     for x in seeds {
         let t = g.store.intern(kw::TRUE, &[x]);
         g.db.insert(&g.store, (kw::TRUE, 1), t);
@@ -106,7 +111,8 @@ pub fn reach(
             NegMode::Exact
         }
     };
-    fixpoint(g, rules, &dynamic, &neg, Feed::Yes)
+    let mut growing = dynamic.clone();
+    fixpoint(g, rules, &mut growing, &neg, Feed::Yes)
 }
 
 /// Whether derived `next` and `legal` atoms are fed back as `true` and `does` atoms.
@@ -116,21 +122,79 @@ pub enum Feed {
     Yes,
 }
 
+/// How much join work one rule may do in one round before it is split (see
+/// [`super::split`]): a rule such as `(<= (total ?t) (g a ?n1) (g b ?n2) (sum ?n1 ?n2 ?s) ..)`
+/// joins every combination of its variables though its head has one.
+const SPLIT_WORK: u64 = 2_000_000;
+
 /// Runs `rules` to a fixpoint semi-naively; `growing` are the relations that may gain atoms
-/// meanwhile. Returns the number of rounds.
+/// meanwhile. A rule whose join is too much work is replaced by the rules of a split (their
+/// auxiliary relations join `growing`). Returns the number of rounds.
 pub fn fixpoint(
     g: &mut Grounder<'_>,
-    rules: &[&NRule],
-    growing: &HashSet<RelKey>,
+    rules: &mut Vec<NRule>,
+    growing: &mut HashSet<RelKey>,
     neg_mode: &dyn Fn(&NAtom) -> NegMode,
     feed: Feed,
 ) -> Result<usize, Vec<Diagnostic>> {
     let mut lo = 0;
     let mut hi = g.db.count();
     let mut rounds = 0;
+    // Rules to run in full in the current round (new ones, from splits).
+    let mut full: Vec<bool> = vec![true; rules.len()];
     loop {
-        for rule in rules {
-            derive(g, rule, rounds == 0, growing, (lo, hi), neg_mode, feed)?;
+        let mut i = 0;
+        while i < rules.len() {
+            let cap = if split::splittable(&rules[i]) {
+                SPLIT_WORK
+            } else {
+                u64::MAX
+            };
+            let done = derive(
+                g,
+                &rules[i],
+                full[i],
+                growing,
+                (lo, hi),
+                neg_mode,
+                feed,
+                cap,
+            )?;
+            if done {
+                full[i] = false;
+                i += 1;
+                continue;
+            }
+            match split_rule(g, &rules[i]) {
+                Some(s) => {
+                    let aux_rel = rel_key(&s.aux.head);
+                    growing.insert(aux_rel);
+                    if s.aux.body.iter().any(|l| match l {
+                        NLit::Pos(a) | NLit::Neg(a) => g.dynamic.contains(&rel_key(a)),
+                        _ => false,
+                    }) {
+                        g.dynamic.insert(aux_rel);
+                    }
+                    rules[i] = s.residual;
+                    rules.insert(i, s.aux);
+                    full[i] = true;
+                    full.insert(i, true);
+                }
+                None => {
+                    derive(
+                        g,
+                        &rules[i],
+                        full[i],
+                        growing,
+                        (lo, hi),
+                        neg_mode,
+                        feed,
+                        u64::MAX,
+                    )?;
+                    full[i] = false;
+                    i += 1;
+                }
+            }
         }
         rounds += 1;
         lo = hi;
@@ -141,8 +205,19 @@ pub fn fixpoint(
     }
 }
 
+/// One split of `rule` for the fixpoint, with its auxiliary relation named.
+fn split_rule(g: &mut Grounder<'_>, rule: &NRule) -> Option<split::Split> {
+    let name = format!("{} %{}", g.symbols.name(rule.head.rel), g.aux_count);
+    let aux_rel = g.symbols.intern(&name);
+    let mut sizes = super::instantiate::DbSizes { g, rule };
+    let s = split::eliminate(rule, aux_rel, &mut sizes, u64::MAX)?;
+    g.aux_count += 1;
+    Some(s)
+}
+
 /// One semi-naive round of one rule: adds the heads of its matches (all of them when `first`,
-/// else those that read an atom of `window` in a growing relation).
+/// else those that read an atom of `window` in a growing relation). False when the join would
+/// take more than `cap` work (what it found is kept).
 #[allow(clippy::too_many_arguments)]
 fn derive(
     g: &mut Grounder<'_>,
@@ -152,7 +227,8 @@ fn derive(
     (lo, hi): (u32, u32),
     neg_mode: &dyn Fn(&NAtom) -> NegMode,
     feed: Feed,
-) -> Result<(), Vec<Diagnostic>> {
+    cap: u64,
+) -> Result<bool, Vec<Diagnostic>> {
     // The head's variables: matches are kept projected on them, without duplicates.
     let mut head_vars: Vec<u32> = Vec::new();
     rule.head.for_each_var(&mut |v| {
@@ -186,6 +262,11 @@ fn derive(
             hi,
             neg_mode,
         };
+        let left = g.budget.work_left;
+        let capped = left > cap;
+        if capped {
+            g.budget.work_left = cap;
+        }
         let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
             let vals = m.vars();
             heads.insert(
@@ -196,6 +277,15 @@ fn derive(
             );
             heads.len() <= max_heads
         });
+        if capped {
+            let spent = cap - g.budget.work_left;
+            g.budget.work_left = left - spent;
+            if result == Err(JoinError::Budget) && g.budget.exhausted == Some(Exhausted::Work) {
+                g.budget.exhausted = None;
+                insert_heads(g, rule, &head_vars, heads, feed)?;
+                return Ok(false);
+            }
+        }
         match result {
             Err(JoinError::Unsafe) => return Err(vec![unsafe_rule(rule)]),
             Err(JoinError::Budget) => {
@@ -204,6 +294,18 @@ fn derive(
             Err(JoinError::Stopped) | Ok(()) => {}
         }
     }
+    insert_heads(g, rule, &head_vars, heads, feed)?;
+    Ok(true)
+}
+
+/// Adds the heads found for `rule` (values of its head variables).
+fn insert_heads(
+    g: &mut Grounder<'_>,
+    rule: &NRule,
+    head_vars: &[u32],
+    heads: HashSet<Vec<TermId>>,
+    feed: Feed,
+) -> Result<(), Vec<Diagnostic>> {
     let width = rule.var_names.len();
     let mut binding: Vec<Option<TermId>> = vec![None; width];
     for h in heads {

@@ -15,12 +15,15 @@ use super::{GroundRule, Grounder, unsafe_rule};
 /// How many times one source rule may be split.
 const MAX_SPLITS: usize = 12;
 
+/// A rule with more matches than this is split even when its instances merge into few (by
+/// their move sets): so many ground rules would cost memory and time.
+const SPLIT_MATCHES: usize = 50_000;
+
 /// Instantiates rules one by one into ground rules.
 pub struct Instantiator<'g, 'a> {
     g: &'g mut Grounder<'a>,
     out: Vec<GroundRule>,
     literals: usize,
-    aux_count: u32,
     /// Source rules that were decomposed.
     pub split_rules: usize,
 }
@@ -31,9 +34,13 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             g,
             out: Vec::new(),
             literals: 0,
-            aux_count: 0,
             split_rules: 0,
         }
+    }
+
+    /// Whether `rel` is a demand relation (see [`Grounder::guards`]).
+    pub fn is_guard(&self, rel: crate::ast::Sym) -> bool {
+        self.g.guards.contains(&rel)
     }
 
     /// The ground rules, sorted and without duplicates.
@@ -48,7 +55,11 @@ impl<'g, 'a> Instantiator<'g, 'a> {
     /// so far of its source rule.
     pub fn rule(&mut self, rule: NRule, splits: usize) -> Result<(), Vec<Diagnostic>> {
         let debug = std::env::var_os("GDLC_DEBUG_GROUND").is_some();
-        let (w0, n0, t0) = (self.g.budget.work_left, self.out.len(), std::time::Instant::now());
+        let (w0, n0, t0) = (
+            self.g.budget.work_left,
+            self.out.len(),
+            std::time::Instant::now(),
+        );
         let r = self.rule_inner(rule.clone(), splits);
         if debug {
             eprintln!(
@@ -64,22 +75,29 @@ impl<'g, 'a> Instantiator<'g, 'a> {
     }
 
     fn rule_inner(&mut self, rule: NRule, splits: usize) -> Result<(), Vec<Diagnostic>> {
-        if splits < MAX_SPLITS && self.too_many(&rule)? {
+        let threshold = self.g.options.split_threshold;
+        let (projected, matches) = self.measure(&rule, threshold * 16, SPLIT_MATCHES)?;
+        if splits < MAX_SPLITS && (projected > threshold || matches > SPLIT_MATCHES) {
             let name = format!(
                 "{} %{}",
                 self.g.symbols.name(rule.head.rel),
-                self.aux_count
+                self.g.aux_count
             );
             let aux_rel = self.g.symbols.intern(&name);
+            let limit = if matches > SPLIT_MATCHES {
+                u64::MAX
+            } else {
+                projected as u64
+            };
             let split = {
                 let mut sizes = DbSizes {
                     g: &*self.g,
                     rule: &rule,
                 };
-                split::eliminate(&rule, aux_rel, &mut sizes)
+                split::eliminate(&rule, aux_rel, &mut sizes, limit)
             };
             if let Some(s) = split {
-                self.aux_count += 1;
+                self.g.aux_count += 1;
                 if splits == 0 {
                     self.split_rules += 1;
                 }
@@ -91,10 +109,15 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         self.emit(&rule)
     }
 
-    /// Whether the rule has more than [`super::GroundOptions::split_threshold`] instances,
-    /// counted without their `does` literals.
-    fn too_many(&mut self, rule: &NRule) -> Result<bool, Vec<Diagnostic>> {
-        let limit = self.g.options.split_threshold;
+    /// The number of instances of the rule counted without their `does` literals (which
+    /// code generation merges into move sets), up to `max_projected + 1`, and the number of
+    /// matches, up to `max_matches + 1`.
+    fn measure(
+        &mut self,
+        rule: &NRule,
+        max_projected: usize,
+        max_matches: usize,
+    ) -> Result<(usize, usize), Vec<Diagnostic>> {
         let counted: Vec<&NAtom> = rule
             .body
             .iter()
@@ -108,6 +131,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             })
             .collect();
         let mut seen: HashSet<Vec<Option<TermId>>> = HashSet::new();
+        let mut matches = 0usize;
         let hi = self.g.db.count();
         let g = &mut *self.g;
         let dynamic = &g.dynamic;
@@ -126,16 +150,16 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             neg_mode: &neg,
         };
         let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
+            matches += 1;
             let mut key = vec![m.atom(&rule.head)];
             key.extend(counted.iter().map(|a| m.atom(a)));
             seen.insert(key);
-            seen.len() <= limit
+            seen.len() <= max_projected && matches <= max_matches
         });
         match result {
             Err(JoinError::Unsafe) => Err(vec![unsafe_rule(rule)]),
             Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
-            Err(JoinError::Stopped) => Ok(true),
-            Ok(()) => Ok(false),
+            Err(JoinError::Stopped) | Ok(()) => Ok((seen.len(), matches)),
         }
     }
 
@@ -210,6 +234,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             g, out, literals, ..
         } = self;
         let dynamic = &g.dynamic;
+        let guards = &g.guards;
         let neg = |a: &NAtom| {
             if dynamic.contains(&rel_key(a)) {
                 NegMode::Assume
@@ -237,6 +262,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             };
             for lit in &rule.body {
                 match lit {
+                    NLit::Pos(a) if guards.contains(&a.rel) => {}
                     NLit::Pos(a) if dynamic.contains(&rel_key(a)) => {
                         if let Some(id) = m.atom(a) {
                             gr.pos.push(id);
@@ -289,9 +315,9 @@ impl<'g, 'a> Instantiator<'g, 'a> {
 }
 
 /// Sizes read from the grounder's database.
-struct DbSizes<'r, 'g, 'a> {
-    g: &'g Grounder<'a>,
-    rule: &'r NRule,
+pub(super) struct DbSizes<'r, 'g, 'a> {
+    pub g: &'g Grounder<'a>,
+    pub rule: &'r NRule,
 }
 
 impl DbSizes<'_, '_, '_> {
@@ -328,5 +354,13 @@ impl Sizes for DbSizes<'_, '_, '_> {
     fn atoms(&mut self, lit: usize) -> u64 {
         self.lit_atom(lit)
             .map_or(u64::MAX, |(_, rel)| self.g.db.atoms(rel).len() as u64)
+    }
+
+    fn is_static(&mut self, lit: usize) -> bool {
+        match self.rule.body.get(lit) {
+            Some(NLit::Pos(a) | NLit::Neg(a)) => !self.g.dynamic.contains(&rel_key(a)),
+            Some(NLit::Distinct(..) | NLit::Equal(..)) => true,
+            None => false,
+        }
     }
 }

@@ -93,7 +93,10 @@ impl Db {
 
     /// The insertion number of an atom of the database.
     pub fn seq(&self, atom: TermId) -> Option<u32> {
-        self.seq.get(atom as usize).copied().filter(|&s| s != ABSENT)
+        self.seq
+            .get(atom as usize)
+            .copied()
+            .filter(|&s| s != ABSENT)
     }
 
     /// Whether the database holds `atom`.
@@ -114,6 +117,47 @@ impl Db {
     /// Every relation with at least one atom.
     pub fn relations(&self) -> impl Iterator<Item = RelKey> + '_ {
         self.by_rel.keys().copied()
+    }
+
+    /// Removes the atoms of `rels` inserted at or after `mark` (a count from
+    /// [`Db::count`]); atoms of other relations must not have been inserted since.
+    pub fn truncate(&mut self, store: &TermStore, rels: &[RelKey], mark: u32) {
+        for &rel in rels {
+            let Some(list) = self.by_rel.get_mut(&rel) else {
+                continue;
+            };
+            let mut removed = Vec::new();
+            while let Some(&a) = list.last() {
+                if self.seq[a as usize] < mark {
+                    break;
+                }
+                list.pop();
+                removed.push(a);
+            }
+            for a in removed {
+                self.seq[a as usize] = ABSENT;
+                for (pos, &arg) in store.args(a).iter().enumerate() {
+                    let key = (rel, pos as u32, arg);
+                    if let Some(l) = self.by_arg.get_mut(&key) {
+                        l.pop();
+                        if l.is_empty() {
+                            self.by_arg.remove(&key);
+                            if let Some(d) = self.distinct.get_mut(&(rel, pos as u32)) {
+                                *d -= 1;
+                            }
+                        }
+                    }
+                    let sub = store.args(arg);
+                    if !sub.is_empty() {
+                        let key = (rel, pos as u32, store.functor(arg), sub.len() as u32);
+                        if let Some(l) = self.by_shape.get_mut(&key) {
+                            l.pop();
+                        }
+                    }
+                }
+            }
+        }
+        self.count = self.count.min(mark);
     }
 
     /// Whether `rel` has an atom inserted within `lo..hi`.
@@ -361,7 +405,9 @@ fn scan_estimate(a: &NAtom, bound: u64, db: &Db) -> (f64, f64) {
             matches /= d;
             cands = cands.min(size / d);
         } else if let NTerm::Func(f, args) = t {
-            let shaped = db.atoms_shaped(rel, pos as u32, *f, args.len() as u32).len() as f64;
+            let shaped = db
+                .atoms_shaped(rel, pos as u32, *f, args.len() as u32)
+                .len() as f64;
             matches *= shaped / size.max(1.0);
             cands = cands.min(shaped);
         }

@@ -63,7 +63,7 @@ pub struct GroundOptions {
 impl Default for GroundOptions {
     fn default() -> Self {
         GroundOptions {
-            max_atoms: 1_000_000,
+            max_atoms: 3_000_000,
             max_rule_instances: 2_000_000,
             max_matches: 400_000_000,
             max_literals: 12_000_000,
@@ -102,6 +102,8 @@ pub struct GroundStats {
     pub split_rules: usize,
     /// Join work spent (candidate atoms visited).
     pub work: u64,
+    /// Whether the rules were grounded on demand (rewritten by magic sets).
+    pub demand_driven: bool,
 }
 
 /// A ground description.
@@ -152,6 +154,11 @@ pub(crate) struct Grounder<'a> {
     depth: Vec<u16>,
     /// The span of the description's first rule, for diagnostics about no rule in particular.
     pub first_span: Span,
+    /// The demand relations of a magic-sets rewrite: not instantiated, and left out of ground
+    /// rules.
+    pub guards: HashSet<crate::ast::Sym>,
+    /// Auxiliary relations made so far by splits (for their names).
+    pub aux_count: u32,
 }
 
 impl Grounder<'_> {
@@ -198,25 +205,109 @@ impl Grounder<'_> {
     /// Fails when the database holds more atoms than allowed.
     pub fn check_atoms(&self, rule: &NRule) -> Result<(), Vec<Diagnostic>> {
         if self.db.count() as usize > self.options.max_atoms {
-            return Err(vec![Diagnostic::error(
-                "grounding-too-large",
-                rule.span,
-                format!(
-                    "too large to ground: more than {} ground atoms (the last ones derived by \
-                     this rule)",
-                    self.options.max_atoms
-                ),
-            )]);
+            let mut sizes: Vec<(usize, RelKey)> = self
+                .db
+                .relations()
+                .map(|r| (self.db.atoms(r).len(), r))
+                .collect();
+            sizes.sort_unstable_by(|a, b| b.cmp(a));
+            let largest: Vec<String> = sizes
+                .iter()
+                .take(3)
+                .map(|(n, (s, a))| format!("{}/{a}: {n}", self.symbols.name(*s)))
+                .collect();
+            return Err(vec![
+                Diagnostic::error(
+                    "grounding-too-large",
+                    rule.span,
+                    format!(
+                        "too large to ground: more than {} ground atoms (the last ones derived \
+                         by this rule)",
+                        self.options.max_atoms
+                    ),
+                )
+                .with_note(format!("the largest relations: {}", largest.join(", "))),
+            ]);
         }
         Ok(())
     }
 }
 
 /// Grounds `nprog` (normalised from a checked description).
+///
+/// First over the rules as they are. When that is too large, the rules are rewritten by
+/// magic sets ([`crate::magic`]) and grounded again: relations are then instantiated only for
+/// the argument tuples that some rule asks for (a `(not (threatened ?player ?x ?y ..))` whose
+/// arguments a legal move binds needs its instances for legal moves only, not for every
+/// combination of squares), and static relations too large to compute in full are computed
+/// on demand. The demand relations serve only to restrict instantiation: they are left out
+/// of the ground rules, which are instances of the original rules.
 pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram, Vec<Diagnostic>> {
+    use crate::magic::{MagicOptions, NegationPolicy, magic_sets};
+    let deadline = options.time_limit.map(|d| Instant::now() + d);
+    let mut probe = Probe::default();
+    let first = match ground_with(nprog, options, &HashSet::new(), deadline, &mut probe) {
+        Ok(g) => return Ok(g),
+        Err(e) if e.iter().all(|d| d.code == "grounding-too-large") && !probe.out_of_time => e,
+        Err(e) => return Err(e),
+    };
+    let materialized: HashSet<(crate::ast::Sym, usize)> = probe
+        .complete
+        .iter()
+        .map(|&(s, a)| (s, a as usize))
+        .collect();
+    let mut last = first.clone();
+    for negation in [
+        NegationPolicy::Demand,
+        NegationPolicy::DemandPositive,
+        NegationPolicy::Full,
+    ] {
+        let magic = magic_sets(
+            nprog,
+            &MagicOptions {
+                materialized: materialized.clone(),
+                negation,
+            },
+        );
+        let mut again = Probe::default();
+        match ground_with(&magic.program, options, &magic.guards, deadline, &mut again) {
+            Ok(mut g) => {
+                g.stats.demand_driven = true;
+                return Ok(g);
+            }
+            Err(e) if e.iter().any(|d| d.code == "negative-cycle") => last = e,
+            Err(e) => {
+                last = e;
+                break;
+            }
+        }
+    }
+    Err(last
+        .into_iter()
+        .map(|d| d.with_note("also when grounded on demand (magic sets)"))
+        .collect())
+}
+
+/// What the static phase of an attempt learnt.
+#[derive(Default)]
+struct Probe {
+    /// The static relations computed in full.
+    complete: HashSet<RelKey>,
+    /// The attempt ran out of time.
+    out_of_time: bool,
+}
+
+/// One grounding attempt of `nprog`, whose relations in `guards` are demand relations (left
+/// out of the ground rules).
+fn ground_with(
+    nprog: &NProgram,
+    options: &GroundOptions,
+    guards: &HashSet<crate::ast::Sym>,
+    deadline: Option<Instant>,
+    probe: &mut Probe,
+) -> Result<GroundProgram, Vec<Diagnostic>> {
     let rules = needed_rules(&nprog.rules);
     let dynamic = dynamic_relations(&rules);
-    let deadline = options.time_limit.map(|d| Instant::now() + d);
     let mut g = Grounder {
         options,
         symbols: nprog.symbols.clone(),
@@ -226,44 +317,102 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         dynamic,
         depth: Vec::new(),
         first_span: rules.first().map_or(Span::default(), |r| r.span),
+        guards: guards.clone(),
+        aux_count: 0,
     };
+    let result = ground_in(&mut g, &rules, probe);
+    probe.out_of_time = g.budget.exhausted == Some(Exhausted::Time);
+    result
+}
 
-    // Static relations, exactly, in dependency order.
+fn ground_in(
+    g: &mut Grounder<'_>,
+    rules: &[&NRule],
+    probe: &mut Probe,
+) -> Result<GroundProgram, Vec<Diagnostic>> {
+    // Static relations, exactly, in dependency order. A component too large to compute is
+    // rolled back; the others are still computed, so that a second attempt knows which
+    // static relations are cheap in full.
     let static_rules: Vec<&NRule> = rules
         .iter()
         .copied()
         .filter(|r| !g.dynamic.contains(&rel_key(&r.head)))
         .collect();
-    for component in fixpoint::static_components(&static_rules)? {
-        fixpoint::static_component(&mut g, &component)?;
+    let components = fixpoint::static_components(&static_rules)?;
+    let mut lazy: HashSet<RelKey> = HashSet::new();
+    let mut complete: HashSet<RelKey> = HashSet::new();
+    let mut first_error: Option<Vec<Diagnostic>> = None;
+    for component in components {
+        let rels: Vec<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
+        let reads_lazy = component.iter().any(|r| {
+            r.body.iter().any(|l| match l {
+                NLit::Pos(a) | NLit::Neg(a) => lazy.contains(&rel_key(a)),
+                _ => false,
+            })
+        });
+        if reads_lazy {
+            lazy.extend(rels);
+            continue;
+        }
+        let mark = g.db.count();
+        let work = g.budget.work_left;
+        // A component may spend a quarter of what is left.
+        g.budget.work_left = work / 4;
+        let result = fixpoint::static_component(g, &component);
+        let spent = work / 4 - g.budget.work_left;
+        g.budget.work_left = work - spent;
+        match result {
+            Ok(()) => complete.extend(rels),
+            Err(e)
+                if e.iter().all(|d| d.code == "grounding-too-large")
+                    && g.budget.exhausted != Some(Exhausted::Time) =>
+            {
+                g.budget.exhausted = None;
+                g.db.truncate(&g.store, &rels, mark);
+                lazy.extend(rels);
+                first_error.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
     }
-    let static_atoms = g.db.count() as usize;
+    probe.complete = complete;
+    if let Some(first) = first_error {
+        return Err(first);
+    }
+    ground_dynamic(g, rules)
+}
 
+/// Reachability and instantiation, once the static relations are known.
+fn ground_dynamic(
+    g: &mut Grounder<'_>,
+    rules: &[&NRule],
+) -> Result<GroundProgram, Vec<Diagnostic>> {
+    let static_atoms = g.db.count() as usize;
     // Relaxed reachability of the dynamic relations.
-    let init: Vec<TermId> = g
-        .db
-        .atoms((kw::INIT, 1))
+    let init: Vec<TermId> =
+        g.db.atoms((kw::INIT, 1))
+            .iter()
+            .map(|&a| g.store.args(a)[0])
+            .collect();
+    let roles: Vec<TermId> =
+        g.db.atoms((kw::ROLE, 1))
+            .iter()
+            .map(|&a| g.store.args(a)[0])
+            .collect();
+    let mut dyn_rules: Vec<NRule> = rules
         .iter()
-        .map(|&a| g.store.args(a)[0])
-        .collect();
-    let roles: Vec<TermId> = g
-        .db
-        .atoms((kw::ROLE, 1))
-        .iter()
-        .map(|&a| g.store.args(a)[0])
-        .collect();
-    let dyn_rules: Vec<&NRule> = rules
-        .iter()
-        .copied()
         .filter(|r| g.dynamic.contains(&rel_key(&r.head)))
+        .map(|&r| r.clone())
         .collect();
-    let rounds = fixpoint::reach(&mut g, &init, &dyn_rules)?;
+    let rounds = fixpoint::reach(g, &init, &mut dyn_rules)?;
     let dynamic_atoms = g.db.count() as usize - static_atoms;
 
-    // Instantiation.
-    let mut inst = instantiate::Instantiator::new(&mut g);
-    for rule in &dyn_rules {
-        inst.rule((*rule).clone(), 0)?;
+    // Instantiation (demand relations only restricted it: they are not instantiated).
+    let mut inst = instantiate::Instantiator::new(g);
+    for rule in dyn_rules {
+        if !inst.is_guard(rule.head.rel) {
+            inst.rule(rule, 0)?;
+        }
     }
     let split_rules = inst.split_rules;
     let mut out = inst.finish();
@@ -291,11 +440,12 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         rounds,
         rules: out.len(),
         split_rules,
-        work: options.max_matches - g.budget.work_left,
+        work: g.options.max_matches - g.budget.work_left,
+        demand_driven: false,
     };
     Ok(GroundProgram {
-        symbols: g.symbols,
-        store: g.store,
+        symbols: g.symbols.clone(),
+        store: std::mem::take(&mut g.store),
         roles,
         init,
         rules: out,

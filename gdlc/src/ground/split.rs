@@ -11,7 +11,7 @@
 //! [`eliminate`] makes one such step, choosing the variables whose auxiliary relation is
 //! estimated smallest; the grounder repeats it while a rule stays too large.
 
-use crate::ast::Sym;
+use crate::ast::{Sym, kw};
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
 
 /// A rule split in two.
@@ -31,6 +31,9 @@ pub trait Sizes {
     fn values(&mut self, lit: usize, var: u32) -> u64;
     /// The number of atoms positive literal `lit` matches.
     fn atoms(&mut self, lit: usize) -> u64;
+    /// Whether literal `lit` reads a static relation (or is a `distinct` or an equality):
+    /// such filters cost nothing once ground and are copied into auxiliary rules.
+    fn is_static(&mut self, lit: usize) -> bool;
 }
 
 fn lit_vars(l: &NLit) -> Vec<u32> {
@@ -43,9 +46,26 @@ fn lit_vars(l: &NLit) -> Vec<u32> {
     v
 }
 
+/// Whether `rule` has a variable that its head does not read (else nothing can be split).
+pub fn splittable(rule: &NRule) -> bool {
+    let mut head = Vec::new();
+    rule.head.for_each_var(&mut |v| head.push(v));
+    let mut found = false;
+    for l in &rule.body {
+        l.for_each_var(&mut |v| found |= !head.contains(&v));
+    }
+    found
+}
+
 /// One step of variable elimination on `rule`, naming the auxiliary relation `aux_rel`;
-/// `None` when no variable group can be eliminated without taking the whole body.
-pub fn eliminate(rule: &NRule, aux_rel: Sym, sizes: &mut dyn Sizes) -> Option<Split> {
+/// `None` when no variable group can be eliminated without taking the whole body, or when
+/// the auxiliary relation is estimated to have `limit` atoms or more.
+///
+/// The variables that a `does` literal shares with the rest of the body (the move's
+/// arguments and what constrains them) are eliminated first and together: their auxiliary
+/// relation is a set of moves per binding of the others, which code generation keeps as a
+/// move set rather than as one rule per move.
+pub fn eliminate(rule: &NRule, aux_rel: Sym, sizes: &mut dyn Sizes, limit: u64) -> Option<Split> {
     let n = rule.body.len();
     let vars: Vec<Vec<u32>> = rule.body.iter().map(lit_vars).collect();
     let mut head_vars = Vec::new();
@@ -66,8 +86,43 @@ pub fn eliminate(rule: &NRule, aux_rel: Sym, sizes: &mut dyn Sizes) -> Option<Sp
             None => groups.push((occ, vec![v])),
         }
     }
-    let mut best: Option<(u64, Vec<bool>, Vec<u32>)> = None;
-    for (occ, _) in &groups {
+    // The non-head variables connected to a `does` literal through non-head variables.
+    let mut preferred: Option<Vec<usize>> = None;
+    if let Some(d) = (0..n).find(|&i| matches!(&rule.body[i], NLit::Pos(a) if a.rel == kw::DOES)) {
+        let mut vs: Vec<u32> = vars[d]
+            .iter()
+            .copied()
+            .filter(|v| !head_vars.contains(v))
+            .collect();
+        let mut k = 0;
+        while k < vs.len() {
+            for i in 0..n {
+                if vars[i].contains(&vs[k]) {
+                    for &u in &vars[i] {
+                        if !head_vars.contains(&u) && !vs.contains(&u) {
+                            vs.push(u);
+                        }
+                    }
+                }
+            }
+            k += 1;
+        }
+        if !vs.is_empty() {
+            preferred = Some(
+                (0..n)
+                    .filter(|&i| vars[i].iter().any(|v| vs.contains(v)))
+                    .collect(),
+            );
+        }
+    }
+    #[allow(clippy::type_complexity)]
+    let mut best: Option<(u64, Vec<bool>, Vec<u32>, Vec<bool>)> = None;
+    let candidates: Vec<(Vec<usize>, bool)> = preferred
+        .into_iter()
+        .map(|o| (o, true))
+        .chain(groups.iter().map(|g| (g.0.clone(), false)))
+        .collect();
+    for (occ, is_preferred) in &candidates {
         let mut in_bucket = vec![false; n];
         for &i in occ {
             in_bucket[i] = true;
@@ -115,11 +170,30 @@ pub fn eliminate(rule: &NRule, aux_rel: Sym, sizes: &mut dyn Sizes) -> Option<Sp
                 .unwrap_or(1);
             cost = cost.saturating_mul(d.max(1));
         }
-        if best.as_ref().is_none_or(|b| cost < b.0) {
-            best = Some((cost, in_bucket, shared));
+        // Static filters over the bucket's variables go along (they stay in the rest too).
+        let before = in_bucket.clone();
+        let bucket_vars: Vec<u32> = (0..n)
+            .filter(|&i| in_bucket[i])
+            .flat_map(|i| vars[i].iter().copied())
+            .collect();
+        for i in 0..n {
+            if !in_bucket[i]
+                && vars[i].iter().all(|v| bucket_vars.contains(v))
+                && sizes.is_static(i)
+            {
+                in_bucket[i] = true;
+            }
+        }
+        let copied: Vec<bool> = (0..n).map(|i| in_bucket[i] && !before[i]).collect();
+        if *is_preferred {
+            best = Some((cost, in_bucket, shared, copied));
+            break;
+        }
+        if cost < limit && best.as_ref().is_none_or(|b| cost < b.0) {
+            best = Some((cost, in_bucket, shared, copied));
         }
     }
-    let (_, in_bucket, shared) = best?;
+    let (_, in_bucket, shared, copied) = best?;
     let aux_atom = NAtom {
         rel: aux_rel,
         args: shared.iter().map(|&v| NTerm::Var(v)).collect(),
@@ -137,7 +211,7 @@ pub fn eliminate(rule: &NRule, aux_rel: Sym, sizes: &mut dyn Sizes) -> Option<Sp
     let mut body: Vec<NLit> = vec![NLit::Pos(aux_atom)];
     body.extend(
         (0..n)
-            .filter(|&i| !in_bucket[i])
+            .filter(|&i| !in_bucket[i] || (copied[i] && sizes.is_static(i)))
             .map(|i| rule.body[i].clone()),
     );
     let residual = NRule {
@@ -224,6 +298,9 @@ mod tests {
         fn atoms(&mut self, _: usize) -> u64 {
             100
         }
+        fn is_static(&mut self, _: usize) -> bool {
+            false
+        }
     }
 
     #[test]
@@ -234,11 +311,11 @@ mod tests {
         let mut n = normalize(&p, NormalizeOptions::default()).unwrap();
         let aux = n.symbols.intern("aux");
         let rule = n.rules.iter().find(|r| r.body.len() == 3).unwrap();
-        let s = eliminate(rule, aux, &mut Flat).unwrap();
+        let s = eliminate(rule, aux, &mut Flat, u64::MAX).unwrap();
         assert_eq!(s.aux.body.len(), 2);
         assert_eq!(s.aux.head.args.len(), 1);
         assert_eq!(s.residual.body.len(), 2);
         // Nothing left to eliminate in the residual.
-        assert!(eliminate(&s.residual, aux, &mut Flat).is_none());
+        assert!(eliminate(&s.residual, aux, &mut Flat, u64::MAX).is_none());
     }
 }

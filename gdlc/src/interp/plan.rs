@@ -261,7 +261,13 @@ fn push_scan(rel: RelId, args: Box<[Pat]>, bound: &mut [bool], steps: &mut Vec<S
     for p in args.iter() {
         p.for_each_var(&mut |v| bound[v as usize] = true);
     }
-    steps.push(Step::Scan { rel, source: Source::Full, args, mask, index: None });
+    steps.push(Step::Scan {
+        rel,
+        source: Source::Full,
+        args,
+        mask,
+        index: None,
+    });
 }
 
 fn bound_mask(args: &[Pat], bound: &[bool]) -> Mask {

@@ -1,0 +1,398 @@
+//! Output functions of the inline backend: the cone of props an output reads, split into
+//! chunk functions when large, or computed once in shared chunks when the cones of all
+//! outputs together would be too much code.
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::super::CodegenOptions;
+use super::expr::{Slot, View, chunk_body, lit_expr};
+use super::{ConeSpec, set_locations};
+use crate::ir::{Input, Ir, Lit};
+
+pub(super) fn cone_fn(
+    ir: &Ir,
+    options: &CodegenOptions,
+    shared: Option<&Shared>,
+    spec: &ConeSpec<'_>,
+) -> TokenStream {
+    let name = format_ident!("{}", spec.name);
+    let ret = &spec.ret;
+    let extra = &spec.extra_param;
+    let (params, args) = if spec.moves {
+        let n = Literal::usize_unsuffixed(ir.roles.len());
+        (
+            quote! { state: &State, joint: &[u32; #n] },
+            quote! { state, joint },
+        )
+    } else {
+        (quote! { state: &State }, quote! { state })
+    };
+    let needed = cone(ir, &spec.roots);
+    if let Some(sh) = shared {
+        return shared_output_fn(ir, spec, sh, &needed, &name, &params, &args);
+    }
+    let chunks = split(ir, &needed, options.chunk_props.max(1));
+    let mut slot = vec![Slot::None; ir.props.len()];
+    for (c, chunk) in chunks.iter().enumerate() {
+        for &p in chunk {
+            slot[p as usize] = Slot::Local {
+                chunk: c as u32,
+                export: None,
+            };
+        }
+    }
+    let single = chunks.len() <= 1;
+    let mut exports = 0u32;
+    if !single {
+        // Export what a later chunk or the tail reads.
+        let mut export = |p: u32, slot: &mut Vec<Slot>| {
+            if let Slot::Local {
+                chunk,
+                export: None,
+            } = slot[p as usize]
+            {
+                slot[p as usize] = Slot::Local {
+                    chunk,
+                    export: Some(exports),
+                };
+                exports += 1;
+            }
+        };
+        for (c, chunk) in chunks.iter().enumerate() {
+            for &p in chunk {
+                for l in ir.props[p as usize].disjuncts.iter().flatten() {
+                    if let Input::Prop(q) = l.input
+                        && let Slot::Local { chunk: cq, .. } = slot[q as usize]
+                        && cq as usize != c
+                    {
+                        export(q, &mut slot);
+                    }
+                }
+            }
+        }
+        for l in &spec.roots {
+            if let Input::Prop(p) = l.input {
+                export(p, &mut slot);
+            }
+        }
+    }
+    let scratch_words = (exports as usize).div_ceil(64).max(1);
+    let sw = Literal::usize_unsuffixed(scratch_words);
+    let allow =
+        quote! { #[allow(unused_doc_comments, unused_parens, unused_variables, clippy::all)] };
+    let sets = set_locations(ir);
+    let view = View {
+        slot: &slot,
+        sets: &sets,
+    };
+    let read = |l: Lit| lit_expr(l, &view, u32::MAX);
+    let tail = (spec.tail)(&read);
+    if single {
+        let body = chunks
+            .first()
+            .map(|c| chunk_body(ir, options, c, 0, &view))
+            .unwrap_or_default();
+        return quote! {
+            #allow
+            fn #name(#params, #extra) -> #ret {
+                #body
+                #tail
+            }
+        };
+    }
+    let mut fns = Vec::new();
+    let mut calls = Vec::new();
+    for (c, chunk) in chunks.iter().enumerate() {
+        let f = format_ident!("{}_{}", spec.name, c);
+        let body = chunk_body(ir, options, chunk, c as u32, &view);
+        fns.push(quote! {
+            #[inline(never)]
+            #allow
+            fn #f(#params, scratch: &mut [u64; #sw]) {
+                #body
+            }
+        });
+        calls.push(quote! { #f(#args, &mut scratch); });
+    }
+    quote! {
+        #(#fns)*
+        #allow
+        fn #name(#params, #extra) -> #ret {
+            let mut scratch = [0u64; #sw];
+            #(#calls)*
+            #tail
+        }
+    }
+}
+
+/// The props that the roots read, ascending (a group is needed whole).
+pub(super) fn cone(ir: &Ir, roots: &[Lit]) -> Vec<u32> {
+    let group_of = ir.group_of();
+    let mut need = vec![false; ir.props.len()];
+    let mut stack: Vec<u32> = Vec::new();
+    let push = |l: &Lit, need: &mut Vec<bool>, stack: &mut Vec<u32>| {
+        if let Input::Prop(p) = l.input
+            && !need[p as usize]
+        {
+            need[p as usize] = true;
+            stack.push(p);
+        }
+    };
+    for l in roots {
+        push(l, &mut need, &mut stack);
+    }
+    while let Some(p) = stack.pop() {
+        if let Some(g) = group_of[p as usize] {
+            for q in ir.groups[g as usize].clone() {
+                push(&Lit::pos(Input::Prop(q)), &mut need, &mut stack);
+            }
+        }
+        for l in ir.props[p as usize].disjuncts.iter().flatten() {
+            push(l, &mut need, &mut stack);
+        }
+    }
+    (0..ir.props.len() as u32)
+        .filter(|&p| need[p as usize])
+        .collect()
+}
+
+/// The size of a prop's code: one plus its number of literals.
+pub(crate) fn prop_weight(ir: &Ir, p: u32) -> usize {
+    1 + ir.props[p as usize]
+        .disjuncts
+        .iter()
+        .map(Vec::len)
+        .sum::<usize>()
+}
+
+/// Splits the cone into chunks of about `size` literals, never inside a group.
+fn split(ir: &Ir, cone: &[u32], size: usize) -> Vec<Vec<u32>> {
+    let group_of = ir.group_of();
+    let mut chunks: Vec<Vec<u32>> = Vec::new();
+    let mut cur: Vec<u32> = Vec::new();
+    let mut weight = 0usize;
+    for &p in cone {
+        let in_group_middle = group_of[p as usize].is_some()
+            && cur
+                .last()
+                .is_some_and(|&q| group_of[q as usize] == group_of[p as usize]);
+        if weight >= size && !in_group_middle {
+            chunks.push(std::mem::take(&mut cur));
+            weight = 0;
+        }
+        weight += prop_weight(ir, p);
+        cur.push(p);
+    }
+    if !cur.is_empty() {
+        chunks.push(cur);
+    }
+    chunks
+}
+
+/// Props computed once per module rather than once per output function: the props in
+/// evaluation order, those that read no move first, cut into chunk functions that store every
+/// prop into a scratch bitset indexed by prop number.
+pub(super) struct Shared {
+    chunks: Vec<Vec<u32>>,
+    /// Whether each chunk reads the joint move.
+    chunk_moves: Vec<bool>,
+    chunk_of: Vec<u32>,
+    slot: Vec<Slot>,
+    scratch_words: usize,
+}
+
+/// The total number of props of all output functions' cones.
+/// The literals (plus one per prop) that the inline code evaluates per state of a playout:
+/// the cones of `terminal`, of every role's legal moves and of `next`.
+pub(crate) fn cost_per_state(ir: &Ir) -> usize {
+    let size = |c: Vec<u32>| c.iter().map(|&p| prop_weight(ir, p)).sum::<usize>();
+    let mut total = size(cone(ir, &[ir.terminal])) + size(cone(ir, &ir.next));
+    for r in 0..ir.roles.len() {
+        total += size(cone(ir, &ir.legal[r]));
+    }
+    total + ir.next.len() + ir.legal.iter().map(Vec::len).sum::<usize>()
+}
+
+fn inlined_size(ir: &Ir) -> usize {
+    let size = |c: Vec<u32>| c.iter().map(|&p| prop_weight(ir, p)).sum::<usize>();
+    let mut total = size(cone(ir, &[ir.terminal])) + size(cone(ir, &ir.next));
+    for r in 0..ir.roles.len() {
+        total += size(cone(ir, &ir.legal[r]));
+        let goals: Vec<Lit> = ir.goals[r].iter().map(|g| g.when).collect();
+        total += size(cone(ir, &goals));
+    }
+    total
+}
+
+/// The shared chunks, when inlining every cone would make more than
+/// [`CodegenOptions::inline_props`] props of code.
+pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared> {
+    if inlined_size(ir) <= options.inline_props {
+        return None;
+    }
+    let n = ir.props.len();
+    // Which props read moves, directly or through other props (whole groups alike).
+    let mut moves = vec![false; n];
+    let group_of = ir.group_of();
+    for p in 0..n {
+        moves[p] = ir.props[p]
+            .disjuncts
+            .iter()
+            .flatten()
+            .any(|l| match l.input {
+                Input::Does { .. } | Input::MoveIn(_) => true,
+                Input::Prop(q) => (q as usize) < p && moves[q as usize],
+                _ => false,
+            });
+    }
+    for r in &ir.groups {
+        // A group reads moves if any member does (members may read later members).
+        let mut any = false;
+        loop {
+            for p in r.clone() {
+                any |= moves[p as usize]
+                    || ir.props[p as usize]
+                        .disjuncts
+                        .iter()
+                        .flatten()
+                        .any(|l| matches!(l.input, Input::Prop(q) if moves[q as usize]));
+            }
+            let changed = r.clone().any(|p| moves[p as usize] != any);
+            for p in r.clone() {
+                moves[p as usize] = any;
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Props after the group that read it were computed before: recompute them.
+        for p in r.end as usize..n {
+            if group_of[p].is_none() && !moves[p] {
+                moves[p] = ir.props[p]
+                    .disjuncts
+                    .iter()
+                    .flatten()
+                    .any(|l| matches!(l.input, Input::Prop(q) if moves[q as usize]));
+            }
+        }
+    }
+    let order: Vec<u32> = (0..n as u32)
+        .filter(|&p| !moves[p as usize])
+        .chain((0..n as u32).filter(|&p| moves[p as usize]))
+        .collect();
+    let size = options.chunk_props.max(1);
+    let mut chunks: Vec<Vec<u32>> = Vec::new();
+    let mut chunk_moves = Vec::new();
+    let mut cur: Vec<u32> = Vec::new();
+    let mut weight = 0usize;
+    for &p in &order {
+        let same_group = group_of[p as usize].is_some()
+            && cur
+                .last()
+                .is_some_and(|&q| group_of[q as usize] == group_of[p as usize]);
+        let phase_change = cur
+            .last()
+            .is_some_and(|&q| moves[q as usize] != moves[p as usize]);
+        if (weight >= size && !same_group) || phase_change {
+            chunk_moves.push(moves[cur[0] as usize]);
+            chunks.push(std::mem::take(&mut cur));
+            weight = 0;
+        }
+        weight += prop_weight(ir, p);
+        cur.push(p);
+    }
+    if let Some(&first) = cur.first() {
+        chunk_moves.push(moves[first as usize]);
+        chunks.push(cur);
+    }
+    let mut chunk_of = vec![u32::MAX; n];
+    let mut slot = vec![Slot::None; n];
+    for (c, chunk) in chunks.iter().enumerate() {
+        for &p in chunk {
+            chunk_of[p as usize] = c as u32;
+            slot[p as usize] = Slot::Local {
+                chunk: c as u32,
+                export: Some(p),
+            };
+        }
+    }
+    Some(Shared {
+        chunks,
+        chunk_moves,
+        chunk_of,
+        slot,
+        scratch_words: n.div_ceil(64).max(1),
+    })
+}
+
+pub(super) fn shared_chunk_fns(ir: &Ir, options: &CodegenOptions, sh: &Shared) -> Vec<TokenStream> {
+    let sw = Literal::usize_unsuffixed(sh.scratch_words);
+    let n = Literal::usize_unsuffixed(ir.roles.len());
+    let sets = set_locations(ir);
+    let view = View {
+        slot: &sh.slot,
+        sets: &sets,
+    };
+    sh.chunks
+        .iter()
+        .enumerate()
+        .map(|(c, chunk)| {
+            let f = format_ident!("chunk_{}", c);
+            let body = chunk_body(ir, options, chunk, c as u32, &view);
+            let params = if sh.chunk_moves[c] {
+                quote! { state: &State, joint: &[u32; #n] }
+            } else {
+                quote! { state: &State }
+            };
+            quote! {
+                #[inline(never)]
+                #[allow(unused_doc_comments, unused_parens, unused_variables, clippy::all)]
+                fn #f(#params, scratch: &mut [u64; #sw]) {
+                    #body
+                }
+            }
+        })
+        .collect()
+}
+
+fn shared_output_fn(
+    ir: &Ir,
+    spec: &ConeSpec<'_>,
+    sh: &Shared,
+    needed: &[u32],
+    name: &Ident,
+    params: &TokenStream,
+    args: &TokenStream,
+) -> TokenStream {
+    let _ = ir;
+    let mut chunks: Vec<u32> = needed.iter().map(|&p| sh.chunk_of[p as usize]).collect();
+    chunks.sort_unstable();
+    chunks.dedup();
+    let calls = chunks.iter().map(|&c| {
+        let f = format_ident!("chunk_{}", c);
+        if sh.chunk_moves[c as usize] {
+            quote! { #f(#args, &mut scratch); }
+        } else {
+            quote! { #f(state, &mut scratch); }
+        }
+    });
+    let sw = Literal::usize_unsuffixed(sh.scratch_words);
+    let sets = set_locations(ir);
+    let view = View {
+        slot: &sh.slot,
+        sets: &sets,
+    };
+    let read = |l: Lit| lit_expr(l, &view, u32::MAX);
+    let tail = (spec.tail)(&read);
+    let ret = &spec.ret;
+    let extra = &spec.extra_param;
+    quote! {
+        #[allow(unused_parens, unused_variables, unused_mut, clippy::all)]
+        fn #name(#params, #extra) -> #ret {
+            let mut scratch = [0u64; #sw];
+            #(#calls)*
+            #tail
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! Expressions of the inline backend: literals, conjunctions and disjunctions as Rust
+//! expressions, and the body of a chunk of props.
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::super::{CodegenOptions, Comments};
+use crate::ir::{Input, Ir, Lit};
+
+/// Where a prop's value is read from inside generated code.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Slot {
+    /// Not computed by this cone.
+    None,
+    /// A local of chunk `chunk`, stored to scratch slot `export` if other chunks read it.
+    Local { chunk: u32, export: Option<u32> },
+}
+
+/// What expressions read: where each prop is, and where each move set is.
+pub(super) struct View<'a> {
+    pub slot: &'a [Slot],
+    /// Per move set: its role and its bit in the role's `MOVE_SETS` rows.
+    pub sets: &'a [(u32, u32)],
+}
+
+pub(super) fn prop_ident(p: u32) -> Ident {
+    format_ident!("p{}", p)
+}
+
+/// The expression of a literal read from chunk `chunk` (`u32::MAX`: the tail, after every
+/// chunk).
+pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
+    let slot = v.slot;
+    let l = l.folded();
+    match l.input {
+        Input::Const(b) => {
+            if b != l.negated {
+                quote! { true }
+            } else {
+                quote! { false }
+            }
+        }
+        Input::Bit(b) => {
+            let w = Literal::usize_unsuffixed(b as usize / 64);
+            let mask = Literal::u64_suffixed(1u64 << (b % 64));
+            if l.negated {
+                quote! { (state.0[#w] & #mask == 0) }
+            } else {
+                quote! { (state.0[#w] & #mask != 0) }
+            }
+        }
+        Input::Does { role, mv } => {
+            let r = Literal::usize_unsuffixed(role as usize);
+            let m = Literal::u32_suffixed(mv);
+            if l.negated {
+                quote! { (joint[#r] != #m) }
+            } else {
+                quote! { (joint[#r] == #m) }
+            }
+        }
+        Input::MoveIn(set) => {
+            let (role, k) = v.sets.get(set as usize).copied().unwrap_or((0, 0));
+            let table = format_ident!("MOVE_SETS_{}", role);
+            let r = Literal::usize_unsuffixed(role as usize);
+            let w = Literal::usize_unsuffixed(k as usize / 64);
+            let mask = Literal::u64_suffixed(1u64 << (k % 64));
+            if l.negated {
+                quote! { (#table[joint[#r] as usize][#w] & #mask == 0) }
+            } else {
+                quote! { (#table[joint[#r] as usize][#w] & #mask != 0) }
+            }
+        }
+        Input::Prop(p) => {
+            let value = match slot.get(p as usize) {
+                Some(Slot::Local { chunk: c, export }) => {
+                    if *c == chunk || (chunk == u32::MAX && export.is_none()) {
+                        let id = prop_ident(p);
+                        quote! { #id }
+                    } else {
+                        let e = export.unwrap_or(0);
+                        let w = Literal::usize_unsuffixed(e as usize / 64);
+                        let mask = Literal::u64_suffixed(1u64 << (e % 64));
+                        quote! { (scratch[#w] & #mask != 0) }
+                    }
+                }
+                // Not expected: cones are closed.
+                _ => quote! { false },
+            };
+            if l.negated {
+                quote! { !#value }
+            } else {
+                value
+            }
+        }
+    }
+}
+
+fn dnf_expr(d: &[Vec<Lit>], v: &View<'_>, chunk: u32) -> TokenStream {
+    if d.is_empty() {
+        return quote! { false };
+    }
+    let conj = d.iter().map(|c| conj_expr(c, v, chunk));
+    quote! { #(#conj)|* }
+}
+
+/// A conjunction; the state bits of one word are tested together with one mask.
+fn conj_expr(c: &[Lit], v: &View<'_>, chunk: u32) -> TokenStream {
+    if c.is_empty() {
+        return quote! { true };
+    }
+    // Per word: (mask of the bits read, mask of those that must be set).
+    let mut words: Vec<(usize, u64, u64)> = Vec::new();
+    let mut others = Vec::new();
+    for &l in c {
+        match l.folded().input {
+            Input::Bit(b) => {
+                let w = b as usize / 64;
+                let m = 1u64 << (b % 64);
+                let i = match words.iter().position(|x| x.0 == w) {
+                    Some(i) => i,
+                    None => {
+                        words.push((w, 0, 0));
+                        words.len() - 1
+                    }
+                };
+                words[i].1 |= m;
+                if !l.negated {
+                    words[i].2 |= m;
+                }
+            }
+            _ => others.push(lit_expr(l, v, chunk)),
+        }
+    }
+    let mut parts: Vec<TokenStream> = Vec::new();
+    for (w, read, set) in words {
+        if read.count_ones() == 1 {
+            let b = (w * 64) as u32 + read.trailing_zeros();
+            parts.push(lit_expr(
+                Lit {
+                    input: Input::Bit(b),
+                    negated: set == 0,
+                },
+                v,
+                chunk,
+            ));
+            continue;
+        }
+        let wl = Literal::usize_unsuffixed(w);
+        let rl = Literal::u64_suffixed(read);
+        let sl = Literal::u64_suffixed(set);
+        parts.push(if set == 0 {
+            quote! { (state.0[#wl] & #rl == 0) }
+        } else if set == read {
+            quote! { (state.0[#wl] & #rl == #rl) }
+        } else {
+            quote! { (state.0[#wl] & #rl == #sl) }
+        });
+    }
+    parts.extend(others);
+    quote! { #(#parts)&* }
+}
+
+pub(super) fn chunk_body(
+    ir: &Ir,
+    options: &CodegenOptions,
+    chunk: &[u32],
+    c: u32,
+    v: &View<'_>,
+) -> TokenStream {
+    let slot = v.slot;
+    let group_of = ir.group_of();
+    let mut out = TokenStream::new();
+    let mut i = 0;
+    while i < chunk.len() {
+        let p = chunk[i];
+        let doc = |p: u32| match options.comments {
+            Comments::Props => {
+                let t = format!(" {}", ir.props[p as usize].text);
+                quote! { #[doc = #t] }
+            }
+            Comments::None => quote! {},
+        };
+        if let Some(g) = group_of[p as usize] {
+            let r = ir.groups[g as usize].clone();
+            let members: Vec<u32> = r.collect();
+            let decls = members.iter().map(|&q| {
+                let id = prop_ident(q);
+                let d = doc(q);
+                quote! { #d let mut #id = false; }
+            });
+            let updates = members.iter().map(|&q| {
+                let id = prop_ident(q);
+                let e = dnf_expr(&ir.props[q as usize].disjuncts, v, c);
+                quote! {
+                    let value = #e;
+                    changed |= value != #id;
+                    #id = value;
+                }
+            });
+            out.extend(quote! {
+                #(#decls)*
+                loop {
+                    let mut changed = false;
+                    #(#updates)*
+                    if !changed {
+                        break;
+                    }
+                }
+            });
+            for &q in &members {
+                out.extend(store_export(q, slot));
+            }
+            i += members.len();
+            continue;
+        }
+        let id = prop_ident(p);
+        let e = dnf_expr(&ir.props[p as usize].disjuncts, v, c);
+        let d = doc(p);
+        out.extend(quote! { #d let #id = #e; });
+        out.extend(store_export(p, slot));
+        i += 1;
+    }
+    out
+}
+
+fn store_export(p: u32, slot: &[Slot]) -> TokenStream {
+    match slot[p as usize] {
+        Slot::Local {
+            export: Some(e), ..
+        } => {
+            let id = prop_ident(p);
+            let w = Literal::usize_unsuffixed(e as usize / 64);
+            let k = Literal::u32_unsuffixed(e % 64);
+            quote! { scratch[#w] |= (#id as u64) << #k; }
+        }
+        _ => quote! {},
+    }
+}

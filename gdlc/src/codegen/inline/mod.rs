@@ -1,0 +1,222 @@
+//! The inline backend: straight-line code per output.
+//!
+//! One plain function per output: `terminal`, `legal_<r>` and `goal_<r>` per role, `next`.
+//! Each output function computes only the props its outputs read (its *cone*), as
+//! straight-line `let`s in evaluation order; a recursive group becomes a loop that runs until
+//! nothing changes. A cone of more than [`CodegenOptions::chunk_props`] props is split into
+//! `#[inline(never)]` chunk functions that pass the props they share through a scratch bitset,
+//! so that rustc's time and memory stay bounded on large games.
+//!
+//! A move set literal reads one bit of a per-role table: row `m` of `MOVE_SETS_<r>` holds one
+//! bit per set of role `r`, set when move `m` is in it (the last row, for no move, is empty).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+mod cone;
+mod expr;
+mod next;
+
+use super::{CodegenOptions, GameBodies};
+use crate::ir::{Ir, Lit};
+use cone::{cone_fn, shared_chunk_fns, shared_chunks};
+pub(crate) use cone::{cost_per_state, prop_weight};
+
+/// The items of the module.
+pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
+    let nroles = ir.roles.len();
+    let mut items = Vec::new();
+    let shared = shared_chunks(ir, options);
+    if let Some(sh) = &shared {
+        items.extend(shared_chunk_fns(ir, options, sh));
+    }
+    let terminal = cone_fn(
+        ir,
+        options,
+        shared.as_ref(),
+        &ConeSpec {
+            name: "terminal",
+            moves: false,
+            roots: vec![ir.terminal],
+            ret: quote! { bool },
+            extra_param: quote! {},
+            tail: &|e| e(ir.terminal),
+        },
+    );
+    items.push(terminal);
+    let mut legal_arms = Vec::new();
+    let mut goal_arms = Vec::new();
+    for r in 0..nroles {
+        let name = format!("legal_{r}");
+        let f = format_ident!("{}", name);
+        items.push(cone_fn(
+            ir,
+            options,
+            shared.as_ref(),
+            &ConeSpec {
+                name: &name,
+                moves: false,
+                roots: ir.legal[r].clone(),
+                ret: quote! { () },
+                extra_param: quote! { out: &mut Vec<u32>, },
+                tail: &|e| {
+                    let pushes = ir.legal[r].iter().enumerate().filter_map(|(m, &l)| {
+                        let x = e(l);
+                        let m = Literal::u32_suffixed(m as u32);
+                        match x.to_string().as_str() {
+                            "false" => None,
+                            "true" => Some(quote! { out.push(#m); }),
+                            _ => Some(quote! { if #x { out.push(#m); } }),
+                        }
+                    });
+                    quote! { #(#pushes)* }
+                },
+            },
+        ));
+        let ri = Literal::usize_unsuffixed(r);
+        legal_arms.push(quote! { #ri => #f(state, out), });
+        let name = format!("goal_{r}");
+        let f = format_ident!("{}", name);
+        let values: Vec<Option<i32>> = ir.goals[r].iter().map(|g| g.value).collect();
+        items.push(cone_fn(
+            ir,
+            options,
+            shared.as_ref(),
+            &ConeSpec {
+                name: &name,
+                moves: false,
+                roots: ir.goals[r].iter().map(|g| g.when).collect(),
+                ret: quote! { Option<i32> },
+                extra_param: quote! {},
+                tail: &|e| {
+                    let tests = ir.goals[r].iter().zip(&values).map(|(g, v)| {
+                        let x = e(g.when);
+                        let v = match v {
+                            Some(v) => {
+                                let v = Literal::i32_unsuffixed(*v);
+                                quote! { Some(#v) }
+                            }
+                            None => quote! { None },
+                        };
+                        quote! { if #x { count += 1; value = #v; } }
+                    });
+                    quote! {
+                        let mut count = 0u32;
+                        let mut value = None;
+                        #(#tests)*
+                        if count == 1 { value } else { None }
+                    }
+                },
+            },
+        ));
+        goal_arms.push(quote! { #ri => #f(state), });
+    }
+    let next_plan = next::plan(ir);
+    items.push(cone_fn(
+        ir,
+        options,
+        shared.as_ref(),
+        &ConeSpec {
+            name: "next",
+            moves: true,
+            roots: next_plan.reads.clone(),
+            ret: quote! { State },
+            extra_param: quote! {},
+            tail: &|e| next::tail(ir, &next_plan, e),
+        },
+    ));
+    let joint = (0..nroles).map(|r| {
+        let rl = Literal::usize_unsuffixed(r);
+        let n = Literal::u32_suffixed(ir.moves[r].len() as u32);
+        quote! { joint.get(#rl).copied().map_or(#n, |m| m.min(#n)) }
+    });
+    let nroles_lit = Literal::usize_unsuffixed(nroles);
+    let bodies = GameBodies {
+        is_terminal: quote! { terminal(state) },
+        legal_moves: quote! {
+            match role {
+                #(#legal_arms)*
+                _ => {}
+            }
+        },
+        next_state: quote! {
+            let joint: [u32; #nroles_lit] = [#(#joint),*];
+            *next_state = next(state, &joint);
+        },
+        goal: quote! {
+            match role {
+                #(#goal_arms)*
+                _ => None,
+            }
+        },
+    };
+    let mut out = vec![super::header(ir, options)];
+    out.extend(move_set_tables(ir));
+    out.extend(items);
+    out.push(super::game_impl(ir, options, &bodies));
+    out
+}
+
+/// Per move set: its role and its number among the role's sets.
+pub(super) fn set_locations(ir: &Ir) -> Vec<(u32, u32)> {
+    let mut count = vec![0u32; ir.roles.len()];
+    ir.move_sets
+        .sets
+        .iter()
+        .map(|s| {
+            let k = count[s.role as usize];
+            count[s.role as usize] += 1;
+            (s.role, k)
+        })
+        .collect()
+}
+
+/// The `MOVE_SETS_<r>` tables.
+fn move_set_tables(ir: &Ir) -> Vec<TokenStream> {
+    let loc = set_locations(ir);
+    let mut out = Vec::new();
+    for r in 0..ir.roles.len() {
+        let n = loc.iter().filter(|l| l.0 == r as u32).count();
+        if n == 0 {
+            continue;
+        }
+        let words = n.div_ceil(64);
+        let moves = ir.moves[r].len();
+        let mut rows = vec![vec![0u64; words]; moves + 1];
+        for (s, &(role, k)) in ir.move_sets.sets.iter().zip(&loc) {
+            if role as usize == r {
+                for &m in &s.moves {
+                    rows[m as usize][k as usize / 64] |= 1 << (k % 64);
+                }
+            }
+        }
+        let name = format_ident!("MOVE_SETS_{}", r);
+        let rows = rows.iter().map(|row| {
+            let ws = row.iter().map(|&w| Literal::u64_suffixed(w));
+            quote! { [#(#ws),*] }
+        });
+        let nrows = Literal::usize_unsuffixed(moves + 1);
+        let wl = Literal::usize_unsuffixed(words);
+        let doc = format!(
+            " Row `m`: the move sets of role {r} that hold move `m` (the last row: no move)."
+        );
+        out.push(quote! {
+            #[doc = #doc]
+            static #name: [[u64; #wl]; #nrows] = [#(#rows),*];
+        });
+    }
+    out
+}
+
+/// What one output function computes.
+pub(super) struct ConeSpec<'a> {
+    name: &'a str,
+    /// Whether the function reads the joint move.
+    moves: bool,
+    /// The literals that `tail` reads (through the function it is given, which makes the
+    /// expression of a literal).
+    roots: Vec<Lit>,
+    ret: TokenStream,
+    extra_param: TokenStream,
+    tail: &'a dyn Fn(&dyn Fn(Lit) -> TokenStream) -> TokenStream,
+}

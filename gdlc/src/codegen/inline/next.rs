@@ -1,0 +1,174 @@
+//! The `next` function of the inline backend, dispatched on the joint move.
+//!
+//! A next-state bit is typically "it held and nothing touched it, or some move made it":
+//! `(next (cell ?x ?y ?p))` has one disjunct per move that writes the cell. Evaluating every
+//! such disjunct at every step wastes most of the work, since one move per role is played.
+//! So the props that only `next` reads are taken apart: disjuncts with a positive `does`
+//! literal go into a `match` on that role's move (only the played move's arm runs), disjuncts
+//! that copy their own bit (`(true (cell 1 1 b))` for `(next (cell 1 1 b))`) become one mask
+//! per state word, and the rest is evaluated as usual.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use crate::ir::{Input, Ir, Lit};
+
+/// How each next bit is computed.
+pub(super) struct NextPlan {
+    /// Per state word, the bits that a disjunct copies from the state.
+    frame: Vec<u64>,
+    /// Per bit, the disjuncts evaluated whatever the move (`None`: the bit's root literal is
+    /// read as a whole).
+    free: Vec<Option<Vec<Vec<Lit>>>>,
+    /// Per role, per move: (bit, the rest of the conjunction) for the disjuncts that need
+    /// that move.
+    arms: Vec<BTreeMap<u32, Vec<(u32, Vec<Lit>)>>>,
+    /// Every literal the plan reads.
+    pub reads: Vec<Lit>,
+}
+
+/// Takes the next props apart (see the module documentation).
+pub(super) fn plan(ir: &Ir) -> NextPlan {
+    let n = ir.props.len();
+    let mut refs = vec![0u32; n];
+    let mut count = |l: &Lit| {
+        if let Input::Prop(p) = l.input {
+            refs[p as usize] += 1;
+        }
+    };
+    ir.props
+        .iter()
+        .flat_map(|p| p.disjuncts.iter().flatten())
+        .for_each(&mut count);
+    ir.for_each_output(&mut |l| count(&l));
+    let group_of = ir.group_of();
+    let words = super::super::state_words(ir);
+    let mut plan = NextPlan {
+        frame: vec![0; words],
+        free: Vec::with_capacity(ir.next.len()),
+        arms: vec![BTreeMap::new(); ir.roles.len()],
+        reads: Vec::new(),
+    };
+    for (b, &l) in ir.next.iter().enumerate() {
+        let b = b as u32;
+        let own = match l.input {
+            Input::Prop(p)
+                if !l.negated && refs[p as usize] == 1 && group_of[p as usize].is_none() =>
+            {
+                Some(p)
+            }
+            _ => None,
+        };
+        let Some(p) = own else {
+            plan.reads.push(l);
+            plan.free.push(None);
+            continue;
+        };
+        let mut free = Vec::new();
+        for c in &ir.props[p as usize].disjuncts {
+            if c.len() == 1 && c[0] == Lit::pos(Input::Bit(b)) {
+                plan.frame[b as usize / 64] |= 1 << (b % 64);
+                continue;
+            }
+            let trigger = c.iter().position(|x| {
+                !x.negated && matches!(x.input, Input::Does { role, .. } if (role as usize) < ir.roles.len())
+            });
+            plan.reads.extend(c.iter().copied());
+            match trigger {
+                Some(i) => {
+                    let Input::Does { role, mv } = c[i].input else {
+                        continue;
+                    };
+                    let mut rest = c.clone();
+                    rest.remove(i);
+                    plan.arms[role as usize]
+                        .entry(mv)
+                        .or_default()
+                        .push((b, rest));
+                }
+                None => free.push(c.clone()),
+            }
+        }
+        plan.free.push(Some(free));
+    }
+    plan
+}
+
+/// The body of `next` after the props it reads: builds and returns the state.
+pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> TokenStream {
+    let words = plan.frame.len();
+    let conj = |c: &[Lit]| -> TokenStream {
+        if c.is_empty() {
+            return quote! { true };
+        }
+        let parts = c.iter().map(|&l| e(l));
+        quote! { #(#parts)&* }
+    };
+    let mut inits = Vec::new();
+    for w in 0..words {
+        let wl = Literal::usize_unsuffixed(w);
+        let mut parts: Vec<TokenStream> = Vec::new();
+        if plan.frame[w] != 0 {
+            let m = Literal::u64_suffixed(plan.frame[w]);
+            parts.push(quote! { (state.0[#wl] & #m) });
+        }
+        for b in (w * 64)..((w + 1) * 64).min(ir.next.len()) {
+            let k = Literal::u32_unsuffixed((b % 64) as u32);
+            let x = match &plan.free[b] {
+                None => e(ir.next[b]),
+                Some(ds) if ds.is_empty() => continue,
+                Some(ds) => {
+                    let cs = ds.iter().map(|c| conj(c));
+                    quote! { (#(#cs)|*) }
+                }
+            };
+            match x.to_string().as_str() {
+                "false" => {}
+                "true" => parts.push(quote! { (1u64 << #k) }),
+                _ => parts.push(quote! { (((#x) as u64) << #k) }),
+            }
+        }
+        inits.push(if parts.is_empty() {
+            quote! { 0u64 }
+        } else {
+            quote! { #(#parts)|* }
+        });
+    }
+    let mut matches = Vec::new();
+    for (r, arms) in plan.arms.iter().enumerate() {
+        if arms.is_empty() {
+            continue;
+        }
+        let rl = Literal::usize_unsuffixed(r);
+        let arms = arms.iter().map(|(&mv, sets)| {
+            let m = Literal::u32_suffixed(mv);
+            let stmts = sets.iter().map(|(b, rest)| {
+                let w = Literal::usize_unsuffixed(*b as usize / 64);
+                let k = Literal::u32_unsuffixed(b % 64);
+                if rest.is_empty() {
+                    quote! { n[#w] |= 1u64 << #k; }
+                } else {
+                    let x = conj(rest);
+                    quote! { n[#w] |= ((#x) as u64) << #k; }
+                }
+            });
+            quote! { #m => { #(#stmts)* } }
+        });
+        matches.push(quote! {
+            match joint[#rl] {
+                #(#arms)*
+                _ => {}
+            }
+        });
+    }
+    if matches.is_empty() {
+        return quote! { State([#(#inits),*]) };
+    }
+    quote! {
+        let mut n = [#(#inits),*];
+        #(#matches)*
+        State(n)
+    }
+}
