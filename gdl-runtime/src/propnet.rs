@@ -1,0 +1,847 @@
+//! An incremental propositional network: the engine behind the games that `gdlc` compiles to
+//! tables rather than to straight-line code (large games, whose code would take rustc too
+//! long and whose every proposition would be too slow to re-evaluate at every step).
+//!
+//! The network ([`Net`]) is a circuit of threshold gates over inputs: the state bits and one
+//! input per move of each role (`does`). A gate is true when at least `thresh` of its input
+//! edges are (an edge may be negated): an and-gate of `n` inputs has threshold `n`, an or-gate
+//! threshold 1. The [`Engine`] keeps the value of every node and, for every gate, the number
+//! of its true input edges. When inputs change, only the gates whose count crosses their
+//! threshold change value, and only their fan-out is visited: the cost of a step is the size of
+//! the change it makes, not the size of the game.
+//!
+//! *Recursive groups* (ground rules that depend on each other positively, such as paths) are
+//! contiguous node ranges whose internal edges are kept apart: when the inputs of a group
+//! change, its least fixpoint is recomputed from its external counts.
+//!
+//! Outputs are node ranges aligned to 64: the legal moves of each role, and the next state
+//! (node `next_base + b` is the next value of state bit `b`), so that they are read as words.
+//!
+//! Generated code stores the network as text ([`Net::decode`]), decodes it once and keeps one
+//! engine per thread; the [`Game`](crate::Game) methods sync the engine to the state they are
+//! given (flipping the inputs that differ) before reading the outputs.
+
+/// No group.
+const NONE: u32 = u32::MAX;
+
+/// A propositional network. See the [module documentation](self).
+#[derive(Clone, Debug, Default)]
+pub struct Net {
+    /// The number of nodes.
+    pub nodes: u32,
+    /// The number of state bits: nodes `0..bits` are the state inputs.
+    pub bits: u32,
+    /// Per role, the node of its move 0 (its moves are consecutive nodes).
+    pub does_base: Vec<u32>,
+    /// Per role, its number of moves.
+    pub moves: Vec<u32>,
+    /// Per node, the number of true input edges that makes it true (`u32::MAX`: never; `0`:
+    /// always). Unused for inputs.
+    pub thresh: Vec<u32>,
+    /// Per node, the start of its out-edges in `fan` (one more entry than nodes).
+    pub fan_start: Vec<u32>,
+    /// Out-edges: `target << 2 | to_group << 1 | negated`.
+    pub fan: Vec<u32>,
+    /// Per node, its group, or `u32::MAX`.
+    pub group_of: Vec<u32>,
+    /// The recursive groups: node ranges, ascending.
+    pub groups: Vec<(u32, u32)>,
+    /// Per group member (indexed by node), the start of its edges inside its group in
+    /// `inner` (one more entry than nodes; empty ranges for other nodes).
+    pub inner_start: Vec<u32>,
+    /// Edges inside groups (never negated): target nodes.
+    pub inner: Vec<u32>,
+    /// Per role, the first node of its legal outputs (a multiple of 64): node
+    /// `legal_base[r] + m` says whether move `m` is legal, if its guard holds.
+    pub legal_base: Vec<u32>,
+    /// Per role, per move: a node (`node << 1 | negated`) that must also hold for the move to
+    /// be legal, or `u32::MAX`. A literal that nearly every legal move of a role needs (whose
+    /// turn it is) is tested when moves are listed rather than fanned out to every move.
+    pub legal_guard: Vec<Vec<u32>>,
+    /// The first node of the next-state outputs (a multiple of 64).
+    pub next_base: u32,
+    pub terminal: u32,
+    /// Per role, its goal values (`None`: not an integer) and the nodes that say they hold.
+    pub goals: Vec<Vec<(Option<i32>, u32)>>,
+    /// The initial state, as words.
+    pub init: Vec<u64>,
+}
+
+/// A malformed network text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError(pub &'static str);
+
+/// Reads the numbers of [`Net::encode`]'s text.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+/// The 64 digits of the text encoding, each six bits: the low five bits are payload, the
+/// high bit says another digit follows.
+const DIGITS: &[u8; 64] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuvWXYZwxyz_.";
+
+impl Reader<'_> {
+    fn next(&mut self) -> Result<u32, DecodeError> {
+        let mut v: u64 = 0;
+        let mut shift = 0;
+        loop {
+            let Some(&c) = self.bytes.get(self.pos) else {
+                return Err(DecodeError("truncated"));
+            };
+            self.pos += 1;
+            if c.is_ascii_whitespace() {
+                continue;
+            }
+            let d = LOOKUP[c as usize];
+            if d == 0xff {
+                return Err(DecodeError("bad digit"));
+            }
+            v |= u64::from(d & 31) << shift;
+            shift += 5;
+            if d & 32 == 0 {
+                break;
+            }
+            if shift > 35 {
+                return Err(DecodeError("number too long"));
+            }
+        }
+        u32::try_from(v).map_err(|_| DecodeError("number too large"))
+    }
+
+    fn vec(&mut self, n: usize) -> Result<Vec<u32>, DecodeError> {
+        (0..n).map(|_| self.next()).collect()
+    }
+
+    fn len(&mut self, max: usize) -> Result<usize, DecodeError> {
+        let n = self.next()? as usize;
+        if n > max {
+            return Err(DecodeError("length too large"));
+        }
+        Ok(n)
+    }
+}
+
+const LOOKUP: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 64 {
+        t[DIGITS[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Writes numbers in the text encoding.
+#[derive(Default)]
+struct Writer {
+    out: String,
+}
+
+impl Writer {
+    fn put(&mut self, mut v: u32) {
+        loop {
+            let low = v & 31;
+            v >>= 5;
+            if v == 0 {
+                self.out.push(DIGITS[low as usize] as char);
+                break;
+            }
+            self.out.push(DIGITS[(low | 32) as usize] as char);
+        }
+    }
+
+    fn all(&mut self, vs: &[u32]) {
+        for &v in vs {
+            self.put(v);
+        }
+    }
+}
+
+impl Net {
+    /// The network as text: numbers in a 64-digit alphabet, lists delta-encoded where they
+    /// ascend. [`Net::decode`] reads it back.
+    pub fn encode(&self) -> String {
+        let mut w = Writer::default();
+        w.put(self.nodes);
+        w.put(self.bits);
+        w.put(self.does_base.len() as u32);
+        w.all(&self.does_base);
+        w.all(&self.moves);
+        // Thresholds: u32::MAX is written as 0, others as value + 1.
+        for &t in &self.thresh {
+            w.put(t.wrapping_add(1));
+        }
+        for n in 0..self.nodes as usize {
+            let edges = &self.fan[self.fan_start[n] as usize..self.fan_start[n + 1] as usize];
+            w.put(edges.len() as u32);
+            let mut prev = 0u32;
+            for &e in edges {
+                // Edges of a node ascend by target: the target's delta, then the flags.
+                let t = e >> 2;
+                w.put(((t - prev) << 2) | (e & 3));
+                prev = t;
+            }
+        }
+        w.put(self.groups.len() as u32);
+        for &(a, b) in &self.groups {
+            w.put(a);
+            w.put(b - a);
+            for n in a..b {
+                let edges = &self.inner[self.inner_start[n as usize] as usize
+                    ..self.inner_start[n as usize + 1] as usize];
+                w.put(edges.len() as u32);
+                w.all(edges);
+            }
+        }
+        w.all(&self.legal_base);
+        for g in &self.legal_guard {
+            w.put(g.len() as u32);
+            for &x in g {
+                w.put(x.wrapping_add(1));
+            }
+        }
+        w.put(self.next_base);
+        w.put(self.terminal);
+        for goals in &self.goals {
+            w.put(goals.len() as u32);
+            for &(v, node) in goals {
+                match v {
+                    Some(v) => {
+                        w.put(1);
+                        w.put(v as u32);
+                    }
+                    None => w.put(0),
+                }
+                w.put(node);
+            }
+        }
+        w.put(self.init.len() as u32);
+        for &x in &self.init {
+            w.put(x as u32);
+            w.put((x >> 32) as u32);
+        }
+        w.out
+    }
+
+    /// Reads a network from [`Net::encode`]'s text (whitespace is ignored) and checks that
+    /// every node it names exists.
+    pub fn decode(text: &str) -> Result<Net, DecodeError> {
+        let mut r = Reader {
+            bytes: text.as_bytes(),
+            pos: 0,
+        };
+        let limit = text.len() + 64;
+        let nodes = r.len(limit)?;
+        let bits = r.len(nodes)?;
+        let roles = r.len(limit)?;
+        let does_base = r.vec(roles)?;
+        let moves = r.vec(roles)?;
+        let thresh: Vec<u32> = r
+            .vec(nodes)?
+            .into_iter()
+            .map(|t| t.wrapping_sub(1))
+            .collect();
+        let mut fan_start = Vec::with_capacity(nodes + 1);
+        let mut fan = Vec::new();
+        fan_start.push(0);
+        for _ in 0..nodes {
+            let n = r.len(limit)?;
+            let mut prev = 0u32;
+            for _ in 0..n {
+                let e = r.next()?;
+                let t = prev
+                    .checked_add(e >> 2)
+                    .ok_or(DecodeError("edge target overflow"))?;
+                if t as usize >= nodes {
+                    return Err(DecodeError("edge target out of range"));
+                }
+                fan.push((t << 2) | (e & 3));
+                prev = t;
+            }
+            fan_start.push(fan.len() as u32);
+        }
+        let ngroups = r.len(limit)?;
+        let mut groups = Vec::with_capacity(ngroups);
+        let mut group_of = vec![NONE; nodes];
+        let mut inner_start = vec![0u32; nodes + 1];
+        let mut inner_lists: Vec<(u32, Vec<u32>)> = Vec::new();
+        for g in 0..ngroups {
+            let a = r.next()?;
+            let len = r.next()?;
+            let b = a.checked_add(len).ok_or(DecodeError("group overflow"))?;
+            if b as usize > nodes {
+                return Err(DecodeError("group out of range"));
+            }
+            for n in a..b {
+                group_of[n as usize] = g as u32;
+                let k = r.len(limit)?;
+                let list = r.vec(k)?;
+                if list.iter().any(|&t| t < a || t >= b) {
+                    return Err(DecodeError("inner edge leaves its group"));
+                }
+                inner_lists.push((n, list));
+            }
+            groups.push((a, b));
+        }
+        // Inner edges, in node order.
+        inner_lists.sort_by_key(|x| x.0);
+        let mut inner = Vec::new();
+        let mut li = 0;
+        for n in 0..nodes {
+            inner_start[n] = inner.len() as u32;
+            if li < inner_lists.len() && inner_lists[li].0 as usize == n {
+                inner.extend_from_slice(&inner_lists[li].1);
+                li += 1;
+            }
+        }
+        inner_start[nodes] = inner.len() as u32;
+        let legal_base = r.vec(roles)?;
+        let mut legal_guard = Vec::with_capacity(roles);
+        for _ in 0..roles {
+            let k = r.len(limit)?;
+            let g: Vec<u32> = r.vec(k)?.into_iter().map(|x| x.wrapping_sub(1)).collect();
+            if g.iter().any(|&x| x != NONE && (x >> 1) as usize >= nodes) {
+                return Err(DecodeError("guard out of range"));
+            }
+            legal_guard.push(g);
+        }
+        let next_base = r.next()?;
+        let terminal = r.next()?;
+        let mut goals = Vec::with_capacity(roles);
+        for _ in 0..roles {
+            let k = r.len(limit)?;
+            let mut gs = Vec::with_capacity(k);
+            for _ in 0..k {
+                let v = match r.next()? {
+                    0 => None,
+                    _ => Some(r.next()? as i32),
+                };
+                gs.push((v, r.next()?));
+            }
+            goals.push(gs);
+        }
+        let words = r.len(limit)?;
+        let mut init = Vec::with_capacity(words);
+        for _ in 0..words {
+            let lo = r.next()?;
+            let hi = r.next()?;
+            init.push(u64::from(lo) | (u64::from(hi) << 32));
+        }
+        let net = Net {
+            nodes: nodes as u32,
+            bits: bits as u32,
+            does_base,
+            moves,
+            thresh,
+            fan_start,
+            fan,
+            group_of,
+            groups,
+            inner_start,
+            inner,
+            legal_base,
+            legal_guard,
+            next_base,
+            terminal,
+            goals,
+            init,
+        };
+        net.validate()?;
+        Ok(net)
+    }
+
+    fn validate(&self) -> Result<(), DecodeError> {
+        let n = u64::from(self.nodes);
+        let inside = |a: u32, len: u32| u64::from(a) + u64::from(len) <= n;
+        for (r, (&base, &m)) in self.does_base.iter().zip(&self.moves).enumerate() {
+            if !inside(base, m) || !inside(self.legal_base[r], m) || self.legal_base[r] % 64 != 0 {
+                return Err(DecodeError("move nodes out of range"));
+            }
+        }
+        if !inside(self.next_base, self.bits) || self.next_base % 64 != 0 {
+            return Err(DecodeError("next nodes out of range"));
+        }
+        if u64::from(self.terminal) >= n
+            || self.goals.iter().flatten().any(|&(_, g)| u64::from(g) >= n)
+        {
+            return Err(DecodeError("output node out of range"));
+        }
+        if self.init.len() != (self.bits as usize).div_ceil(64).max(1) {
+            return Err(DecodeError("initial state of the wrong size"));
+        }
+        Ok(())
+    }
+
+    /// The number of state words.
+    pub fn words(&self) -> usize {
+        (self.bits as usize).div_ceil(64).max(1)
+    }
+}
+
+/// A gate's state: its count of true input edges and its threshold, side by side.
+#[derive(Clone, Copy, Debug, Default)]
+struct Gate {
+    count: u32,
+    thresh: u32,
+}
+
+/// The values of a [`Net`] for one state and joint move, kept up to date incrementally.
+#[derive(Clone, Debug)]
+pub struct Engine<'n> {
+    net: &'n Net,
+    gates: Vec<Gate>,
+    /// One bit per node.
+    value: Vec<u64>,
+    /// The state the inputs hold.
+    state: Vec<u64>,
+    /// The move each role's `does` inputs hold (`u32::MAX`: none).
+    joint: Vec<u32>,
+    /// Pending value changes: `node << 1 | new value`.
+    stack: Vec<u32>,
+    /// Groups whose inputs changed.
+    dirty: Vec<bool>,
+    any_dirty: bool,
+    /// Scratch counts of a group fixpoint.
+    work: Vec<u32>,
+    /// The number of edges visited so far (a measure of the work done).
+    pub visits: u64,
+}
+
+impl<'n> Engine<'n> {
+    /// An engine holding the initial state and no moves.
+    pub fn new(net: &'n Net) -> Engine<'n> {
+        let nodes = net.nodes as usize;
+        let mut e = Engine {
+            net,
+            gates: net
+                .thresh
+                .iter()
+                .map(|&thresh| Gate { count: 0, thresh })
+                .collect(),
+            value: vec![0; nodes.div_ceil(64) + 1],
+            state: net.init.clone(),
+            joint: vec![u32::MAX; net.moves.len()],
+            stack: Vec::new(),
+            dirty: vec![false; net.groups.len()],
+            any_dirty: false,
+            work: Vec::new(),
+            visits: 0,
+        };
+        e.evaluate_all();
+        e
+    }
+
+    #[inline]
+    fn get(&self, n: u32) -> bool {
+        self.value[(n >> 6) as usize] >> (n & 63) & 1 != 0
+    }
+
+    #[inline]
+    fn toggle(&mut self, n: u32) {
+        self.value[(n >> 6) as usize] ^= 1 << (n & 63);
+    }
+
+    /// Computes every value from the inputs, in node order (which is topological outside
+    /// groups).
+    fn evaluate_all(&mut self) {
+        let net = self.net;
+        for w in &mut self.value {
+            *w = 0;
+        }
+        for g in &mut self.gates {
+            g.count = 0;
+        }
+        for b in 0..net.bits {
+            if self.state[(b >> 6) as usize] >> (b & 63) & 1 != 0 {
+                self.toggle(b);
+            }
+        }
+        let first_gate = net
+            .does_base
+            .iter()
+            .zip(&net.moves)
+            .map(|(&b, &m)| b + m)
+            .max()
+            .unwrap_or(net.bits)
+            .max(net.bits);
+        let mut n = 0u32;
+        while n < net.nodes {
+            let g = net.group_of[n as usize];
+            if g != NONE {
+                let (a, b) = net.groups[g as usize];
+                let values = self.group_fixpoint(g);
+                for m in a..b {
+                    if values[(m - a) as usize] {
+                        self.toggle(m);
+                    }
+                }
+                for m in a..b {
+                    self.push_counts(m);
+                }
+                n = b;
+                continue;
+            }
+            if n >= first_gate {
+                let gate = self.gates[n as usize];
+                if gate.count >= gate.thresh {
+                    self.toggle(n);
+                }
+            }
+            self.push_counts(n);
+            n += 1;
+        }
+    }
+
+    /// Adds node `n`'s current value to the counts of its fan-out (full evaluation).
+    fn push_counts(&mut self, n: u32) {
+        let net = self.net;
+        let v = self.get(n) as u32;
+        for &e in
+            &net.fan[net.fan_start[n as usize] as usize..net.fan_start[n as usize + 1] as usize]
+        {
+            self.gates[(e >> 2) as usize].count += v ^ (e & 1);
+        }
+    }
+
+    /// The least fixpoint of group `g` from its members' external counts.
+    fn group_fixpoint(&mut self, g: u32) -> Vec<bool> {
+        let net = self.net;
+        let (a, b) = net.groups[g as usize];
+        let len = (b - a) as usize;
+        self.work.clear();
+        self.work
+            .extend((a..b).map(|m| self.gates[m as usize].count));
+        let mut values = vec![false; len];
+        let mut todo: Vec<u32> = (a..b)
+            .filter(|&m| self.work[(m - a) as usize] >= self.gates[m as usize].thresh)
+            .collect();
+        while let Some(m) = todo.pop() {
+            let i = (m - a) as usize;
+            if values[i] {
+                continue;
+            }
+            values[i] = true;
+            for &t in &net.inner
+                [net.inner_start[m as usize] as usize..net.inner_start[m as usize + 1] as usize]
+            {
+                let j = (t - a) as usize;
+                self.work[j] += 1;
+                if !values[j] && self.work[j] >= self.gates[t as usize].thresh {
+                    todo.push(t);
+                }
+            }
+        }
+        values
+    }
+
+    /// Propagates the pending changes, then recomputes the groups they reached.
+    fn propagate(&mut self) {
+        loop {
+            while let Some(ev) = self.stack.pop() {
+                let n = ev >> 1;
+                let up = ev & 1;
+                let net = self.net;
+                let (s, t) = (
+                    net.fan_start[n as usize] as usize,
+                    net.fan_start[n as usize + 1] as usize,
+                );
+                self.visits += (t - s) as u64 + 1;
+                for &e in &net.fan[s..t] {
+                    let target = e >> 2;
+                    let gate = &mut self.gates[target as usize];
+                    if (up ^ (e & 1)) != 0 {
+                        gate.count = gate.count.wrapping_add(1);
+                        if e & 2 != 0 {
+                            self.mark_dirty(target);
+                        } else if gate.count == gate.thresh {
+                            self.value[(target >> 6) as usize] ^= 1 << (target & 63);
+                            self.stack.push(target << 1 | 1);
+                        }
+                    } else {
+                        gate.count = gate.count.wrapping_sub(1);
+                        if e & 2 != 0 {
+                            self.mark_dirty(target);
+                        } else if gate.count.wrapping_add(1) == gate.thresh {
+                            self.value[(target >> 6) as usize] ^= 1 << (target & 63);
+                            self.stack.push(target << 1);
+                        }
+                    }
+                }
+            }
+            if !self.any_dirty {
+                return;
+            }
+            self.any_dirty = false;
+            // The first dirty group: its changes only reach later nodes.
+            let Some(g) = self.dirty.iter().position(|&d| d) else {
+                return;
+            };
+            self.dirty[g] = false;
+            self.any_dirty = self.dirty.iter().any(|&d| d);
+            let (a, _) = self.net.groups[g];
+            let values = self.group_fixpoint(g as u32);
+            for (i, &v) in values.iter().enumerate() {
+                let m = a + i as u32;
+                if v != self.get(m) {
+                    self.toggle(m);
+                    self.stack.push(m << 1 | v as u32);
+                }
+            }
+        }
+    }
+
+    #[cold]
+    fn mark_dirty(&mut self, n: u32) {
+        let g = self.net.group_of[n as usize];
+        if g != NONE {
+            self.dirty[g as usize] = true;
+            self.any_dirty = true;
+        }
+    }
+
+    /// Makes the state inputs hold `state` (words; missing words read as zero).
+    pub fn set_state(&mut self, state: &[u64]) {
+        let mut changed = false;
+        for w in 0..self.state.len() {
+            let new = state.get(w).copied().unwrap_or(0);
+            let mut diff = self.state[w] ^ new;
+            if diff == 0 {
+                continue;
+            }
+            changed = true;
+            self.state[w] = new;
+            while diff != 0 {
+                let b = diff.trailing_zeros();
+                diff &= diff - 1;
+                let n = (w as u32) * 64 + b;
+                if n < self.net.bits {
+                    self.toggle(n);
+                    self.stack.push(n << 1 | (new >> b & 1) as u32);
+                }
+            }
+        }
+        if changed {
+            self.propagate();
+        }
+    }
+
+    /// Makes the `does` inputs hold the joint move (a move out of range is no move).
+    pub fn set_joint(&mut self, joint: &[u32]) {
+        let net = self.net;
+        let mut changed = false;
+        for r in 0..self.joint.len() {
+            let m = joint
+                .get(r)
+                .copied()
+                .filter(|&m| m < net.moves[r])
+                .unwrap_or(u32::MAX);
+            let old = self.joint[r];
+            if m == old {
+                continue;
+            }
+            changed = true;
+            if old != u32::MAX {
+                let n = net.does_base[r] + old;
+                self.toggle(n);
+                self.stack.push(n << 1);
+            }
+            if m != u32::MAX {
+                let n = net.does_base[r] + m;
+                self.toggle(n);
+                self.stack.push(n << 1 | 1);
+            }
+            self.joint[r] = m;
+        }
+        if changed {
+            self.propagate();
+        }
+    }
+
+    /// Whether the state is terminal.
+    pub fn terminal(&self) -> bool {
+        self.get(self.net.terminal)
+    }
+
+    /// Appends the legal moves of `role`, ascending.
+    pub fn legal(&self, role: usize, out: &mut Vec<u32>) {
+        let (Some(&base), Some(&n)) = (self.net.legal_base.get(role), self.net.moves.get(role))
+        else {
+            return;
+        };
+        let guards = self
+            .net
+            .legal_guard
+            .get(role)
+            .map_or(&[][..], Vec::as_slice);
+        let w0 = (base / 64) as usize;
+        for w in 0..(n as usize).div_ceil(64) {
+            let mut x = self.value[w0 + w];
+            if (w + 1) * 64 > n as usize {
+                x &= (1u64 << (n as usize - w * 64)) - 1;
+            }
+            while x != 0 {
+                let m = (w * 64) as u32 + x.trailing_zeros();
+                x &= x - 1;
+                match guards.get(m as usize) {
+                    Some(&g) if g != NONE => {
+                        if self.get(g >> 1) != (g & 1 != 0) {
+                            out.push(m);
+                        }
+                    }
+                    _ => out.push(m),
+                }
+            }
+        }
+    }
+
+    /// The goal value of `role`: `None` unless exactly one of its goals holds and it is an
+    /// integer.
+    pub fn goal(&self, role: usize) -> Option<i32> {
+        let mut found = None;
+        let mut count = 0;
+        for &(v, n) in self.net.goals.get(role)? {
+            if self.get(n) {
+                count += 1;
+                found = v;
+            }
+        }
+        if count == 1 { found } else { None }
+    }
+
+    /// Writes the next state (for the held state and joint move) into `out` (words).
+    pub fn next(&self, out: &mut [u64]) {
+        let w0 = (self.net.next_base / 64) as usize;
+        let bits = self.net.bits as usize;
+        for (w, o) in out.iter_mut().enumerate() {
+            let mut x = self.value.get(w0 + w).copied().unwrap_or(0);
+            if (w + 1) * 64 > bits {
+                let keep = bits.saturating_sub(w * 64);
+                x &= if keep >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << keep) - 1
+                };
+            }
+            *o = x;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two state bits a, b; one role with moves m0, m1; gates: x = a & !b, y = x | m1,
+    /// group {p, q}: p = q | y, q = p (recursive).
+    fn net() -> Net {
+        // nodes: 0 a, 1 b, 2 m0, 3 m1, 4 x, 5 y, 6 p, 7 q, 8 terminal(=p buffer),
+        // 64.. legal (m0 = a buffer, m1 = true), 128.. next (a' = y, b' = !a)
+        let nodes = 130u32;
+        let mut thresh = vec![u32::MAX; nodes as usize];
+        thresh[4] = 2;
+        thresh[5] = 1;
+        thresh[6] = 1;
+        thresh[7] = 1;
+        thresh[8] = 1;
+        thresh[64] = 1;
+        thresh[65] = 0;
+        thresh[128] = 1;
+        thresh[129] = 1;
+        let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+        let e = |t: u32, g: u32, neg: u32| t << 2 | g << 1 | neg;
+        edges[0] = vec![e(4, 0, 0), e(64, 0, 0), e(129, 0, 1)];
+        edges[1] = vec![e(4, 0, 1)];
+        edges[3] = vec![e(5, 0, 0)];
+        edges[4] = vec![e(5, 0, 0)];
+        edges[5] = vec![e(6, 1, 0), e(128, 0, 0)];
+        edges[6] = vec![e(8, 0, 0)];
+        let mut fan_start = vec![0];
+        let mut fan = Vec::new();
+        for l in &edges {
+            fan.extend_from_slice(l);
+            fan_start.push(fan.len() as u32);
+        }
+        let mut group_of = vec![NONE; nodes as usize];
+        group_of[6] = 0;
+        group_of[7] = 0;
+        let mut inner_start = vec![0u32; nodes as usize + 1];
+        // 6 -> 7, 7 -> 6
+        for n in 0..=nodes as usize {
+            inner_start[n] = match n {
+                0..=6 => 0,
+                7 => 1,
+                _ => 2,
+            };
+        }
+        Net {
+            nodes,
+            bits: 2,
+            does_base: vec![2],
+            moves: vec![2],
+            thresh,
+            fan_start,
+            fan,
+            group_of,
+            groups: vec![(6, 8)],
+            inner_start,
+            inner: vec![7, 6],
+            legal_base: vec![64],
+            legal_guard: vec![vec![u32::MAX, 1 << 1 | 1]],
+            next_base: 128,
+            terminal: 8,
+            goals: vec![vec![(Some(100), 6), (Some(0), 1)]],
+            init: vec![0b01],
+        }
+    }
+
+    #[test]
+    fn values_follow_inputs() {
+        let n = net();
+        let text = n.encode();
+        let n = Net::decode(&text).unwrap();
+        let mut e = Engine::new(&n);
+        // a = 1, b = 0: x = 1, y = 1, p = q = 1.
+        assert!(e.terminal());
+        let mut l = Vec::new();
+        e.legal(0, &mut l);
+        assert_eq!(l, vec![0, 1]);
+        let mut out = [0u64];
+        e.next(&mut out);
+        assert_eq!(out[0], 0b01);
+        assert_eq!(e.goal(0), Some(100));
+        // b = 1: x = 0, y = 0 (no move), the group falls; m1's guard (!b) fails.
+        e.set_state(&[0b11]);
+        assert!(!e.terminal());
+        assert_eq!(e.goal(0), Some(0));
+        l.clear();
+        e.legal(0, &mut l);
+        assert_eq!(l, vec![0]);
+        e.set_joint(&[1]);
+        assert!(e.terminal());
+        e.next(&mut out);
+        assert_eq!(out[0], 0b01);
+        e.set_joint(&[0]);
+        assert!(!e.terminal());
+        e.set_state(&[0b00]);
+        e.next(&mut out);
+        assert_eq!(out[0], 0b10);
+        l.clear();
+        e.legal(0, &mut l);
+        assert_eq!(l, vec![1]);
+        assert_eq!(e.goal(0), None);
+        // Back to the start: same values as a fresh engine.
+        e.set_joint(&[u32::MAX]);
+        e.set_state(&[0b01]);
+        assert!(e.terminal());
+    }
+
+    #[test]
+    fn bad_text_is_an_error() {
+        assert!(Net::decode("").is_err());
+        assert!(Net::decode("!!").is_err());
+        let mut t = net().encode();
+        t.truncate(t.len() / 2);
+        assert!(Net::decode(&t).is_err());
+    }
+}
