@@ -28,6 +28,7 @@ use crate::ast::{Span, kw};
 use crate::diag::Diagnostic;
 use crate::ground::GroundProgram;
 use crate::interp::TermId;
+use gdl_runtime::propnet::ALWAYS;
 
 /// What a literal reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -44,6 +45,8 @@ pub enum Input {
     Prop(u32),
     /// The role of [`Ir::move_sets`]`[set]` plays one of the set's moves.
     MoveIn(u32),
+    /// Output number `o` of the rules evaluated at run time ([`Ir::joins`]).
+    Join(u32),
 }
 
 /// An input or its negation.
@@ -198,6 +201,52 @@ pub fn merge_moves(disjuncts: &mut Vec<Vec<Lit>>, sets: &mut MoveSets) {
     *disjuncts = out;
 }
 
+/// The rules evaluated at run time (see [`crate::ground::hybrid`]), their tables' rows
+/// holding when a literal of the circuit does.
+#[derive(Clone, Debug, Default)]
+pub struct IrJoins {
+    pub tables: Vec<IrTable>,
+    /// Per lazy relation, its rules.
+    pub lazy: Vec<Vec<gdl_runtime::propnet::Rule>>,
+    pub joins: Vec<IrJoin>,
+}
+
+impl IrJoins {
+    pub fn is_empty(&self) -> bool {
+        self.joins.is_empty()
+    }
+
+    /// The join and the position within it of output `o`.
+    pub fn output(&self, o: u32) -> Option<(usize, usize)> {
+        let j = self
+            .joins
+            .partition_point(|j| j.first_output <= o)
+            .checked_sub(1)?;
+        let k = (o - self.joins[j].first_output) as usize;
+        (k < self.joins[j].keys.len()).then_some((j, k))
+    }
+}
+
+/// The atoms a body literal of a join can match: rows of variable values, and when each
+/// holds.
+#[derive(Clone, Debug, Default)]
+pub struct IrTable {
+    pub width: u32,
+    pub rows: Vec<u32>,
+    pub holds: Vec<Lit>,
+}
+
+/// A rule evaluated at run time.
+#[derive(Clone, Debug)]
+pub struct IrJoin {
+    /// Its head lists its head variables.
+    pub rule: gdl_runtime::propnet::Rule,
+    /// Per output, the values of the head variables.
+    pub keys: Vec<Vec<u32>>,
+    /// The number of its first output ([`Input::Join`]).
+    pub first_output: u32,
+}
+
 /// A goal value of a role and when it holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GoalValue {
@@ -231,6 +280,8 @@ pub struct Ir {
     pub terminal: Lit,
     /// Per role, its goal values, ascending by value.
     pub goals: Vec<Vec<GoalValue>>,
+    /// The rules evaluated at run time.
+    pub joins: IrJoins,
 }
 
 /// Sizes of an IR.
@@ -268,15 +319,21 @@ impl Ir {
         }
     }
 
-    /// Calls `f` on every output literal.
+    /// Calls `f` on every output literal, and on every literal the tables of the joins read
+    /// (which props must also compute).
     pub fn for_each_output(&self, f: &mut impl FnMut(Lit)) {
         self.legal.iter().flatten().for_each(|&l| f(l));
         self.next.iter().for_each(|&l| f(l));
         f(self.terminal);
         self.goals.iter().flatten().for_each(|g| f(g.when));
+        self.joins
+            .tables
+            .iter()
+            .flat_map(|t| &t.holds)
+            .for_each(|&l| f(l));
     }
 
-    /// Applies `f` to every output literal.
+    /// Applies `f` to every output literal and every literal of the joins' tables.
     pub fn map_outputs(&mut self, f: &mut impl FnMut(Lit) -> Lit) {
         self.legal.iter_mut().flatten().for_each(|l| *l = f(*l));
         self.next.iter_mut().for_each(|l| *l = f(*l));
@@ -285,6 +342,11 @@ impl Ir {
             .iter_mut()
             .flatten()
             .for_each(|g| g.when = f(g.when));
+        self.joins
+            .tables
+            .iter_mut()
+            .flat_map(|t| &mut t.holds)
+            .for_each(|l| *l = f(*l));
     }
 
     /// The group of each prop, if it is in one.
@@ -368,6 +430,46 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             .entry(r.head)
             .or_insert_with(|| graph.add_node(r.head));
     }
+    // A join is a node (a term id past the store's) between the atoms its tables read and
+    // its outputs.
+    let join_node = |k: usize| u32::MAX - k as u32;
+    let is_join = |t: TermId| t as usize >= store.len();
+    let mut join_nodes = Vec::new();
+    for (k, j) in g.joins.joins.iter().enumerate() {
+        let jn = graph.add_node(join_node(k));
+        join_nodes.push(jn);
+        for &a in &j.outputs {
+            let n = *node_of.entry(a).or_insert_with(|| graph.add_node(a));
+            graph.add_edge(jn, n, false);
+        }
+    }
+    // Edges from body atoms to heads (duplicates are harmless); negative ones kept apart.
+    let mut negative_edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
+    let mut self_loops: Vec<bool> = vec![false; graph.node_count()];
+    let mut read_by_joins: HashMap<usize, Vec<TermId>> = HashMap::new();
+    for (k, j) in g.joins.joins.iter().enumerate() {
+        let mut tables = Vec::new();
+        for s in &j.rule.steps {
+            use gdl_runtime::propnet::Step;
+            if let Step::Scan { table, .. } | Step::Absent { table, .. } = s {
+                tables.push(*table as usize);
+            }
+        }
+        // Lazy relations read static tables only.
+        let atoms = read_by_joins.entry(k).or_default();
+        for t in tables {
+            if let Some(t) = g.joins.tables.get(t) {
+                atoms.extend(t.signals.iter().copied().filter(|&s| s != ALWAYS));
+            }
+        }
+        atoms.sort_unstable();
+        atoms.dedup();
+        for &a in atoms.iter() {
+            if let Some(&b) = node_of.get(&a) {
+                graph.add_edge(b, join_nodes[k], false);
+            }
+        }
+    }
     for r in &g.rules {
         let h = node_of[&r.head];
         for (&a, negative) in r
@@ -377,20 +479,58 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             .chain(r.neg.iter().map(|a| (a, true)))
         {
             if let Some(&b) = node_of.get(&a) {
-                match graph.find_edge(b, h) {
-                    Some(e) => graph[e] |= negative,
-                    None => {
-                        graph.add_edge(b, h, negative);
-                    }
+                graph.add_edge(b, h, negative);
+                if negative {
+                    negative_edges.push((b, h));
+                }
+                if b == h {
+                    self_loops[h.index()] = true;
                 }
             }
         }
     }
     let mut sccs = tarjan_scc(&graph);
     sccs.reverse();
+    let mut scc_of: Vec<usize> = vec![0; graph.node_count()];
+    for (i, scc) in sccs.iter().enumerate() {
+        for &n in scc {
+            scc_of[n.index()] = i;
+        }
+    }
     let mut prop_of: HashMap<TermId, u32> = HashMap::new();
     let mut errors = Vec::new();
+    for (k, &jn) in join_nodes.iter().enumerate() {
+        if sccs[scc_of[jn.index()]].len() > 1 && errors.is_empty() {
+            errors.push(Diagnostic::error(
+                "grounding-too-large",
+                Span::default(),
+                format!(
+                    "a rule too large to ground (rule {}) depends on itself: it cannot be \
+                     evaluated at run time",
+                    g.joins.joins[k].origin
+                ),
+            ));
+        }
+    }
+    for (b, h) in negative_edges {
+        if scc_of[b.index()] == scc_of[h.index()] && errors.is_empty() {
+            let origin = rules_of.get(&graph[h]).map_or(0, |r| r[0]);
+            errors.push(Diagnostic::error(
+                "negative-cycle",
+                Span::default(),
+                format!(
+                    "the ground atom {} depends on its own negation (rule {}): the description \
+                     is not stratified",
+                    g.text(graph[h]),
+                    g.rules[origin].origin
+                ),
+            ));
+        }
+    }
     for scc in &sccs {
+        if scc.len() == 1 && is_join(graph[scc[0]]) {
+            continue;
+        }
         let start = ir.props.len() as u32;
         for &n in scc {
             prop_of.insert(graph[n], ir.props.len() as u32);
@@ -399,27 +539,8 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
                 disjuncts: Vec::new(),
             });
         }
-        let recursive = scc.len() > 1 || graph.find_edge(scc[0], scc[0]).is_some();
-        if recursive {
+        if scc.len() > 1 || self_loops[scc[0].index()] {
             ir.groups.push(start..ir.props.len() as u32);
-            for &n in scc {
-                for e in graph.edges_directed(n, petgraph::Direction::Incoming) {
-                    use petgraph::visit::EdgeRef;
-                    if *e.weight() && scc.contains(&e.source()) && errors.is_empty() {
-                        let origin = rules_of[&graph[n]][0];
-                        errors.push(Diagnostic::error(
-                            "negative-cycle",
-                            Span::default(),
-                            format!(
-                                "the ground atom {} depends on its own negation (rule {}): \
-                                 the description is not stratified",
-                                g.text(graph[n]),
-                                g.rules[origin].origin
-                            ),
-                        ));
-                    }
-                }
-            }
         }
     }
     if !errors.is_empty() {
@@ -449,7 +570,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
     for (p, atom) in defined {
         let atom = &atom;
         let prop = &mut ir.props[p as usize];
-        for &ri in &rules_of[atom] {
+        for &ri in rules_of.get(atom).map_or(&[][..], Vec::as_slice) {
             let r = &g.rules[ri];
             let mut conj: Vec<Lit> = r.pos.iter().map(|&a| lit_of(a)).collect();
             conj.extend(r.neg.iter().map(|&a| lit_of(a).negate()));
@@ -458,6 +579,39 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         merge_moves(&mut prop.disjuncts, &mut ir.move_sets);
         prop.disjuncts.sort();
     }
+    // The joins: their outputs are disjuncts of their atoms' props.
+    let mut first_output = 0u32;
+    for (k, j) in g.joins.joins.iter().enumerate() {
+        for (i, a) in j.outputs.iter().enumerate() {
+            if let Some(&p) = prop_of.get(a) {
+                ir.props[p as usize]
+                    .disjuncts
+                    .push(vec![Lit::pos(Input::Join(first_output + i as u32))]);
+            }
+        }
+        ir.joins.joins.push(IrJoin {
+            rule: j.rule.clone(),
+            keys: j.keys.clone(),
+            first_output,
+        });
+        first_output += j.outputs.len() as u32;
+        let _ = k;
+    }
+    ir.joins.lazy = g.joins.lazy.clone();
+    ir.joins.tables = g
+        .joins
+        .tables
+        .iter()
+        .map(|t| IrTable {
+            width: t.width,
+            rows: t.rows.clone(),
+            holds: t
+                .signals
+                .iter()
+                .map(|&s| if s == ALWAYS { Lit::TRUE } else { lit_of(s) })
+                .collect(),
+        })
+        .collect();
 
     // Outputs.
     ir.legal = ir
@@ -505,6 +659,7 @@ impl fmt::Display for Input {
             Input::Does { role, mv } => write!(f, "r{role}m{mv}"),
             Input::Prop(p) => write!(f, "p{p}"),
             Input::MoveIn(s) => write!(f, "set{s}"),
+            Input::Join(o) => write!(f, "join{o}"),
         }
     }
 }

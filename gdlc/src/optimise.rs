@@ -252,7 +252,7 @@ fn lit3(l: Lit, bits: &[Option<bool>], vals: &[(bool, bool)]) -> (bool, bool) {
             .copied()
             .flatten()
             .map_or((false, true), |v| (v, v)),
-        Input::Does { .. } | Input::MoveIn(_) => (false, true),
+        Input::Does { .. } | Input::MoveIn(_) | Input::Join(_) => (false, true),
         Input::Prop(p) => vals.get(p as usize).copied().unwrap_or((false, true)),
     };
     if l.negated { (!hi, !lo) } else { (lo, hi) }

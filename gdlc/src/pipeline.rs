@@ -29,7 +29,7 @@ use crate::optimise::{self, OptimiseOptions};
 use crate::stratify::Strata;
 
 /// Options of the whole pipeline.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct CompileOptions {
     pub normalize: NormalizeOptions,
     pub ground: GroundOptions,
@@ -40,18 +40,6 @@ pub struct CompileOptions {
     /// relations and functions apart by name *and* arity, as the reference reasoner does.
     /// Off by default: such a description is invalid GDL and is rejected.
     pub lenient_arities: bool,
-}
-
-impl Default for CompileOptions {
-    fn default() -> Self {
-        CompileOptions {
-            normalize: NormalizeOptions::default(),
-            ground: GroundOptions::default(),
-            optimise: OptimiseOptions::default(),
-            codegen: CodegenOptions::default(),
-            lenient_arities: false,
-        }
-    }
 }
 
 impl CompileOptions {

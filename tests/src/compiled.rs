@@ -36,6 +36,8 @@ pub const CI_GAMES: &[&str] = &[
     "amazons_8x8",
     "nineBoardTicTacToe",
     "eightPuzzle",
+    "skirmish",
+    "sudoku",
     "3pConnectFour",
     // ggp-base-tests
     "test_case_1a",
@@ -58,13 +60,6 @@ pub const CI_GAMES: &[&str] = &[
     "test_clean_not_distinct",
     "test_distinct_beginning_rule",
     "simpleMutex",
-];
-
-/// Games meant for the CI set that the compiler does not handle yet, with the reason; `cargo
-/// test -p gdl-tests --test compiled -- --ignored` tries them.
-pub const PENDING: &[(&str, &str)] = &[
-    ("sudoku", "grounding too large"),
-    ("skirmish", "grounding too large"),
 ];
 
 /// A compiled game.

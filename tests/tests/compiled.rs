@@ -9,9 +9,7 @@
 //! the seed-1 playout byte for byte with the reference trace.
 //!
 //! A game of the CI set that does not compile, does not build or disagrees fails the test;
-//! nothing is skipped. `PENDING` (in `gdl_tests::compiled`) lists the games meant to join the
-//! set once the compiler handles them: `cargo test -p gdl-tests --test compiled -- --ignored`
-//! tries them.
+//! nothing is skipped.
 //!
 //! `GDL_COMPILED_PLAYOUTS` sets the number of playouts per game (default 100).
 
@@ -21,7 +19,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use gdl_tests::compiled::{
-    self, Batch, CI_GAMES, CompiledGame, Limits, PENDING, Scratch, compare_with_interpreter,
+    self, Batch, CI_GAMES, CompiledGame, Limits, Scratch, compare_with_interpreter,
     compare_with_reference,
 };
 use gdl_tests::{CorpusGame, corpus_games, read_game, run_parallel};
@@ -222,14 +220,4 @@ fn check_games(names: &[&str], scratch_name: &str) {
 fn compiled_ci_games_agree_with_the_interpreter_and_the_reference() {
     assert!(CI_GAMES.len() >= 30);
     check_games(CI_GAMES, "ci");
-}
-
-#[test]
-#[ignore = "games the compiler does not handle yet; run with --ignored to see how far they get"]
-fn pending_games() {
-    for (game, reason) in PENDING {
-        eprintln!("pending: {game}: {reason}");
-    }
-    let names: Vec<&str> = PENDING.iter().map(|(g, _)| *g).collect();
-    check_games(&names, "pending");
 }

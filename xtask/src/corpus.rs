@@ -216,7 +216,9 @@ pub fn run(args: Args) -> ExitCode {
     let to_play: Vec<usize> = row_of_module.clone();
     let (batches, interp) = std::thread::scope(|s| {
         let build = s.spawn(|| build_all(&scratch, &ok, &args, &limits(args.build_timeout)));
-        let interp_jobs = args.jobs.saturating_sub(1).max(1);
+        // As many as for the rest: cargo's jobs and these share the cores while both run,
+        // and the interpreter keeps all of them once the builds are done.
+        let interp_jobs = args.jobs.max(1);
         let interp = pmap(
             &to_play,
             interp_jobs,

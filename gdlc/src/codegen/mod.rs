@@ -83,6 +83,10 @@ pub enum Comments {
 
 /// The backend [`generate`] uses for `ir`.
 pub fn chosen_backend(ir: &Ir, options: &CodegenOptions) -> Backend {
+    if !ir.joins.is_empty() {
+        // Joins are evaluated by the propnet engine.
+        return Backend::Propnet;
+    }
     match options.backend {
         Backend::Auto => {
             let size: usize = (0..ir.props.len() as u32)

@@ -13,7 +13,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use gdl_runtime::propnet::Net;
+use gdl_runtime::propnet::{ALWAYS, JoinProgram, Net, Table};
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Input, Ir, Lit};
@@ -46,6 +46,10 @@ struct Builder<'a> {
     /// Per prop, its signal (set once built).
     props: Vec<Option<Signal>>,
     groups: Vec<(u32, u32)>,
+    /// Per group, its join or `NONE`.
+    group_join: Vec<u32>,
+    /// Per join, the node of its first output, once built.
+    join_nodes: Vec<Option<u32>>,
 }
 
 impl Builder<'_> {
@@ -91,6 +95,12 @@ impl Builder<'_> {
                 .copied()
                 .flatten()
                 .unwrap_or(self.constant(false)),
+            Input::Join(o) => self
+                .ir
+                .joins
+                .output(o)
+                .and_then(|(j, k)| Some(self.join_nodes[j]? + k as u32))
+                .map_or(self.constant(false), |node| Signal { node, neg: false }),
         };
         Signal {
             node: s.node,
@@ -98,9 +108,58 @@ impl Builder<'_> {
         }
     }
 
+    /// Builds the nodes of the joins that `disjuncts` read, if not yet built: a group of one
+    /// node per output, which the join's input nodes mark dirty.
+    fn joins_of(&mut self, disjuncts: &[Vec<Lit>]) {
+        for l in disjuncts.iter().flatten() {
+            let Input::Join(o) = l.input else { continue };
+            let Some((j, _)) = self.ir.joins.output(o) else {
+                continue;
+            };
+            if self.join_nodes[j].is_some() {
+                continue;
+            }
+            let ir = self.ir;
+            let mut inputs: Vec<Signal> = Vec::new();
+            for s in &ir.joins.joins[j].rule.steps {
+                use gdl_runtime::propnet::Step;
+                let (Step::Scan { table, .. } | Step::Absent { table, .. }) = s else {
+                    continue;
+                };
+                if let Some(t) = ir.joins.tables.get(*table as usize) {
+                    for &h in &t.holds {
+                        if h.constant().is_none() {
+                            let s = self.signal(h);
+                            inputs.push(Signal {
+                                node: s.node,
+                                neg: false,
+                            });
+                        }
+                    }
+                }
+            }
+            inputs.sort_unstable_by_key(|s| s.node);
+            inputs.dedup();
+            let gid = self.groups.len() as u32;
+            let start = self.gates.len() as u32;
+            for k in 0..ir.joins.joins[j].keys.len() {
+                let ins = if k == 0 {
+                    std::mem::take(&mut inputs)
+                } else {
+                    Vec::new()
+                };
+                self.add(u32::MAX, ins, gid);
+            }
+            self.groups.push((start, self.gates.len() as u32));
+            self.group_join.push(j as u32);
+            self.join_nodes[j] = Some(start);
+        }
+    }
+
     /// The inputs of the or-gate of a disjunction of conjunctions, adding a gate per
     /// conjunction of several literals (in `group`); `None` when the disjunction is true.
     fn terms(&mut self, disjuncts: &[Vec<Lit>], group: u32) -> Option<Vec<Signal>> {
+        self.joins_of(disjuncts);
         let mut terms: Vec<Signal> = Vec::with_capacity(disjuncts.len());
         for c in disjuncts {
             let mut ins: Vec<Signal> = Vec::with_capacity(c.len());
@@ -148,6 +207,9 @@ impl Builder<'_> {
         let Input::Prop(p) = l.input else {
             return None;
         };
+        if let Some(prop) = self.ir.props.get(p as usize) {
+            self.joins_of(&prop.disjuncts);
+        }
         if l.negated || !only.get(p as usize).copied().unwrap_or(false) {
             return None;
         }
@@ -203,6 +265,7 @@ impl Builder<'_> {
 
     /// A buffer gate for an output literal.
     fn buffer(&mut self, l: Lit) -> u32 {
+        self.joins_of(&[vec![l]]);
         match l.constant() {
             Some(true) => self.add(0, Vec::new(), NONE),
             Some(false) => self.add(u32::MAX, Vec::new(), NONE),
@@ -215,13 +278,14 @@ impl Builder<'_> {
 
     /// Pads with never-true gates up to a multiple of 64 nodes.
     fn align(&mut self) {
-        while self.gates.len() % 64 != 0 {
+        while self.gates.len() & 63 != 0 {
             self.add(u32::MAX, Vec::new(), NONE);
         }
     }
 }
 
 /// The network of `ir`.
+#[allow(clippy::needless_range_loop)] // Roles, moves and bits index several tables.
 pub fn build_net(ir: &Ir) -> Net {
     let bits = ir.bits.len() as u32;
     let mut gates: Vec<Option<Gate>> = (0..bits).map(|_| None).collect();
@@ -239,6 +303,8 @@ pub fn build_net(ir: &Ir) -> Net {
         sets: Vec::new(),
         props: vec![None; ir.props.len()],
         groups: Vec::new(),
+        group_join: Vec::new(),
+        join_nodes: vec![None; ir.joins.joins.len()],
     };
     b.true_node = b.add(0, Vec::new(), NONE);
     b.false_node = b.add(u32::MAX, Vec::new(), NONE);
@@ -296,6 +362,9 @@ pub fn build_net(ir: &Ir) -> Net {
         // A group: one or-gate per member, allocated first so that members can read each
         // other, then their conjunctions.
         let range = ir.groups[g as usize].clone();
+        for q in range.clone() {
+            b.joins_of(&ir.props[q as usize].disjuncts);
+        }
         let gid = b.groups.len() as u32;
         let start = b.gates.len() as u32;
         for q in range.clone() {
@@ -313,6 +382,7 @@ pub fn build_net(ir: &Ir) -> Net {
             }
         }
         b.groups.push((start, b.gates.len() as u32));
+        b.group_join.push(NONE);
         p = range.end as usize;
     }
     // Outputs. The sub-gates of props that only an output reads come first, so that the
@@ -526,6 +596,7 @@ fn finish(
     for &i in &b.ir.init {
         init[i as usize / 64] |= 1 << (i % 64);
     }
+    let joins = join_program(&b);
     Net {
         nodes: nodes as u32,
         bits,
@@ -544,7 +615,42 @@ fn finish(
         terminal,
         goals,
         init,
+        group_join: b.group_join,
+        joins,
     }
+}
+
+/// The joins of the IR for the engine: table rows hold when their literal's signal does.
+fn join_program(b: &Builder<'_>) -> JoinProgram {
+    let ir = b.ir;
+    let tables = ir
+        .joins
+        .tables
+        .iter()
+        .map(|t| Table {
+            width: t.width,
+            rows: t.rows.clone(),
+            signals: t
+                .holds
+                .iter()
+                .map(|&h| match h.constant() {
+                    Some(true) => ALWAYS,
+                    Some(false) => b.false_node << 1,
+                    None => {
+                        let s = b.signal(h);
+                        s.node << 1 | u32::from(s.neg)
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let joins = ir
+        .joins
+        .joins
+        .iter()
+        .map(|j| (j.rule.clone(), j.keys.clone()))
+        .collect();
+    JoinProgram::new(tables, ir.joins.lazy.clone(), joins)
 }
 
 /// The edges the engine visits per state in a few seeded random playouts (at most 4,000

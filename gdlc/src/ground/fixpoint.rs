@@ -14,8 +14,8 @@ use crate::interp::TermId;
 use crate::normalize::{NAtom, NLit, NRule};
 
 use super::join::{self, Exhausted, JoinError, JoinRequest, NegMode, RelKey, rel_key};
-use super::split;
 use super::{Grounder, unsafe_rule};
+use super::{hybrid, split};
 
 /// The static rules grouped by strongly connected component of their relations, in
 /// dependency order; fails on negation inside a component.
@@ -140,9 +140,29 @@ pub fn fixpoint(
     let mut lo = 0;
     let mut hi = g.db.count();
     let mut rounds = 0;
+    // Rules that read lazy relations are evaluated at run time.
+    let mut joins: Vec<NRule> = Vec::new();
+    rules.retain(|r| {
+        let lazy = r.body.iter().any(|l| match l {
+            NLit::Pos(a) | NLit::Neg(a) => g.lazy.contains_key(&rel_key(a)),
+            _ => false,
+        });
+        if lazy {
+            joins.push(r.clone());
+        }
+        !lazy
+    });
     // Rules to run in full in the current round (new ones, from splits).
     let mut full: Vec<bool> = vec![true; rules.len()];
     loop {
+        for rule in &joins {
+            for head in hybrid::head_atoms(g, rule)? {
+                if g.db.insert(&g.store, rel_key(&rule.head), head) && feed == Feed::Yes {
+                    feed_back(g, &rule.head, head);
+                }
+            }
+            g.check_atoms(rule)?;
+        }
         let mut i = 0;
         while i < rules.len() {
             let cap = if split::splittable(&rules[i]) {
@@ -180,6 +200,17 @@ pub fn fixpoint(
                     full[i] = true;
                     full.insert(i, true);
                 }
+                None if g.hybrid && feed == Feed::Yes => {
+                    // Too large to ground: evaluated at run time from now on.
+                    let rule = rules.remove(i);
+                    full.remove(i);
+                    for head in hybrid::head_atoms(g, &rule)? {
+                        if g.db.insert(&g.store, rel_key(&rule.head), head) && feed == Feed::Yes {
+                            feed_back(g, &rule.head, head);
+                        }
+                    }
+                    joins.push(rule);
+                }
                 None => {
                     derive(
                         g,
@@ -200,6 +231,7 @@ pub fn fixpoint(
         lo = hi;
         hi = g.db.count();
         if lo == hi {
+            g.join_rules.extend(joins);
             return Ok(rounds);
         }
     }

@@ -298,6 +298,14 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             }
             Err(JoinError::Stopped) | Ok(()) => {}
         }
+        if overflow && g.hybrid {
+            // Too large to ground: evaluated at run time.
+            out.truncate(before);
+            *literals = out.iter().map(|r| r.pos.len() + r.neg.len()).sum();
+            g.budget.exhausted = None;
+            g.join_rules.push(rule.clone());
+            return Ok(());
+        }
         if overflow {
             let n = out.len() - before;
             return Err(vec![Diagnostic::error(

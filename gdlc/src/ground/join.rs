@@ -174,6 +174,8 @@ impl Db {
 pub struct Budget {
     /// Candidate atoms that may still be visited.
     pub work_left: u64,
+    /// The work the budget started with.
+    pub initial: u64,
     /// When to give up, if ever.
     pub deadline: Option<Instant>,
     /// Steps until the clock is read again.
@@ -193,6 +195,7 @@ impl Budget {
     pub fn new(work: u64, deadline: Option<Instant>) -> Budget {
         Budget {
             work_left: work,
+            initial: work,
             deadline,
             tick: 0,
             exhausted: None,
@@ -702,7 +705,14 @@ fn run(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
 /// The value that variable `var` of pattern `a` takes when `a` matches the ground atom
 /// `atom` (`None` if it does not match).
 pub fn value_of(a: &NAtom, atom: TermId, var: u32, store: &TermStore) -> Option<TermId> {
-    let mut width = var as usize + 1;
+    let vals = match_atom(a, atom, store)?;
+    vals.get(var as usize).copied().flatten()
+}
+
+/// The values of the variables of pattern `a` (indexed by variable number) when it matches
+/// the ground atom `atom`, or `None`.
+pub fn match_atom(a: &NAtom, atom: TermId, store: &TermStore) -> Option<Vec<Option<TermId>>> {
+    let mut width = 0;
     a.for_each_var(&mut |v| width = width.max(v as usize + 1));
     let mut b = Binds {
         vals: vec![None; width],
@@ -712,12 +722,24 @@ pub fn value_of(a: &NAtom, atom: TermId, var: u32, store: &TermStore) -> Option<
     if args.len() != a.args.len() {
         return None;
     }
-    let all = a
-        .args
+    a.args
         .iter()
         .zip(args)
-        .all(|(p, &t)| unify(p, t, store, &mut b));
-    if all { b.vals[var as usize] } else { None }
+        .all(|(p, &t)| unify(p, t, store, &mut b))
+        .then_some(b.vals)
+}
+
+/// The id of a ground pattern (`None` if it has variables or is in no atom: not in the
+/// store).
+pub fn ground_term(p: &NTerm, store: &TermStore) -> Option<TermId> {
+    match p {
+        NTerm::Var(_) => None,
+        NTerm::Const(c) => store.get(*c, &[]),
+        NTerm::Func(f, args) => {
+            let ids: Option<Vec<TermId>> = args.iter().map(|a| ground_term(a, store)).collect();
+            store.get(*f, &ids?)
+        }
+    }
 }
 
 /// Interns the ground term of pattern `p` under `vars`.

@@ -24,6 +24,7 @@
 //! large to ground is a diagnostic naming the rule, never exhausted memory or a hang.
 
 pub(crate) mod fixpoint;
+pub mod hybrid;
 pub(crate) mod instantiate;
 pub mod join;
 pub mod split;
@@ -63,12 +64,12 @@ pub struct GroundOptions {
 impl Default for GroundOptions {
     fn default() -> Self {
         GroundOptions {
-            max_atoms: 3_000_000,
-            max_rule_instances: 2_000_000,
-            max_matches: 400_000_000,
-            max_literals: 12_000_000,
+            max_atoms: 5_000_000,
+            max_rule_instances: 5_000_000,
+            max_matches: 1_500_000_000,
+            max_literals: 30_000_000,
             max_term_depth: 40,
-            time_limit: Some(Duration::from_secs(120)),
+            time_limit: Some(Duration::from_secs(240)),
             split_threshold: 2_000,
         }
     }
@@ -104,6 +105,9 @@ pub struct GroundStats {
     pub work: u64,
     /// Whether the rules were grounded on demand (rewritten by magic sets).
     pub demand_driven: bool,
+    /// Rules left to run time (see [`hybrid`]), and lazy relations.
+    pub join_rules: usize,
+    pub lazy_relations: usize,
 }
 
 /// A ground description.
@@ -120,6 +124,8 @@ pub struct GroundProgram {
     /// The ground rules of every dynamic relation, plus facts for the atoms of game relations
     /// (`legal`, `next`, `goal`, `terminal`) that turned out static.
     pub rules: Vec<GroundRule>,
+    /// The rules evaluated at run time (none unless the description is too large to ground).
+    pub joins: hybrid::GroundJoins,
     pub stats: GroundStats,
 }
 
@@ -159,6 +165,15 @@ pub(crate) struct Grounder<'a> {
     pub guards: HashSet<crate::ast::Sym>,
     /// Auxiliary relations made so far by splits (for their names).
     pub aux_count: u32,
+    /// Whether rules too large to ground may be evaluated at run time ([`hybrid`]).
+    pub hybrid: bool,
+    /// The lazy relations (static relations too large to compute) and their rules.
+    pub lazy: HashMap<RelKey, Vec<NRule>>,
+    /// The rules evaluated at run time.
+    pub join_rules: Vec<NRule>,
+    /// The most atoms the database may hold now (less than the options' limit while a static
+    /// component is computed, so that one too large fails early).
+    pub atom_limit: usize,
 }
 
 impl Grounder<'_> {
@@ -196,7 +211,7 @@ impl Grounder<'_> {
             ),
             _ => format!(
                 "too large to ground: {what} needs more than {} join steps",
-                self.options.max_matches
+                self.budget.initial
             ),
         };
         vec![Diagnostic::error("grounding-too-large", span, msg)]
@@ -204,7 +219,7 @@ impl Grounder<'_> {
 
     /// Fails when the database holds more atoms than allowed.
     pub fn check_atoms(&self, rule: &NRule) -> Result<(), Vec<Diagnostic>> {
-        if self.db.count() as usize > self.options.max_atoms {
+        if self.db.count() as usize > self.atom_limit.min(self.options.max_atoms) {
             let mut sizes: Vec<(usize, RelKey)> = self
                 .db
                 .relations()
@@ -223,7 +238,7 @@ impl Grounder<'_> {
                     format!(
                         "too large to ground: more than {} ground atoms (the last ones derived \
                          by this rule)",
-                        self.options.max_atoms
+                        self.atom_limit.min(self.options.max_atoms)
                     ),
                 )
                 .with_note(format!("the largest relations: {}", largest.join(", "))),
@@ -245,12 +260,27 @@ impl Grounder<'_> {
 pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram, Vec<Diagnostic>> {
     use crate::magic::{MagicOptions, NegationPolicy, magic_sets};
     let deadline = options.time_limit.map(|d| Instant::now() + d);
-    let mut probe = Probe::default();
+    // The first attempt may spend a third of the work: a description that needs more usually
+    // grounds much faster on demand.
+    let mut probe = Probe {
+        work: options.max_matches / 3,
+        ..Probe::default()
+    };
     let first = match ground_with(nprog, options, &HashSet::new(), deadline, &mut probe) {
         Ok(g) => return Ok(g),
         Err(e) if e.iter().all(|d| d.code == "grounding-too-large") && !probe.out_of_time => e,
         Err(e) => return Err(e),
     };
+    // A static relation too large to compute: first try evaluating it at run time.
+    if probe.static_too_large {
+        let mut again = Probe {
+            hybrid: true,
+            ..Probe::default()
+        };
+        if let Ok(g) = ground_with(nprog, options, &HashSet::new(), deadline, &mut again) {
+            return Ok(g);
+        }
+    }
     let materialized: HashSet<(crate::ast::Sym, usize)> = probe
         .complete
         .iter()
@@ -282,10 +312,27 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             }
         }
     }
-    Err(last
-        .into_iter()
-        .map(|d| d.with_note("also when grounded on demand (magic sets)"))
-        .collect())
+    // Last: the rules too large to ground are evaluated at run time.
+    let mut again = Probe {
+        hybrid: true,
+        ..Probe::default()
+    };
+    let result = ground_with(nprog, options, &HashSet::new(), deadline, &mut again);
+    if std::env::var_os("GDLC_DEBUG_GROUND").is_some()
+        && let Err(e) = &result
+    {
+        eprintln!("hybrid attempt: {e:?}");
+    }
+    match result {
+        Ok(g) => Ok(g),
+        Err(e) if e.iter().all(|d| d.code == "grounding-too-large") => Err(last
+            .into_iter()
+            .map(|d| {
+                d.with_note("also when grounded on demand (magic sets), and with joins at run time")
+            })
+            .collect()),
+        Err(e) => Err(e),
+    }
 }
 
 /// What the static phase of an attempt learnt.
@@ -295,6 +342,12 @@ struct Probe {
     complete: HashSet<RelKey>,
     /// The attempt ran out of time.
     out_of_time: bool,
+    /// Whether the attempt may leave rules to run time.
+    hybrid: bool,
+    /// A static relation was too large to compute.
+    static_too_large: bool,
+    /// The join work the attempt may spend (0: the options' limit).
+    work: u64,
 }
 
 /// One grounding attempt of `nprog`, whose relations in `guards` are demand relations (left
@@ -313,12 +366,23 @@ fn ground_with(
         symbols: nprog.symbols.clone(),
         store: TermStore::default(),
         db: Db::default(),
-        budget: Budget::new(options.max_matches, deadline),
+        budget: Budget::new(
+            if probe.work == 0 {
+                options.max_matches
+            } else {
+                probe.work
+            },
+            deadline,
+        ),
         dynamic,
         depth: Vec::new(),
         first_span: rules.first().map_or(Span::default(), |r| r.span),
         guards: guards.clone(),
         aux_count: 0,
+        hybrid: probe.hybrid,
+        lazy: HashMap::new(),
+        join_rules: Vec::new(),
+        atom_limit: options.max_atoms,
     };
     let result = ground_in(&mut g, &rules, probe);
     probe.out_of_time = g.budget.exhausted == Some(Exhausted::Time);
@@ -351,14 +415,30 @@ fn ground_in(
             })
         });
         if reads_lazy {
+            let recursive = component.iter().any(|r| {
+                r.body.iter().any(|l| match l {
+                    NLit::Pos(a) | NLit::Neg(a) => rels.contains(&rel_key(a)),
+                    _ => false,
+                })
+            });
+            if g.hybrid && !recursive {
+                for r in &component {
+                    g.lazy
+                        .entry(rel_key(&r.head))
+                        .or_default()
+                        .push((*r).clone());
+                }
+            }
             lazy.extend(rels);
             continue;
         }
         let mark = g.db.count();
         let work = g.budget.work_left;
-        // A component may spend a quarter of what is left.
+        // A component may spend a quarter of what is left, and add a quarter of the atoms.
         g.budget.work_left = work / 4;
+        g.atom_limit = mark as usize + g.options.max_atoms / 4;
         let result = fixpoint::static_component(g, &component);
+        g.atom_limit = g.options.max_atoms;
         let spent = work / 4 - g.budget.work_left;
         g.budget.work_left = work - spent;
         match result {
@@ -367,15 +447,46 @@ fn ground_in(
                 if e.iter().all(|d| d.code == "grounding-too-large")
                     && g.budget.exhausted != Some(Exhausted::Time) =>
             {
+                if std::env::var_os("GDLC_DEBUG_GROUND").is_some() {
+                    eprintln!(
+                        "static component failed: {:?} {:?}",
+                        e[0].message, e[0].notes
+                    );
+                }
                 g.budget.exhausted = None;
                 g.db.truncate(&g.store, &rels, mark);
-                lazy.extend(rels);
-                first_error.get_or_insert(e);
+                lazy.extend(rels.iter().copied());
+                // At run time, a relation defined without recursion can be asked.
+                let recursive = component.iter().any(|r| {
+                    r.body.iter().any(|l| match l {
+                        NLit::Pos(a) | NLit::Neg(a) => rels.contains(&rel_key(a)),
+                        _ => false,
+                    })
+                });
+                if g.hybrid && !recursive {
+                    for r in &component {
+                        g.lazy
+                            .entry(rel_key(&r.head))
+                            .or_default()
+                            .push((*r).clone());
+                    }
+                } else {
+                    first_error.get_or_insert(e);
+                }
             }
             Err(e) => return Err(e),
         }
     }
     probe.complete = complete;
+    probe.static_too_large = first_error.is_some();
+    if std::env::var_os("GDLC_DEBUG_GROUND").is_some() {
+        let names: Vec<String> = g
+            .lazy
+            .keys()
+            .map(|(s, a)| format!("{}/{a}", g.symbols.name(*s)))
+            .collect();
+        eprintln!("lazy relations: {names:?}");
+    }
     if let Some(first) = first_error {
         return Err(first);
     }
@@ -416,6 +527,11 @@ fn ground_dynamic(
     }
     let split_rules = inst.split_rules;
     let mut out = inst.finish();
+    let mut builder = hybrid::JoinBuilder::default();
+    for rule in std::mem::take(&mut g.join_rules) {
+        builder.join(g, &rule)?;
+    }
+    let joins = builder.finish();
     // Game relations that are static become facts.
     for rel in [
         (kw::LEGAL, 2),
@@ -440,8 +556,10 @@ fn ground_dynamic(
         rounds,
         rules: out.len(),
         split_rules,
-        work: g.options.max_matches - g.budget.work_left,
+        work: g.budget.initial.saturating_sub(g.budget.work_left),
         demand_driven: false,
+        join_rules: joins.joins.len(),
+        lazy_relations: joins.lazy.len(),
     };
     Ok(GroundProgram {
         symbols: g.symbols.clone(),
@@ -449,6 +567,7 @@ fn ground_dynamic(
         roles,
         init,
         rules: out,
+        joins,
         stats,
     })
 }

@@ -96,9 +96,9 @@ pub fn eliminate(rule: &NRule, aux_rel: Sym, sizes: &mut dyn Sizes, limit: u64) 
             .collect();
         let mut k = 0;
         while k < vs.len() {
-            for i in 0..n {
-                if vars[i].contains(&vs[k]) {
-                    for &u in &vars[i] {
+            for vi in &vars {
+                if vi.contains(&vs[k]) {
+                    for &u in vi {
                         if !head_vars.contains(&u) && !vs.contains(&u) {
                             vs.push(u);
                         }

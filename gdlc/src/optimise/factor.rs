@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use crate::ir::{Input, Ir, Lit, Prop};
 
 /// Factors every prop outside recursive groups (see the module documentation).
+#[allow(clippy::needless_range_loop)] // Props index several tables.
 pub fn factor(ir: &mut Ir) {
     let n = ir.props.len();
     let group_of = ir.group_of();
@@ -164,6 +165,7 @@ fn common_literals(conjs: &[Vec<Lit>]) -> Vec<Lit> {
 
 /// Inserts the new props (numbered from the old count, each before an old prop) and
 /// renumbers every reference.
+#[allow(clippy::needless_range_loop)]
 fn insert(ir: &mut Ir, added: Vec<(u32, Prop)>) {
     let n = ir.props.len();
     let total = n + added.len();

@@ -58,6 +58,8 @@ pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
                 quote! { (joint[#r] == #m) }
             }
         }
+        // Not expected: games with joins use the propnet backend.
+        Input::Join(_) => quote! { false },
         Input::MoveIn(set) => {
             let (role, k) = v.sets.get(set as usize).copied().unwrap_or((0, 0));
             let table = format_ident!("MOVE_SETS_{}", role);

@@ -209,6 +209,9 @@ fn move_set_tables(ir: &Ir) -> Vec<TokenStream> {
 }
 
 /// What one output function computes.
+/// The end of an output function, given the function that makes a literal's expression.
+pub(super) type Tail<'a> = dyn Fn(&dyn Fn(Lit) -> TokenStream) -> TokenStream + 'a;
+
 pub(super) struct ConeSpec<'a> {
     name: &'a str,
     /// Whether the function reads the joint move.
@@ -218,5 +221,5 @@ pub(super) struct ConeSpec<'a> {
     roots: Vec<Lit>,
     ret: TokenStream,
     extra_param: TokenStream,
-    tail: &'a dyn Fn(&dyn Fn(Lit) -> TokenStream) -> TokenStream,
+    tail: &'a Tail<'a>,
 }

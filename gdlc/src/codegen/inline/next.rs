@@ -15,6 +15,9 @@ use quote::quote;
 
 use crate::ir::{Input, Ir, Lit};
 
+/// Per move of a role: (bit, the rest of the conjunction) for the disjuncts that need it.
+type Arms = BTreeMap<u32, Vec<(u32, Vec<Lit>)>>;
+
 /// How each next bit is computed.
 pub(super) struct NextPlan {
     /// Per state word, the bits that a disjunct copies from the state.
@@ -24,7 +27,7 @@ pub(super) struct NextPlan {
     free: Vec<Option<Vec<Vec<Lit>>>>,
     /// Per role, per move: (bit, the rest of the conjunction) for the disjuncts that need
     /// that move.
-    arms: Vec<BTreeMap<u32, Vec<(u32, Vec<Lit>)>>>,
+    arms: Vec<Arms>,
     /// Every literal the plan reads.
     pub reads: Vec<Lit>,
 }

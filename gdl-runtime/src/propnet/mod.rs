@@ -65,319 +65,18 @@ pub struct Net {
     pub goals: Vec<Vec<(Option<i32>, u32)>>,
     /// The initial state, as words.
     pub init: Vec<u64>,
+    /// Per group: the join of [`Net::joins`] that computes it (its nodes are the join's
+    /// outputs), or `u32::MAX` for a recursive group of gates.
+    pub group_join: Vec<u32>,
+    /// The rules evaluated at run time.
+    pub joins: JoinProgram,
 }
 
-/// A malformed network text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DecodeError(pub &'static str);
+mod join;
+mod text;
 
-/// Reads the numbers of [`Net::encode`]'s text.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-/// The 64 digits of the text encoding, each six bits: the low five bits are payload, the
-/// high bit says another digit follows.
-const DIGITS: &[u8; 64] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuvWXYZwxyz_.";
-
-impl Reader<'_> {
-    fn next(&mut self) -> Result<u32, DecodeError> {
-        let mut v: u64 = 0;
-        let mut shift = 0;
-        loop {
-            let Some(&c) = self.bytes.get(self.pos) else {
-                return Err(DecodeError("truncated"));
-            };
-            self.pos += 1;
-            if c.is_ascii_whitespace() {
-                continue;
-            }
-            let d = LOOKUP[c as usize];
-            if d == 0xff {
-                return Err(DecodeError("bad digit"));
-            }
-            v |= u64::from(d & 31) << shift;
-            shift += 5;
-            if d & 32 == 0 {
-                break;
-            }
-            if shift > 35 {
-                return Err(DecodeError("number too long"));
-            }
-        }
-        u32::try_from(v).map_err(|_| DecodeError("number too large"))
-    }
-
-    fn vec(&mut self, n: usize) -> Result<Vec<u32>, DecodeError> {
-        (0..n).map(|_| self.next()).collect()
-    }
-
-    fn len(&mut self, max: usize) -> Result<usize, DecodeError> {
-        let n = self.next()? as usize;
-        if n > max {
-            return Err(DecodeError("length too large"));
-        }
-        Ok(n)
-    }
-}
-
-const LOOKUP: [u8; 256] = {
-    let mut t = [0xffu8; 256];
-    let mut i = 0;
-    while i < 64 {
-        t[DIGITS[i] as usize] = i as u8;
-        i += 1;
-    }
-    t
-};
-
-/// Writes numbers in the text encoding.
-#[derive(Default)]
-struct Writer {
-    out: String,
-}
-
-impl Writer {
-    fn put(&mut self, mut v: u32) {
-        loop {
-            let low = v & 31;
-            v >>= 5;
-            if v == 0 {
-                self.out.push(DIGITS[low as usize] as char);
-                break;
-            }
-            self.out.push(DIGITS[(low | 32) as usize] as char);
-        }
-    }
-
-    fn all(&mut self, vs: &[u32]) {
-        for &v in vs {
-            self.put(v);
-        }
-    }
-}
-
-impl Net {
-    /// The network as text: numbers in a 64-digit alphabet, lists delta-encoded where they
-    /// ascend. [`Net::decode`] reads it back.
-    pub fn encode(&self) -> String {
-        let mut w = Writer::default();
-        w.put(self.nodes);
-        w.put(self.bits);
-        w.put(self.does_base.len() as u32);
-        w.all(&self.does_base);
-        w.all(&self.moves);
-        // Thresholds: u32::MAX is written as 0, others as value + 1.
-        for &t in &self.thresh {
-            w.put(t.wrapping_add(1));
-        }
-        for n in 0..self.nodes as usize {
-            let edges = &self.fan[self.fan_start[n] as usize..self.fan_start[n + 1] as usize];
-            w.put(edges.len() as u32);
-            let mut prev = 0u32;
-            for &e in edges {
-                // Edges of a node ascend by target: the target's delta, then the flags.
-                let t = e >> 2;
-                w.put(((t - prev) << 2) | (e & 3));
-                prev = t;
-            }
-        }
-        w.put(self.groups.len() as u32);
-        for &(a, b) in &self.groups {
-            w.put(a);
-            w.put(b - a);
-            for n in a..b {
-                let edges = &self.inner[self.inner_start[n as usize] as usize
-                    ..self.inner_start[n as usize + 1] as usize];
-                w.put(edges.len() as u32);
-                w.all(edges);
-            }
-        }
-        w.all(&self.legal_base);
-        for g in &self.legal_guard {
-            w.put(g.len() as u32);
-            for &x in g {
-                w.put(x.wrapping_add(1));
-            }
-        }
-        w.put(self.next_base);
-        w.put(self.terminal);
-        for goals in &self.goals {
-            w.put(goals.len() as u32);
-            for &(v, node) in goals {
-                match v {
-                    Some(v) => {
-                        w.put(1);
-                        w.put(v as u32);
-                    }
-                    None => w.put(0),
-                }
-                w.put(node);
-            }
-        }
-        w.put(self.init.len() as u32);
-        for &x in &self.init {
-            w.put(x as u32);
-            w.put((x >> 32) as u32);
-        }
-        w.out
-    }
-
-    /// Reads a network from [`Net::encode`]'s text (whitespace is ignored) and checks that
-    /// every node it names exists.
-    pub fn decode(text: &str) -> Result<Net, DecodeError> {
-        let mut r = Reader {
-            bytes: text.as_bytes(),
-            pos: 0,
-        };
-        let limit = text.len() + 64;
-        let nodes = r.len(limit)?;
-        let bits = r.len(nodes)?;
-        let roles = r.len(limit)?;
-        let does_base = r.vec(roles)?;
-        let moves = r.vec(roles)?;
-        let thresh: Vec<u32> = r
-            .vec(nodes)?
-            .into_iter()
-            .map(|t| t.wrapping_sub(1))
-            .collect();
-        let mut fan_start = Vec::with_capacity(nodes + 1);
-        let mut fan = Vec::new();
-        fan_start.push(0);
-        for _ in 0..nodes {
-            let n = r.len(limit)?;
-            let mut prev = 0u32;
-            for _ in 0..n {
-                let e = r.next()?;
-                let t = prev
-                    .checked_add(e >> 2)
-                    .ok_or(DecodeError("edge target overflow"))?;
-                if t as usize >= nodes {
-                    return Err(DecodeError("edge target out of range"));
-                }
-                fan.push((t << 2) | (e & 3));
-                prev = t;
-            }
-            fan_start.push(fan.len() as u32);
-        }
-        let ngroups = r.len(limit)?;
-        let mut groups = Vec::with_capacity(ngroups);
-        let mut group_of = vec![NONE; nodes];
-        let mut inner_start = vec![0u32; nodes + 1];
-        let mut inner_lists: Vec<(u32, Vec<u32>)> = Vec::new();
-        for g in 0..ngroups {
-            let a = r.next()?;
-            let len = r.next()?;
-            let b = a.checked_add(len).ok_or(DecodeError("group overflow"))?;
-            if b as usize > nodes {
-                return Err(DecodeError("group out of range"));
-            }
-            for n in a..b {
-                group_of[n as usize] = g as u32;
-                let k = r.len(limit)?;
-                let list = r.vec(k)?;
-                if list.iter().any(|&t| t < a || t >= b) {
-                    return Err(DecodeError("inner edge leaves its group"));
-                }
-                inner_lists.push((n, list));
-            }
-            groups.push((a, b));
-        }
-        // Inner edges, in node order.
-        inner_lists.sort_by_key(|x| x.0);
-        let mut inner = Vec::new();
-        let mut li = 0;
-        for n in 0..nodes {
-            inner_start[n] = inner.len() as u32;
-            if li < inner_lists.len() && inner_lists[li].0 as usize == n {
-                inner.extend_from_slice(&inner_lists[li].1);
-                li += 1;
-            }
-        }
-        inner_start[nodes] = inner.len() as u32;
-        let legal_base = r.vec(roles)?;
-        let mut legal_guard = Vec::with_capacity(roles);
-        for _ in 0..roles {
-            let k = r.len(limit)?;
-            let g: Vec<u32> = r.vec(k)?.into_iter().map(|x| x.wrapping_sub(1)).collect();
-            if g.iter().any(|&x| x != NONE && (x >> 1) as usize >= nodes) {
-                return Err(DecodeError("guard out of range"));
-            }
-            legal_guard.push(g);
-        }
-        let next_base = r.next()?;
-        let terminal = r.next()?;
-        let mut goals = Vec::with_capacity(roles);
-        for _ in 0..roles {
-            let k = r.len(limit)?;
-            let mut gs = Vec::with_capacity(k);
-            for _ in 0..k {
-                let v = match r.next()? {
-                    0 => None,
-                    _ => Some(r.next()? as i32),
-                };
-                gs.push((v, r.next()?));
-            }
-            goals.push(gs);
-        }
-        let words = r.len(limit)?;
-        let mut init = Vec::with_capacity(words);
-        for _ in 0..words {
-            let lo = r.next()?;
-            let hi = r.next()?;
-            init.push(u64::from(lo) | (u64::from(hi) << 32));
-        }
-        let net = Net {
-            nodes: nodes as u32,
-            bits: bits as u32,
-            does_base,
-            moves,
-            thresh,
-            fan_start,
-            fan,
-            group_of,
-            groups,
-            inner_start,
-            inner,
-            legal_base,
-            legal_guard,
-            next_base,
-            terminal,
-            goals,
-            init,
-        };
-        net.validate()?;
-        Ok(net)
-    }
-
-    fn validate(&self) -> Result<(), DecodeError> {
-        let n = u64::from(self.nodes);
-        let inside = |a: u32, len: u32| u64::from(a) + u64::from(len) <= n;
-        for (r, (&base, &m)) in self.does_base.iter().zip(&self.moves).enumerate() {
-            if !inside(base, m) || !inside(self.legal_base[r], m) || self.legal_base[r] % 64 != 0 {
-                return Err(DecodeError("move nodes out of range"));
-            }
-        }
-        if !inside(self.next_base, self.bits) || self.next_base % 64 != 0 {
-            return Err(DecodeError("next nodes out of range"));
-        }
-        if u64::from(self.terminal) >= n
-            || self.goals.iter().flatten().any(|&(_, g)| u64::from(g) >= n)
-        {
-            return Err(DecodeError("output node out of range"));
-        }
-        if self.init.len() != (self.bits as usize).div_ceil(64).max(1) {
-            return Err(DecodeError("initial state of the wrong size"));
-        }
-        Ok(())
-    }
-
-    /// The number of state words.
-    pub fn words(&self) -> usize {
-        (self.bits as usize).div_ceil(64).max(1)
-    }
-}
+pub use join::{ALWAYS, Arg, JoinProgram, Rule, Step, Table, Value};
+pub use text::DecodeError;
 
 /// A gate's state: its count of true input edges and its threshold, side by side.
 #[derive(Clone, Copy, Debug, Default)]
@@ -472,7 +171,7 @@ impl<'n> Engine<'n> {
                 let (a, b) = net.groups[g as usize];
                 let values = self.group_fixpoint(g);
                 for m in a..b {
-                    if values[(m - a) as usize] {
+                    if values.get((m - a) as usize).copied().unwrap_or(false) {
                         self.toggle(m);
                     }
                 }
@@ -507,6 +206,11 @@ impl<'n> Engine<'n> {
     /// The least fixpoint of group `g` from its members' external counts.
     fn group_fixpoint(&mut self, g: u32) -> Vec<bool> {
         let net = self.net;
+        if let Some(&j) = net.group_join.get(g as usize)
+            && j != NONE
+        {
+            return net.joins.evaluate(j as usize, &|n| self.get(n));
+        }
         let (a, b) = net.groups[g as usize];
         let len = (b - a) as usize;
         self.work.clear();
@@ -767,8 +471,8 @@ mod tests {
         group_of[7] = 0;
         let mut inner_start = vec![0u32; nodes as usize + 1];
         // 6 -> 7, 7 -> 6
-        for n in 0..=nodes as usize {
-            inner_start[n] = match n {
+        for (n, start) in inner_start.iter_mut().enumerate() {
+            *start = match n {
                 0..=6 => 0,
                 7 => 1,
                 _ => 2,
@@ -792,6 +496,8 @@ mod tests {
             terminal: 8,
             goals: vec![vec![(Some(100), 6), (Some(0), 1)]],
             init: vec![0b01],
+            group_join: vec![u32::MAX],
+            joins: JoinProgram::default(),
         }
     }
 

@@ -1,0 +1,629 @@
+//! Joins evaluated at run time: the rules of a game too large to ground.
+//!
+//! A rule such as Sudoku's "row `?i` holds each digit once" has one ground instance per
+//! combination of the nine digits of the row, far too many for a circuit; evaluated on the
+//! actual state, it visits the row's nine marks. The compiler keeps such rules as they are:
+//! a [`Rule`] is a list of [`Step`]s over variables whose values are ground terms (numbered
+//! [`Value`]s):
+//!
+//! - [`Step::Scan`] reads a [`Table`]: the atoms a body literal can match (computed at compile
+//!   time), one row of variable values each, with the network node that says whether the
+//!   atom holds (or none, for static facts); columns bound by earlier steps are looked up in a
+//!   hash index;
+//! - [`Step::Absent`] is a negative literal over a table;
+//! - [`Step::Call`] asks a *lazy* relation (a static relation too large to list, such as
+//!   Sudoku's `exactlyOne` of ten arguments) whether it holds for bound arguments, by running
+//!   its rules with their head bound;
+//! - [`Step::Compare`] is `distinct` or its negation.
+//!
+//! A [`Join`] rule's matches make its head atoms, which are nodes of the network (a group of
+//! the engine, recomputed whenever a node its tables read changes).
+
+use std::collections::HashMap;
+
+/// A ground term, numbered by the compiler.
+pub type Value = u32;
+
+/// No value yet.
+const UNBOUND: Value = u32::MAX;
+
+/// A row signal for facts that always hold.
+pub const ALWAYS: u32 = u32::MAX;
+
+/// An argument: a variable of the rule or a ground term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    Var(u32),
+    Const(Value),
+}
+
+/// The atoms a literal can match: per row, the values of the literal's variables and the
+/// signal (`node << 1 | negated`, or [`ALWAYS`]) that says whether the atom holds.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub width: u32,
+    pub rows: Vec<Value>,
+    pub signals: Vec<u32>,
+}
+
+impl Table {
+    fn row(&self, r: u32) -> &[Value] {
+        let w = self.width as usize;
+        &self.rows[r as usize * w..(r as usize + 1) * w]
+    }
+
+    fn len(&self) -> usize {
+        self.signals.len()
+    }
+}
+
+/// One step of a rule's body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The rows of `table` that agree with the variables of `cols` already bound; the others
+    /// are bound to the row's values. `bound` says which columns are bound (bit per column).
+    Scan {
+        table: u32,
+        cols: Vec<u32>,
+        bound: u64,
+    },
+    /// No row of `table` with these (bound) variables holds.
+    Absent { table: u32, cols: Vec<u32> },
+    /// Lazy relation `relation` holds (`negated`: does not hold) for these bound arguments.
+    Call {
+        relation: u32,
+        args: Vec<Arg>,
+        negated: bool,
+    },
+    /// The arguments are equal (`equal`) or differ.
+    Compare { a: Arg, b: Arg, equal: bool },
+}
+
+/// A rule: its head arguments and body steps, over `vars` variables.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rule {
+    pub vars: u32,
+    pub head: Vec<Arg>,
+    pub steps: Vec<Step>,
+}
+
+/// A rule whose matches set network nodes: its head atoms, listed by their arguments.
+#[derive(Clone, Debug, Default)]
+pub struct Join {
+    pub rule: Rule,
+    /// The head atoms (argument values), in the order of the join's nodes.
+    pub outputs: Vec<Vec<Value>>,
+    by_args: HashMap<Vec<Value>, u32>,
+}
+
+/// Everything the joins of a network read.
+#[derive(Clone, Debug, Default)]
+pub struct JoinProgram {
+    pub tables: Vec<Table>,
+    /// Per lazy relation, its rules.
+    pub lazy: Vec<Vec<Rule>>,
+    pub joins: Vec<Join>,
+    /// Per table, per column mask a scan looks it up by: the rows of each key hash.
+    indexes: HashMap<(u32, u64), HashMap<u64, Vec<u32>>>,
+}
+
+fn hash_values(vs: impl Iterator<Item = Value>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in vs {
+        h = (h ^ u64::from(v)).wrapping_mul(0x100_0000_01b3);
+        h ^= h >> 29;
+    }
+    h
+}
+
+impl JoinProgram {
+    /// A program from its parts; builds the lookup tables.
+    pub fn new(
+        tables: Vec<Table>,
+        lazy: Vec<Vec<Rule>>,
+        joins: Vec<(Rule, Vec<Vec<Value>>)>,
+    ) -> Self {
+        let joins = joins
+            .into_iter()
+            .map(|(rule, outputs)| {
+                let by_args = outputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, o)| (o.clone(), i as u32))
+                    .collect();
+                Join {
+                    rule,
+                    outputs,
+                    by_args,
+                }
+            })
+            .collect();
+        let mut p = JoinProgram {
+            tables,
+            lazy,
+            joins,
+            indexes: HashMap::new(),
+        };
+        let mut wanted: Vec<(u32, u64)> = Vec::new();
+        let rules = p
+            .joins
+            .iter()
+            .map(|j| &j.rule)
+            .chain(p.lazy.iter().flatten());
+        for rule in rules {
+            for s in &rule.steps {
+                match s {
+                    Step::Scan { table, bound, .. } if *bound != 0 => wanted.push((*table, *bound)),
+                    Step::Absent { table, cols } => {
+                        wanted.push((*table, (1u64 << cols.len().min(63)) - 1));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (t, mask) in wanted {
+            let Some(table) = p.tables.get(t as usize) else {
+                continue;
+            };
+            p.indexes.entry((t, mask)).or_insert_with(|| {
+                let mut ix: HashMap<u64, Vec<u32>> = HashMap::new();
+                for r in 0..table.len() as u32 {
+                    let row = table.row(r);
+                    let key = hash_values(
+                        row.iter()
+                            .enumerate()
+                            .filter(|(c, _)| mask >> c & 1 == 1)
+                            .map(|(_, &v)| v),
+                    );
+                    ix.entry(key).or_default().push(r);
+                }
+                ix
+            });
+        }
+        p
+    }
+
+    /// Whether every table, relation and variable the rules name exists.
+    pub fn validate(&self, nodes: u32) -> bool {
+        let tables_ok = self.tables.iter().all(|t| {
+            t.rows.len() == t.width as usize * t.signals.len()
+                && t.signals.iter().all(|&s| s == ALWAYS || s >> 1 < nodes)
+        });
+        let rule_ok = |r: &Rule| {
+            let var = |a: &Arg| match a {
+                Arg::Var(v) => *v < r.vars,
+                Arg::Const(_) => true,
+            };
+            r.head.iter().all(var)
+                && r.steps.iter().all(|s| match s {
+                    Step::Scan { table, cols, .. } | Step::Absent { table, cols } => {
+                        self.tables
+                            .get(*table as usize)
+                            .is_some_and(|t| t.width as usize == cols.len())
+                            && cols.iter().all(|&c| c < r.vars)
+                            && cols.len() < 64
+                    }
+                    Step::Call { relation, args, .. } => {
+                        (*relation as usize) < self.lazy.len() && args.iter().all(var)
+                    }
+                    Step::Compare { a, b, .. } => var(a) && var(b),
+                })
+        };
+        tables_ok
+            && self.lazy.iter().flatten().all(rule_ok)
+            && self
+                .joins
+                .iter()
+                .all(|j| rule_ok(&j.rule) && j.outputs.iter().all(|o| o.len() == j.rule.head.len()))
+    }
+
+    /// The values of join `j`'s outputs, reading node values through `read`.
+    pub fn evaluate(&self, j: usize, read: &dyn Fn(u32) -> bool) -> Vec<bool> {
+        let Some(join) = self.joins.get(j) else {
+            return Vec::new();
+        };
+        let mut out = vec![false; join.outputs.len()];
+        let mut env = vec![UNBOUND; join.rule.vars as usize];
+        let mut head = Vec::with_capacity(join.rule.head.len());
+        let mut found = |env: &[Value]| {
+            head.clear();
+            head.extend(join.rule.head.iter().map(|a| value(*a, env)));
+            if let Some(&i) = join.by_args.get(&head) {
+                out[i as usize] = true;
+            }
+            true
+        };
+        self.solve(&join.rule, 0, &mut env, read, 0, &mut found);
+        out
+    }
+
+    /// Runs the steps of `rule` from `k`; calls `found` on each match (which returns whether
+    /// to go on). Returns false once stopped.
+    fn solve(
+        &self,
+        rule: &Rule,
+        k: usize,
+        env: &mut [Value],
+        read: &dyn Fn(u32) -> bool,
+        depth: u32,
+        found: &mut dyn FnMut(&[Value]) -> bool,
+    ) -> bool {
+        let Some(step) = rule.steps.get(k) else {
+            return found(env);
+        };
+        let holds = |s: u32| s == ALWAYS || read(s >> 1) != (s & 1 != 0);
+        match step {
+            Step::Scan { table, cols, bound } => {
+                let Some(t) = self.tables.get(*table as usize) else {
+                    return true;
+                };
+                let list: Option<&[u32]> = if *bound == 0 {
+                    None
+                } else {
+                    let key = hash_values(
+                        cols.iter()
+                            .enumerate()
+                            .filter(|(c, _)| bound >> c & 1 == 1)
+                            .map(|(_, &v)| env[v as usize]),
+                    );
+                    Some(
+                        self.indexes
+                            .get(&(*table, *bound))
+                            .and_then(|ix| ix.get(&key))
+                            .map_or(&[][..], Vec::as_slice),
+                    )
+                };
+                let count = list.map_or(t.len(), <[u32]>::len);
+                for i in 0..count {
+                    let r = list.map_or(i as u32, |l| l[i]);
+                    if !holds(t.signals[r as usize]) {
+                        continue;
+                    }
+                    let row = t.row(r);
+                    let agrees = cols
+                        .iter()
+                        .zip(row)
+                        .enumerate()
+                        .all(|(c, (&v, &x))| bound >> c & 1 == 0 || env[v as usize] == x);
+                    if !agrees {
+                        continue;
+                    }
+                    for (c, (&v, &x)) in cols.iter().zip(row).enumerate() {
+                        if bound >> c & 1 == 0 {
+                            env[v as usize] = x;
+                        }
+                    }
+                    let go_on = self.solve(rule, k + 1, env, read, depth, found);
+                    for (c, &v) in cols.iter().enumerate() {
+                        if bound >> c & 1 == 0 {
+                            env[v as usize] = UNBOUND;
+                        }
+                    }
+                    if !go_on {
+                        return false;
+                    }
+                }
+                true
+            }
+            Step::Absent { table, cols } => {
+                let Some(t) = self.tables.get(*table as usize) else {
+                    return true;
+                };
+                let mask = (1u64 << cols.len().min(63)) - 1;
+                let key = hash_values(cols.iter().map(|&v| env[v as usize]));
+                let rows = self
+                    .indexes
+                    .get(&(*table, mask))
+                    .and_then(|ix| ix.get(&key))
+                    .map_or(&[][..], Vec::as_slice);
+                let present = rows.iter().any(|&r| {
+                    holds(t.signals[r as usize])
+                        && t.row(r)
+                            .iter()
+                            .zip(cols)
+                            .all(|(&x, &v)| env[v as usize] == x)
+                });
+                present || self.solve(rule, k + 1, env, read, depth, found)
+            }
+            Step::Call {
+                relation,
+                args,
+                negated,
+            } => {
+                let values: Vec<Value> = args.iter().map(|&a| value(a, env)).collect();
+                let holds =
+                    !values.contains(&UNBOUND) && self.call(*relation, &values, read, depth + 1);
+                if holds != *negated {
+                    self.solve(rule, k + 1, env, read, depth, found)
+                } else {
+                    true
+                }
+            }
+            Step::Compare { a, b, equal } => {
+                let (x, y) = (value(*a, env), value(*b, env));
+                if x != UNBOUND && y != UNBOUND && (x == y) == *equal {
+                    self.solve(rule, k + 1, env, read, depth, found)
+                } else {
+                    true
+                }
+            }
+        }
+    }
+
+    /// Whether lazy relation `relation` holds for `values`.
+    fn call(
+        &self,
+        relation: u32,
+        values: &[Value],
+        read: &dyn Fn(u32) -> bool,
+        depth: u32,
+    ) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        let Some(rules) = self.lazy.get(relation as usize) else {
+            return false;
+        };
+        for rule in rules {
+            let mut env = vec![UNBOUND; rule.vars as usize];
+            let unified = rule.head.len() == values.len()
+                && rule.head.iter().zip(values).all(|(a, &x)| match *a {
+                    Arg::Const(c) => c == x,
+                    Arg::Var(v) => {
+                        let slot = &mut env[v as usize];
+                        if *slot == UNBOUND {
+                            *slot = x;
+                        }
+                        *slot == x
+                    }
+                });
+            if !unified {
+                continue;
+            }
+            let mut hit = false;
+            self.solve(rule, 0, &mut env, read, depth, &mut |_| {
+                hit = true;
+                false
+            });
+            if hit {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl JoinProgram {
+    /// Appends the program to `w` (see [`super::text`]).
+    pub(super) fn encode(&self, w: &mut super::text::Writer) {
+        w.put(self.tables.len() as u32);
+        for t in &self.tables {
+            w.put(t.width);
+            w.put(t.signals.len() as u32);
+            w.all(&t.rows);
+            for &s in &t.signals {
+                w.put(s.wrapping_add(1));
+            }
+        }
+        w.put(self.lazy.len() as u32);
+        for rules in &self.lazy {
+            w.put(rules.len() as u32);
+            for r in rules {
+                encode_rule(w, r);
+            }
+        }
+        w.put(self.joins.len() as u32);
+        for j in &self.joins {
+            encode_rule(w, &j.rule);
+            w.put(j.outputs.len() as u32);
+            for o in &j.outputs {
+                w.all(o);
+            }
+        }
+    }
+
+    /// Reads a program written by [`JoinProgram::encode`].
+    pub(super) fn decode(
+        r: &mut super::text::Reader<'_>,
+        limit: usize,
+    ) -> Result<Self, super::DecodeError> {
+        let ntables = r.len(limit)?;
+        let mut tables = Vec::with_capacity(ntables);
+        for _ in 0..ntables {
+            let width = r.len(64)?;
+            let nrows = r.len(limit)?;
+            let rows = r.vec(
+                width
+                    .checked_mul(nrows)
+                    .ok_or(super::DecodeError("table too large"))?,
+            )?;
+            let signals = r
+                .vec(nrows)?
+                .into_iter()
+                .map(|s| s.wrapping_sub(1))
+                .collect();
+            tables.push(Table {
+                width: width as u32,
+                rows,
+                signals,
+            });
+        }
+        let nlazy = r.len(limit)?;
+        let mut lazy = Vec::with_capacity(nlazy);
+        for _ in 0..nlazy {
+            let n = r.len(limit)?;
+            let mut rules = Vec::with_capacity(n);
+            for _ in 0..n {
+                rules.push(decode_rule(r, limit)?);
+            }
+            lazy.push(rules);
+        }
+        let njoins = r.len(limit)?;
+        let mut joins = Vec::with_capacity(njoins);
+        for _ in 0..njoins {
+            let rule = decode_rule(r, limit)?;
+            let n = r.len(limit)?;
+            let mut outputs = Vec::with_capacity(n);
+            for _ in 0..n {
+                outputs.push(r.vec(rule.head.len())?);
+            }
+            joins.push((rule, outputs));
+        }
+        Ok(JoinProgram::new(tables, lazy, joins))
+    }
+}
+
+fn put_arg(w: &mut super::text::Writer, a: Arg) {
+    match a {
+        Arg::Var(v) => w.put(v << 1),
+        Arg::Const(c) => w.put(c << 1 | 1),
+    }
+}
+
+fn get_arg(r: &mut super::text::Reader<'_>) -> Result<Arg, super::DecodeError> {
+    let x = r.next()?;
+    Ok(if x & 1 == 0 {
+        Arg::Var(x >> 1)
+    } else {
+        Arg::Const(x >> 1)
+    })
+}
+
+fn encode_rule(w: &mut super::text::Writer, rule: &Rule) {
+    w.put(rule.vars);
+    w.put(rule.head.len() as u32);
+    for &a in &rule.head {
+        put_arg(w, a);
+    }
+    w.put(rule.steps.len() as u32);
+    for s in &rule.steps {
+        match s {
+            Step::Scan { table, cols, bound } => {
+                w.put(0);
+                w.put(*table);
+                w.put(cols.len() as u32);
+                w.all(cols);
+                w.put(*bound as u32);
+                w.put((*bound >> 32) as u32);
+            }
+            Step::Absent { table, cols } => {
+                w.put(1);
+                w.put(*table);
+                w.put(cols.len() as u32);
+                w.all(cols);
+            }
+            Step::Call {
+                relation,
+                args,
+                negated,
+            } => {
+                w.put(2 + u32::from(*negated));
+                w.put(*relation);
+                w.put(args.len() as u32);
+                for &a in args {
+                    put_arg(w, a);
+                }
+            }
+            Step::Compare { a, b, equal } => {
+                w.put(4 + u32::from(*equal));
+                put_arg(w, *a);
+                put_arg(w, *b);
+            }
+        }
+    }
+}
+
+fn decode_rule(r: &mut super::text::Reader<'_>, limit: usize) -> Result<Rule, super::DecodeError> {
+    let vars = r.next()?;
+    let nhead = r.len(limit)?;
+    let head = (0..nhead).map(|_| get_arg(r)).collect::<Result<_, _>>()?;
+    let nsteps = r.len(limit)?;
+    let mut steps = Vec::with_capacity(nsteps);
+    for _ in 0..nsteps {
+        let tag = r.next()?;
+        steps.push(match tag {
+            0 | 1 => {
+                let table = r.next()?;
+                let n = r.len(64)?;
+                let cols = r.vec(n)?;
+                if tag == 0 {
+                    let lo = u64::from(r.next()?);
+                    let hi = u64::from(r.next()?);
+                    Step::Scan {
+                        table,
+                        cols,
+                        bound: lo | hi << 32,
+                    }
+                } else {
+                    Step::Absent { table, cols }
+                }
+            }
+            2 | 3 => {
+                let relation = r.next()?;
+                let n = r.len(limit)?;
+                let args = (0..n).map(|_| get_arg(r)).collect::<Result<_, _>>()?;
+                Step::Call {
+                    relation,
+                    args,
+                    negated: tag == 3,
+                }
+            }
+            4 | 5 => Step::Compare {
+                a: get_arg(r)?,
+                b: get_arg(r)?,
+                equal: tag == 5,
+            },
+            _ => return Err(super::DecodeError("bad join step")),
+        });
+    }
+    Ok(Rule { vars, head, steps })
+}
+
+fn value(a: Arg, env: &[Value]) -> Value {
+    match a {
+        Arg::Var(v) => env.get(v as usize).copied().unwrap_or(UNBOUND),
+        Arg::Const(c) => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_read_tables_calls_and_signals() {
+        // mark(i, m): rows (1, 5) node 0, (1, 6) node 1, (2, 5) node 2.
+        let marks = Table {
+            width: 2,
+            rows: vec![1, 5, 1, 6, 2, 5],
+            signals: vec![0 << 1, 1 << 1, 2 << 1],
+        };
+        // Lazy big(m): holds for m = 6 (a rule whose head is the constant 6).
+        let big = vec![Rule {
+            vars: 0,
+            head: vec![Arg::Const(6)],
+            steps: Vec::new(),
+        }];
+        // row_has_big(i) :- mark(i, m), big(m).
+        let rule = Rule {
+            vars: 2,
+            head: vec![Arg::Var(0)],
+            steps: vec![
+                Step::Scan {
+                    table: 0,
+                    cols: vec![0, 1],
+                    bound: 0,
+                },
+                Step::Call {
+                    relation: 0,
+                    args: vec![Arg::Var(1)],
+                    negated: false,
+                },
+            ],
+        };
+        let p = JoinProgram::new(vec![marks], vec![big], vec![(rule, vec![vec![1], vec![2]])]);
+        assert!(p.validate(3));
+        assert_eq!(p.evaluate(0, &|_| true), vec![true, false]);
+        assert_eq!(p.evaluate(0, &|n| n != 1), vec![false, false]);
+    }
+}

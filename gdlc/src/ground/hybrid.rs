@@ -1,0 +1,431 @@
+//! Rules evaluated at run time: the last resort of grounding.
+//!
+//! When a description is too large to ground even on demand, the rules that make it so stay
+//! non-ground: Sudoku's `(<= (goodRow ?i) (true (mark ?i 1 ?m1)) .. (exactlyOne 1 ?m1 .. ?m9)
+//! ..)` has a ground instance per combination of nine digits, but on an actual state it visits
+//! the nine marks of the row. Such a *join rule* is compiled into a
+//! [`gdl_runtime::propnet::Rule`]: its body literals become tables of the atoms they can
+//! match (with the atom each row needs to hold), and its head atoms become nodes of the
+//! network, recomputed by the engine whenever an atom its tables read changes.
+//!
+//! A static relation too large to compute in full (Sudoku's `exactlyOne` of ten arguments) is
+//! *lazy*: its rules are kept and run at run time with their head bound, when a join asks
+//! whether the relation holds for bound arguments.
+//!
+//! While grounding, the head atoms of a join rule are over-approximated by the combinations
+//! of the values each head variable takes in the body literals it occurs in ([`head_atoms`]).
+
+use std::collections::{HashMap, HashSet};
+
+use gdl_runtime::propnet::{ALWAYS, Arg, Rule, Step, Table};
+
+use crate::diag::Diagnostic;
+use crate::interp::TermId;
+use crate::normalize::{NAtom, NLit, NRule, NTerm};
+
+use super::Grounder;
+use super::join::{self, RelKey, rel_key};
+
+/// The rules of a description evaluated at run time.
+#[derive(Clone, Debug, Default)]
+pub struct GroundJoins {
+    /// The tables of the rules' body literals: rows of variable values (term ids); a row's
+    /// signal is the atom (its term id) that must hold, or [`ALWAYS`] for static facts.
+    pub tables: Vec<Table>,
+    /// Per lazy relation, its rules (the head arguments bound by the caller).
+    pub lazy: Vec<Vec<Rule>>,
+    pub joins: Vec<GroundJoin>,
+}
+
+impl GroundJoins {
+    pub fn is_empty(&self) -> bool {
+        self.joins.is_empty()
+    }
+}
+
+/// One join rule.
+#[derive(Clone, Debug)]
+pub struct GroundJoin {
+    /// The rule; its head lists the head's variables (whose values identify the output).
+    pub rule: Rule,
+    /// The head atoms it may derive.
+    pub outputs: Vec<TermId>,
+    /// Per output, the values of the head variables.
+    pub keys: Vec<Vec<TermId>>,
+    /// The index of the source rule in `Program::rules`.
+    pub origin: usize,
+}
+
+/// A ground term that is in no atom: it equals no value.
+const MISSING: u32 = u32::MAX - 1;
+
+/// The argument of a term that must be a variable or ground.
+fn const_or_var(t: &NTerm, g: &Grounder<'_>) -> Option<Arg> {
+    match t {
+        NTerm::Var(v) => Some(Arg::Var(*v)),
+        t if t.is_ground() => Some(Arg::Const(
+            join::ground_term(t, &g.store).unwrap_or(MISSING),
+        )),
+        _ => None,
+    }
+}
+
+/// The most head atoms a join rule may have.
+const MAX_HEADS: usize = 1_000_000;
+
+/// The most table cells (rows times columns) of all joins.
+const MAX_CELLS: usize = 20_000_000;
+
+fn unsupported(rule: &NRule, what: &str) -> Vec<Diagnostic> {
+    vec![Diagnostic::error(
+        "grounding-too-large",
+        rule.span,
+        format!("too large to ground, and cannot be evaluated at run time: {what}"),
+    )]
+}
+
+/// The distinct variables of a literal, in order of first occurrence.
+fn vars_of(l: &NLit) -> Vec<u32> {
+    let mut out = Vec::new();
+    l.for_each_var(&mut |v| {
+        if !out.contains(&v) {
+            out.push(v)
+        }
+    });
+    out
+}
+
+/// The values variable `v` of `rule` can take: the intersection of its values in the
+/// positive body literals it occurs in (those of lazy relations through their rules).
+/// `None` when no literal bounds it.
+fn domain(g: &Grounder<'_>, rule: &NRule, v: u32, depth: u32) -> Option<HashSet<TermId>> {
+    let mut out: Option<HashSet<TermId>> = None;
+    for l in &rule.body {
+        let NLit::Pos(a) = l else { continue };
+        if !vars_of(l).contains(&v) {
+            continue;
+        }
+        let rel = rel_key(a);
+        let values: Option<HashSet<TermId>> = if let Some(rules) = g.lazy.get(&rel) {
+            // A lazy relation: the values of the argument positions holding exactly `v`.
+            let pos = a.args.iter().position(|t| *t == NTerm::Var(v))?;
+            if depth > 8 {
+                return None;
+            }
+            let mut all = HashSet::new();
+            for r in rules {
+                match r.head.args.get(pos)? {
+                    NTerm::Var(u) => all.extend(domain(g, r, *u, depth + 1)?),
+                    t => {
+                        all.extend(join::ground_term(t, &g.store));
+                    }
+                };
+            }
+            Some(all)
+        } else {
+            Some(
+                g.db.atoms(rel)
+                    .iter()
+                    .filter_map(|&atom| join::value_of(a, atom, v, &g.store))
+                    .collect(),
+            )
+        };
+        if let Some(vals) = values {
+            out = Some(match out {
+                None => vals,
+                Some(o) => o.intersection(&vals).copied().collect(),
+            });
+        }
+    }
+    out
+}
+
+/// The head atoms a join rule may derive (see the module documentation).
+pub(crate) fn head_atoms(
+    g: &mut Grounder<'_>,
+    rule: &NRule,
+) -> Result<Vec<TermId>, Vec<Diagnostic>> {
+    let mut head_vars = Vec::new();
+    rule.head.for_each_var(&mut |v| {
+        if !head_vars.contains(&v) {
+            head_vars.push(v)
+        }
+    });
+    let mut domains: Vec<Vec<TermId>> = Vec::new();
+    for &v in &head_vars {
+        let Some(d) = domain(g, rule, v, 0) else {
+            return Err(unsupported(rule, "a head variable takes unbounded values"));
+        };
+        let mut d: Vec<TermId> = d.into_iter().collect();
+        d.sort_unstable();
+        domains.push(d);
+    }
+    let total = domains
+        .iter()
+        .try_fold(1usize, |n, d| n.checked_mul(d.len()))
+        .unwrap_or(usize::MAX);
+    if total > MAX_HEADS {
+        return Err(unsupported(rule, "its head has too many possible atoms"));
+    }
+    let mut out = Vec::with_capacity(total);
+    let mut binding: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
+    let mut idx = vec![0usize; domains.len()];
+    if domains.iter().any(Vec::is_empty) {
+        return Ok(out);
+    }
+    loop {
+        for (k, &v) in head_vars.iter().enumerate() {
+            binding[v as usize] = Some(domains[k][idx[k]]);
+        }
+        if let Some(a) = join::intern_atom(&rule.head, &binding, &mut g.store) {
+            out.push(a);
+        }
+        // Next combination.
+        let mut k = 0;
+        loop {
+            if k == idx.len() {
+                return Ok(out);
+            }
+            idx[k] += 1;
+            if idx[k] < domains[k].len() {
+                break;
+            }
+            idx[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+/// Builds the [`GroundJoins`] of a grounding.
+#[derive(Default)]
+pub(crate) struct JoinBuilder {
+    out: GroundJoins,
+    lazy_ids: HashMap<RelKey, u32>,
+    cells: usize,
+}
+
+impl JoinBuilder {
+    pub fn finish(self) -> GroundJoins {
+        self.out
+    }
+
+    /// Adds join rule `rule`, whose head atoms are in the database.
+    pub fn join(&mut self, g: &Grounder<'_>, rule: &NRule) -> Result<(), Vec<Diagnostic>> {
+        let mut head_vars = Vec::new();
+        rule.head.for_each_var(&mut |v| {
+            if !head_vars.contains(&v) {
+                head_vars.push(v)
+            }
+        });
+        let steps = self.plan(g, rule, &[])?;
+        let mut outputs = Vec::new();
+        let mut keys = Vec::new();
+        for &atom in g.db.atoms(rel_key(&rule.head)) {
+            if let Some(vals) = join::match_atom(&rule.head, atom, &g.store) {
+                let key: Option<Vec<TermId>> = head_vars
+                    .iter()
+                    .map(|&v| vals.get(v as usize).copied().flatten())
+                    .collect();
+                if let Some(key) = key {
+                    outputs.push(atom);
+                    keys.push(key);
+                }
+            }
+        }
+        self.out.joins.push(GroundJoin {
+            rule: Rule {
+                vars: rule.var_names.len() as u32,
+                head: head_vars.iter().map(|&v| Arg::Var(v)).collect(),
+                steps,
+            },
+            outputs,
+            keys,
+            origin: rule.origin,
+        });
+        Ok(())
+    }
+
+    /// The number of lazy relation `rel`, its rules compiled on first use.
+    fn lazy(&mut self, g: &Grounder<'_>, rel: RelKey, depth: u32) -> Result<u32, Vec<Diagnostic>> {
+        if let Some(&id) = self.lazy_ids.get(&rel) {
+            return Ok(id);
+        }
+        let id = self.out.lazy.len() as u32;
+        self.lazy_ids.insert(rel, id);
+        self.out.lazy.push(Vec::new());
+        let rules = g.lazy.get(&rel).cloned().unwrap_or_default();
+        let mut compiled = Vec::new();
+        for r in &rules {
+            if depth > 16 {
+                return Err(unsupported(r, "lazy relations nest too deep"));
+            }
+            let mut head = Vec::new();
+            let mut bound = Vec::new();
+            for t in &r.head.args {
+                let a = const_or_var(t, g)
+                    .ok_or_else(|| unsupported(r, "a lazy relation's head nests variables"))?;
+                if let Arg::Var(v) = a {
+                    bound.push(v);
+                }
+                head.push(a);
+            }
+            let steps = self.plan_at(g, r, &bound, depth + 1)?;
+            compiled.push(Rule {
+                vars: r.var_names.len() as u32,
+                head,
+                steps,
+            });
+        }
+        self.out.lazy[id as usize] = compiled;
+        Ok(id)
+    }
+
+    fn plan(
+        &mut self,
+        g: &Grounder<'_>,
+        rule: &NRule,
+        bound: &[u32],
+    ) -> Result<Vec<Step>, Vec<Diagnostic>> {
+        self.plan_at(g, rule, bound, 0)
+    }
+
+    /// The steps of `rule`'s body with the variables `bound` given: scans of the positive
+    /// literals (the most bound first), the other literals as soon as their variables are
+    /// bound.
+    fn plan_at(
+        &mut self,
+        g: &Grounder<'_>,
+        rule: &NRule,
+        bound: &[u32],
+        depth: u32,
+    ) -> Result<Vec<Step>, Vec<Diagnostic>> {
+        let mut bound: Vec<u32> = bound.to_vec();
+        let mut left: Vec<usize> = (0..rule.body.len()).collect();
+        let mut steps = Vec::new();
+        let is_lazy = |a: &NAtom| g.lazy.contains_key(&rel_key(a));
+        loop {
+            // Filters whose variables are bound.
+            let mut placed = true;
+            while placed {
+                placed = false;
+                let mut k = 0;
+                while k < left.len() {
+                    let l = &rule.body[left[k]];
+                    let ready = vars_of(l).iter().all(|v| bound.contains(v));
+                    let filter = match l {
+                        NLit::Pos(a) => is_lazy(a),
+                        _ => true,
+                    };
+                    if ready && filter {
+                        steps.push(self.filter(g, rule, l, depth)?);
+                        left.remove(k);
+                        placed = true;
+                    } else {
+                        k += 1;
+                    }
+                }
+            }
+            // The next scan: most bound variables, then fewest atoms.
+            let next = left
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &i)| match &rule.body[i] {
+                    NLit::Pos(a) if !is_lazy(a) => {
+                        let vs = vars_of(&rule.body[i]);
+                        let nb = vs.iter().filter(|v| bound.contains(v)).count();
+                        Some((k, nb, g.db.atoms(rel_key(a)).len()))
+                    }
+                    _ => None,
+                })
+                .max_by_key(|&(_, nb, size)| (nb, std::cmp::Reverse(size)));
+            let Some((k, _, _)) = next else { break };
+            let i = left.remove(k);
+            let NLit::Pos(a) = &rule.body[i] else { break };
+            let cols = vars_of(&rule.body[i]);
+            let table = self.table(g, rule, a)?;
+            let mut mask = 0u64;
+            for (c, v) in cols.iter().enumerate() {
+                if bound.contains(v) {
+                    mask |= 1 << c;
+                }
+            }
+            for &v in &cols {
+                if !bound.contains(&v) {
+                    bound.push(v);
+                }
+            }
+            steps.push(Step::Scan {
+                table,
+                cols,
+                bound: mask,
+            });
+        }
+        if !left.is_empty() {
+            return Err(unsupported(rule, "a literal's variables are never bound"));
+        }
+        Ok(steps)
+    }
+
+    /// The step of a literal whose variables are all bound.
+    fn filter(
+        &mut self,
+        g: &Grounder<'_>,
+        rule: &NRule,
+        l: &NLit,
+        depth: u32,
+    ) -> Result<Step, Vec<Diagnostic>> {
+        let arg = |t: &NTerm| -> Result<Arg, Vec<Diagnostic>> {
+            const_or_var(t, g).ok_or_else(|| unsupported(rule, "a test nests variables in a term"))
+        };
+        Ok(match l {
+            NLit::Pos(a) | NLit::Neg(a) if g.lazy.contains_key(&rel_key(a)) => {
+                let args = a.args.iter().map(arg).collect::<Result<_, _>>()?;
+                Step::Call {
+                    relation: self.lazy(g, rel_key(a), depth)?,
+                    args,
+                    negated: matches!(l, NLit::Neg(_)),
+                }
+            }
+            NLit::Neg(a) => Step::Absent {
+                table: self.table(g, rule, a)?,
+                cols: vars_of(l),
+            },
+            NLit::Distinct(x, y) | NLit::Equal(x, y) => Step::Compare {
+                a: arg(x)?,
+                b: arg(y)?,
+                equal: matches!(l, NLit::Equal(..)),
+            },
+            NLit::Pos(_) => {
+                return Err(unsupported(rule, "internal: a scan planned as a filter"));
+            }
+        })
+    }
+
+    /// The table of the atoms literal pattern `a` can match.
+    fn table(&mut self, g: &Grounder<'_>, rule: &NRule, a: &NAtom) -> Result<u32, Vec<Diagnostic>> {
+        let cols = vars_of(&NLit::Pos(a.clone()));
+        let rel = rel_key(a);
+        let dynamic = g.dynamic.contains(&rel);
+        let mut t = Table {
+            width: cols.len() as u32,
+            rows: Vec::new(),
+            signals: Vec::new(),
+        };
+        for &atom in g.db.atoms(rel) {
+            let Some(vals) = join::match_atom(a, atom, &g.store) else {
+                continue;
+            };
+            for &v in &cols {
+                t.rows
+                    .push(vals.get(v as usize).copied().flatten().unwrap_or(0));
+            }
+            t.signals.push(if dynamic { atom } else { ALWAYS });
+        }
+        self.cells += t.rows.len() + t.signals.len();
+        if self.cells > MAX_CELLS {
+            return Err(unsupported(rule, "its tables are too large"));
+        }
+        self.out.tables.push(t);
+        Ok(self.out.tables.len() as u32 - 1)
+    }
+}
