@@ -82,6 +82,8 @@ pub struct Artifacts {
     pub ir_lowered: Option<IrStats>,
     pub ir: Option<Ir>,
     pub rust: Option<String>,
+    /// The backend the Rust was generated with ([`codegen::chosen_backend`]).
+    pub backend: Option<codegen::Backend>,
     /// The time of each pass that ran.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -109,6 +111,8 @@ pub struct CompileStats {
     pub ir: IrStats,
     /// Bytes of generated Rust.
     pub rust_bytes: usize,
+    /// The backend the Rust was generated with (never [`codegen::Backend::Auto`]).
+    pub backend: codegen::Backend,
     pub timings: Vec<(&'static str, Duration)>,
 }
 
@@ -130,6 +134,7 @@ pub fn compile(source: &str, options: &CompileOptions) -> Result<Compiled, Vec<D
             ir_lowered,
             ir: ir.stats(),
             rust_bytes: rust.len(),
+            backend: a.backend.unwrap_or_default(),
             timings: a.timings,
         },
         rust,
@@ -198,7 +203,10 @@ pub fn run(
         return Ok(a);
     }
 
-    let rust = codegen::generate(&ir, &options.codegen);
+    let mut codegen_options = options.codegen.clone();
+    codegen_options.backend = codegen::chosen_backend(&ir, &options.codegen);
+    let rust = codegen::generate(&ir, &codegen_options);
+    a.backend = Some(codegen_options.backend);
     a.ir = Some(ir);
     a.rust = Some(rust);
     lap(&mut a, "generate");

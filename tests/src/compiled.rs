@@ -62,6 +62,37 @@ pub const CI_GAMES: &[&str] = &[
     "simpleMutex",
 ];
 
+/// Games of the CI set small enough for the inline backend that are also compiled with the
+/// propnet backend ([`gdlc::codegen::Backend::Propnet`]), so that both backends are checked
+/// on every test run (`tests/tests/compiled.rs` names them `GAME@propnet`).
+pub const PROPNET_TOO: &[&str] = &[
+    "ticTacToe",
+    "connectFour",
+    "pentago",
+    "nineBoardTicTacToe",
+    "3pConnectFour",
+    "test_case_1a",
+    "test_case_1b",
+    "test_case_2a",
+    "test_case_2b",
+    "test_case_2c",
+    "test_case_3a",
+    "test_case_3b",
+    "test_case_3c",
+    "test_case_3d",
+    "test_case_3e",
+    "test_case_3f",
+    "test_case_4a",
+    "test_case_5a",
+    "test_case_5b",
+    "test_case_5c",
+    "test_case_5d",
+    "test_case_5e",
+    "test_clean_not_distinct",
+    "test_distinct_beginning_rule",
+    "simpleMutex",
+];
+
 /// A compiled game.
 #[derive(Clone, Debug)]
 pub struct CompiledGame {
@@ -74,8 +105,18 @@ pub struct CompiledGame {
 
 /// Compiles a description with the default options for its name.
 pub fn compile_game(name: &str, source: &str) -> Result<CompiledGame, String> {
+    compile_game_with(name, source, gdlc::codegen::Backend::Auto)
+}
+
+/// [`compile_game`] with the given backend.
+pub fn compile_game_with(
+    name: &str,
+    source: &str,
+    backend: gdlc::codegen::Backend,
+) -> Result<CompiledGame, String> {
     let start = Instant::now();
-    let options = gdlc::CompileOptions::for_game(name);
+    let mut options = gdlc::CompileOptions::for_game(name);
+    options.codegen.backend = backend;
     match gdlc::compile(source, &options) {
         Ok(c) => Ok(CompiledGame {
             name: name.to_string(),

@@ -8,6 +8,9 @@
 //! role's legal moves, terminal, goals) with the interpreter's playout of the same seed, and
 //! the seed-1 playout byte for byte with the reference trace.
 //!
+//! The small games of `PROPNET_TOO` are also compiled with the propnet backend (labelled
+//! `GAME@propnet`), so that both backends of the code generator are checked.
+//!
 //! A game of the CI set that does not compile, does not build or disagrees fails the test;
 //! nothing is skipped.
 //!
@@ -19,10 +22,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use gdl_tests::compiled::{
-    self, Batch, CI_GAMES, CompiledGame, Limits, Scratch, compare_with_interpreter,
+    self, Batch, CI_GAMES, CompiledGame, Limits, PROPNET_TOO, Scratch, compare_with_interpreter,
     compare_with_reference,
 };
 use gdl_tests::{CorpusGame, corpus_games, read_game, run_parallel};
+use gdlc::codegen::Backend;
 
 /// The optimisation level of the scratch crates: 0 builds the CI set about 5 times faster than
 /// 1 (20 s against 100 s on 2 cores) and plays 100 playouts of any of its games in about a
@@ -39,16 +43,19 @@ fn playouts() -> u64 {
         .unwrap_or(100)
 }
 
-/// The games of `names` in the corpus (ggp-repository first when a name is in both); a name
+/// The games of `entries` in the corpus (ggp-repository first when a name is in both); a name
 /// that is not there is a failure.
-fn find_games(names: &[&str], failures: &mut Vec<String>) -> Vec<CorpusGame> {
+fn find_games(
+    entries: &[(&str, Backend)],
+    failures: &mut Vec<String>,
+) -> Vec<(CorpusGame, Backend)> {
     let all = corpus_games();
     let mut out = Vec::new();
-    for name in names {
+    for (name, backend) in entries {
         let mut found: Vec<&CorpusGame> = all.iter().filter(|g| g.name == *name).collect();
         found.sort_by_key(|g| g.collection != "ggp-repository");
         match found.first() {
-            Some(g) => out.push((*g).clone()),
+            Some(g) => out.push(((*g).clone(), *backend)),
             None => failures.push(format!("{name}: not in the corpus")),
         }
     }
@@ -62,20 +69,36 @@ struct Outcome {
     error: Option<String>,
 }
 
-fn check_games(names: &[&str], scratch_name: &str) {
+/// Checks the games of `entries`, each compiled with its backend; a game compiled with
+/// another backend than [`Backend::Auto`] is labelled `GAME@backend`.
+fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
     let started = Instant::now();
     let seeds: RangeInclusive<u64> = 1..=playouts();
     let mut failures = Vec::new();
-    let games = find_games(names, &mut failures);
+    let (games, backends): (Vec<CorpusGame>, Vec<Backend>) =
+        find_games(entries, &mut failures).into_iter().unzip();
+    let labels: Vec<String> = games
+        .iter()
+        .zip(&backends)
+        .map(|(g, b)| match b {
+            Backend::Auto => g.name.clone(),
+            b => format!("{}@{}", g.name, format!("{b:?}").to_lowercase()),
+        })
+        .collect();
     let sources: Vec<String> = games.iter().map(|g| read_game(&g.kif)).collect();
     let indices: Vec<usize> = (0..games.len()).collect();
 
     // 1. Compile every game.
     let compiled = run_parallel(
         &indices,
-        |&i| format!("gdlc::compile {}", games[i].name),
+        |&i| format!("gdlc::compile {}", labels[i]),
         Duration::from_secs(600),
-        |&i| compiled::compile_game(&games[i].name, &sources[i]),
+        |&i| {
+            compiled::compile_game_with(&games[i].name, &sources[i], backends[i]).map(|mut c| {
+                c.name = labels[i].clone();
+                c
+            })
+        },
     );
     let compile_time = started.elapsed();
     let mut ok: Vec<CompiledGame> = Vec::new();
@@ -86,7 +109,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
                 module_of[i] = Some(ok.len());
                 ok.push(c);
             }
-            Err(e) => failures.push(format!("{}: does not compile: {e}", games[i].name)),
+            Err(e) => failures.push(format!("{}: does not compile: {e}", labels[i])),
         }
     }
 
@@ -116,7 +139,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
         let start = Instant::now();
         let interpreted = run_parallel(
             &indices,
-            |&i| format!("interpreter playouts of {}", games[i].name),
+            |&i| format!("interpreter playouts of {}", labels[i]),
             Duration::from_secs(900),
             |&i| compiled::interpreter_records(&sources[i], &seeds),
         );
@@ -131,7 +154,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
     let batch_of = |m: usize| batches.iter().find(|b| b.games.contains(&ok[m].name));
     let outcomes = run_parallel(
         &indices,
-        |&i| format!("compiled playouts of {}", games[i].name),
+        |&i| format!("compiled playouts of {}", labels[i]),
         Duration::from_secs(600),
         |&i| {
             let fail = |e: String| Outcome {
@@ -152,7 +175,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
                 timeout: Some(Duration::from_secs(300)),
                 memory_bytes: None,
             };
-            let text = match compiled::compiled_records(batch, &games[i].name, &seeds, &limits) {
+            let text = match compiled::compiled_records(batch, &labels[i], &seeds, &limits) {
                 Ok(t) => t,
                 Err(e) => return fail(format!("the compiled binary failed: {e}")),
             };
@@ -183,7 +206,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
         let c = module_of[i].map(|m| &ok[m]);
         eprintln!(
             "{:<28} {:>10} {:>9.2} {:>9} {:>10} {:>9.2}",
-            games[i].name,
+            labels[i],
             c.map_or(0, |c| c.rust.len()),
             c.map_or(0.0, |c| c.compile_time.as_secs_f64()),
             o.playouts,
@@ -193,7 +216,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
         if let Some(e) = &o.error
             && !e.is_empty()
         {
-            failures.push(format!("{}: {e}", games[i].name));
+            failures.push(format!("{}: {e}", labels[i]));
         }
     }
     eprintln!(
@@ -211,7 +234,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
         failures.is_empty(),
         "{} of {} games fail:\n{}",
         failures.len(),
-        names.len(),
+        entries.len(),
         failures.join("\n")
     );
 }
@@ -219,5 +242,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
 #[test]
 fn compiled_ci_games_agree_with_the_interpreter_and_the_reference() {
     assert!(CI_GAMES.len() >= 30);
-    check_games(CI_GAMES, "ci");
+    let mut entries: Vec<(&str, Backend)> = CI_GAMES.iter().map(|g| (*g, Backend::Auto)).collect();
+    entries.extend(PROPNET_TOO.iter().map(|g| (*g, Backend::Propnet)));
+    check_games(&entries, "ci");
 }

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use gdl_tests::compiled::{CI_GAMES, Limits, RunError, Scratch, run_limited, write_files};
 use gdl_tests::{CorpusGame, corpus_games};
+use gdlc::codegen::Backend;
 use gdlc::crate_gen::{self, CrateOptions, Layout, ReleaseProfile, RuntimeDep};
 
 use crate::common::{self, CompileFailure};
@@ -32,6 +33,13 @@ pub struct Args {
     /// Games whose compile time and peak memory get their own table.
     #[arg(long, default_value = "chess_200,amazons_10x10,hex")]
     pub large: String,
+    /// Games also compiled with each backend, for a table comparing them (comma-separated
+    /// names).
+    #[arg(
+        long,
+        default_value = "checkers,englishDraughts,reversi,hex,speedChess,amazons_8x8,skirmish"
+    )]
+    pub compare_backends: String,
     /// Write the Markdown report to this file (it is printed anyway).
     #[arg(long, value_name = "BENCHMARKS.md")]
     pub out: Option<PathBuf>,
@@ -65,14 +73,36 @@ struct Line {
     goals: String,
 }
 
+/// The compiled engine of a game with one backend: the cost of compiling, and the benchmark.
+#[derive(Clone, Debug)]
+struct CompiledRun {
+    /// The backend gdlc used (`inline`, `propnet`).
+    backend: String,
+    rust_bytes: usize,
+    /// Seconds and peak KiB of gdlc.
+    gdlc: Option<(f64, Option<u64>)>,
+    /// Seconds and peak KiB of `cargo build --release`.
+    rustc: Option<(f64, Option<u64>)>,
+    result: Result<Line, String>,
+}
+
+impl Default for CompiledRun {
+    fn default() -> Self {
+        CompiledRun {
+            backend: String::new(),
+            rust_bytes: 0,
+            gdlc: None,
+            rustc: None,
+            result: Err(String::new()),
+        }
+    }
+}
+
 /// A game's measurements.
 #[derive(Clone, Debug)]
 struct Row {
     name: String,
-    rust_bytes: usize,
-    gdlc: Option<(f64, Option<u64>)>,
-    rustc: Option<(f64, Option<u64>)>,
-    compiled: Result<Line, String>,
+    compiled: CompiledRun,
     interpreted: Result<Line, String>,
 }
 
@@ -80,13 +110,20 @@ impl Row {
     fn new(name: &str) -> Row {
         Row {
             name: name.to_string(),
-            rust_bytes: 0,
-            gdlc: None,
-            rustc: None,
-            compiled: Err(String::new()),
+            compiled: CompiledRun::default(),
             interpreted: Err(String::new()),
         }
     }
+}
+
+/// A game compiled with both backends.
+#[derive(Clone, Debug)]
+struct Comparison {
+    name: String,
+    inline: CompiledRun,
+    propnet: CompiledRun,
+    /// The backend `auto` picks.
+    auto: String,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -130,7 +167,7 @@ pub fn run(args: Args) -> ExitCode {
     for name in &names {
         let Some(game) = find(name) else {
             let mut row = Row::new(name);
-            row.compiled = Err("not in the corpus".into());
+            row.compiled.result = Err("not in the corpus".into());
             row.interpreted = Err("not in the corpus".into());
             rows.push(row);
             continue;
@@ -138,7 +175,37 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("[bench] {name}");
         rows.push(bench_game(&game, &scratch, &target, &args, &limits));
     }
-    let report = report(&rows, &large, &args, started.elapsed(), load_before);
+    let mut comparisons = Vec::new();
+    let compare: Vec<&str> = args
+        .compare_backends
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    for name in compare {
+        let Some(game) = find(name) else { continue };
+        eprintln!("[bench] {name}: both backends");
+        let inline = bench_compiled(&game, Backend::Inline, &scratch, &target, &args, &limits);
+        let propnet = bench_compiled(&game, Backend::Propnet, &scratch, &target, &args, &limits);
+        let auto = rows
+            .iter()
+            .find(|r| r.name == name)
+            .map_or(String::new(), |r| r.compiled.backend.clone());
+        comparisons.push(Comparison {
+            name: name.to_string(),
+            inline,
+            propnet,
+            auto,
+        });
+    }
+    let report = report(
+        &rows,
+        &comparisons,
+        &large,
+        &args,
+        started.elapsed(),
+        load_before,
+    );
     print!("{report}");
     if let Some(path) = &args.out
         && let Err(e) = std::fs::write(path, &report)
@@ -223,41 +290,70 @@ fn bench_game(
     limits: &dyn Fn(u64) -> Limits,
 ) -> Row {
     let mut row = Row::new(&game.name);
-    let bench_args = |engine_args: Vec<String>| -> Vec<String> {
-        let mut v = engine_args;
-        v.extend(["bench".to_string(), format!("--seconds={}", args.seconds)]);
-        v
-    };
     let play_limits = limits(args.seconds as u64 * 3 + 600);
     row.interpreted = run_bench(
         &common::this_exe(),
-        &bench_args(vec!["play".into(), game.kif.display().to_string()]),
+        &bench_args(
+            vec!["play".into(), game.kif.display().to_string()],
+            args.seconds,
+        ),
         &play_limits,
     );
-    let dir = scratch.root.join(&game.name);
+    row.compiled = bench_compiled(game, Backend::Auto, scratch, target, args, limits);
+    row
+}
+
+/// The arguments of a `bench` command line after `engine_args`.
+fn bench_args(engine_args: Vec<String>, seconds: f64) -> Vec<String> {
+    let mut v = engine_args;
+    v.extend(["bench".to_string(), format!("--seconds={seconds}")]);
+    v
+}
+
+/// Compiles `game` with `backend` (timed), builds its crate from scratch (timed) and runs its
+/// benchmark.
+fn bench_compiled(
+    game: &CorpusGame,
+    backend: Backend,
+    scratch: &Scratch,
+    target: &Path,
+    args: &Args,
+    limits: &dyn Fn(u64) -> Limits,
+) -> CompiledRun {
+    let mut run = CompiledRun::default();
+    let dir_name = match backend {
+        Backend::Auto => game.name.clone(),
+        b => format!("{}-{}", game.name, common::backend_name(b)),
+    };
+    let dir = scratch.root.join(&dir_name);
     let _ = std::fs::create_dir_all(&dir);
     let module = dir.join("module.rs");
     let mut argv = vec![common::this_exe().display().to_string()];
     argv.extend(common::compile_args(&game.kif, &module));
-    let limits_gdlc = limits(args.compile_timeout);
-    let compiled = match timed(&argv, &limits_gdlc, &dir.join("gdlc-time.txt")) {
+    argv.push(format!("--backend={}", common::backend_name(backend)));
+    let compiled = match timed(
+        &argv,
+        &limits(args.compile_timeout),
+        &dir.join("gdlc-time.txt"),
+    ) {
         Ok((stdout, _, peak)) => common::parse_compile_output(&stdout).inspect(|c| {
             // The child's own clock, without process start-up.
-            row.gdlc = Some((c.gdlc_seconds, peak));
-            row.rust_bytes = c.rust_bytes;
+            run.gdlc = Some((c.gdlc_seconds, peak));
+            run.rust_bytes = c.rust_bytes;
+            run.backend = c.backend.clone();
         }),
         Err(e) => Err(common::compile_failure(e)),
     };
     let c = match compiled {
         Ok(c) => c,
         Err(e) => {
-            row.compiled = Err(match e {
+            run.result = Err(match e {
                 CompileFailure::TooLargeToGround(_) => "gdlc: too large to ground".into(),
                 CompileFailure::Error(m) => format!("gdlc error: {m}"),
                 CompileFailure::TimedOut(t) => format!("gdlc: over {} s", t.as_secs()),
                 CompileFailure::OutOfMemory => format!("gdlc: over {} GiB", args.memory_gb),
             });
-            return row;
+            return run;
         }
     };
     let rust = std::fs::read_to_string(&module).unwrap_or_default();
@@ -267,12 +363,12 @@ fn bench_game(
         stats: Default::default(),
         warnings: Vec::new(),
     };
-    let package = crate_gen::package_name(&game.name);
+    let package = crate_gen::package_name(&dir_name);
     let files =
         crate_gen::single_game_crate(&game.name, &compiled, &crate_options(scratch, &package));
     if let Err(e) = write_files(&dir, &files.files) {
-        row.compiled = Err(format!("cannot write the crate: {e}"));
-        return row;
+        run.result = Err(format!("cannot write the crate: {e}"));
+        return run;
     }
     // Build from scratch: an unchanged crate would be a no-op for cargo.
     if let Ok(f) = std::fs::File::options()
@@ -282,9 +378,9 @@ fn bench_game(
         let _ = f.set_modified(std::time::SystemTime::now());
     }
     match cargo_build(&dir, target, &limits(args.build_timeout)) {
-        Ok(t) => row.rustc = Some(t),
+        Ok(t) => run.rustc = Some(t),
         Err(e) => {
-            row.compiled = Err(match e {
+            run.result = Err(match e {
                 RunError::TimedOut(t) => format!("rustc: over {} s", t.as_secs()),
                 RunError::Failed { stderr, .. } if common::is_out_of_memory(&stderr) => {
                     format!("rustc: over {} GiB", args.memory_gb)
@@ -294,12 +390,16 @@ fn bench_game(
                     e.to_string().lines().take(3).collect::<Vec<_>>().join(" ")
                 ),
             });
-            return row;
+            return run;
         }
     }
     let binary = target.join("release").join(&files.bin);
-    row.compiled = run_bench(&binary, &bench_args(Vec::new()), &play_limits);
-    row
+    run.result = run_bench(
+        &binary,
+        &bench_args(Vec::new(), args.seconds),
+        &limits(args.seconds as u64 * 3 + 600),
+    );
+    run
 }
 
 /// Runs a `bench` command line and parses its summary line.
@@ -375,6 +475,7 @@ fn cpu_model() -> String {
 
 fn report(
     rows: &[Row],
+    comparisons: &[Comparison],
     large: &[String],
     args: &Args,
     elapsed: Duration,
@@ -401,11 +502,11 @@ fn report(
     );
     s.push_str(
         "| game | compiled po/s | interpreted po/s | ratio | compiled states/s | interpreted \
-         states/s | avg goals (compiled) | Rust bytes | gdlc s | rustc s |\n",
+         states/s | avg goals (compiled) | backend | Rust bytes | gdlc s | rustc s |\n",
     );
-    s.push_str("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
+    s.push_str("|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|\n");
     for r in rows {
-        let (cp, cs, goals) = match &r.compiled {
+        let (cp, cs, goals) = match &r.compiled.result {
             Ok(l) => (
                 rate(l.playouts_per_sec),
                 rate(l.states_per_sec),
@@ -417,7 +518,7 @@ fn report(
             Ok(l) => (rate(l.playouts_per_sec), rate(l.states_per_sec)),
             Err(e) => (format!("failed: {e}"), String::new()),
         };
-        let ratio = match (&r.compiled, &r.interpreted) {
+        let ratio = match (&r.compiled.result, &r.interpreted) {
             (Ok(c), Ok(i)) if i.playouts_per_sec > 0.0 => {
                 format!("{:.0}x", c.playouts_per_sec / i.playouts_per_sec)
             }
@@ -425,11 +526,16 @@ fn report(
         };
         let _ = writeln!(
             s,
-            "| {} | {cp} | {ip} | {ratio} | {cs} | {is} | {goals} | {} | {} | {} |",
+            "| {} | {cp} | {ip} | {ratio} | {cs} | {is} | {goals} | {} | {} | {} | {} |",
             r.name,
-            thousands(r.rust_bytes as u64),
-            r.gdlc.map_or(String::new(), |(t, _)| format!("{t:.2}")),
-            r.rustc.map_or(String::new(), |(t, _)| format!("{t:.1}")),
+            r.compiled.backend,
+            thousands(r.compiled.rust_bytes as u64),
+            r.compiled
+                .gdlc
+                .map_or(String::new(), |(t, _)| format!("{t:.2}")),
+            r.compiled
+                .rustc
+                .map_or(String::new(), |(t, _)| format!("{t:.1}")),
         );
     }
     s.push_str(
@@ -445,7 +551,7 @@ fn report(
         let Some(r) = rows.iter().find(|r| r.name == *game) else {
             continue;
         };
-        let (cp, ratio) = match &r.compiled {
+        let (cp, ratio) = match &r.compiled.result {
             Ok(l) => (
                 rate(l.playouts_per_sec),
                 format!("{:.2}x", l.playouts_per_sec / ggplib.max(*sancho)),
@@ -464,26 +570,71 @@ fn report(
          gdlc: `gdlc::compile` (its own clock; peak resident memory of the process). rustc: \
          `cargo build --release` of the game's crate, gdl-runtime already built (wall clock; \
          peak resident memory of the largest process).\n\n\
-         | game | Rust bytes | gdlc s | gdlc peak MiB | rustc s | rustc peak MiB | status |\n\
-         |---|---:|---:|---:|---:|---:|---|\n",
+         | game | backend | Rust bytes | gdlc s | gdlc peak MiB | rustc s | rustc peak MiB | status |\n\
+         |---|---|---:|---:|---:|---:|---:|---|\n",
     );
     for r in rows.iter().filter(|r| large.contains(&r.name)) {
-        let status = match &r.compiled {
+        let status = match &r.compiled.result {
             Ok(_) => "ok".to_string(),
             Err(e) => format!("pending: {e}"),
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {status} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {status} |",
             r.name,
-            thousands(r.rust_bytes as u64),
-            r.gdlc.map_or(String::new(), |(t, _)| format!("{t:.2}")),
-            r.gdlc.map_or(String::new(), |(_, m)| mib(m)),
-            r.rustc.map_or(String::new(), |(t, _)| format!("{t:.1}")),
-            r.rustc.map_or(String::new(), |(_, m)| mib(m)),
+            r.compiled.backend,
+            thousands(r.compiled.rust_bytes as u64),
+            r.compiled
+                .gdlc
+                .map_or(String::new(), |(t, _)| format!("{t:.2}")),
+            r.compiled.gdlc.map_or(String::new(), |(_, m)| mib(m)),
+            r.compiled
+                .rustc
+                .map_or(String::new(), |(t, _)| format!("{t:.1}")),
+            r.compiled.rustc.map_or(String::new(), |(_, m)| mib(m)),
         );
     }
+    if !comparisons.is_empty() {
+        backends_table(&mut s, comparisons);
+    }
     s
+}
+
+/// The table of the games compiled with both backends.
+fn backends_table(s: &mut String, comparisons: &[Comparison]) {
+    s.push_str(
+        "\n## The two backends\n\n\
+         The same games compiled with each backend: `inline` (straight-line Rust per output, \
+         chunked into `#[inline(never)]` functions when large) and `propnet` (the circuit as \
+         tables for the incremental engine of `gdl_runtime::propnet`). `auto`, the default, \
+         picks one by a cost model per state; rustc is `cargo build --release` of the game's \
+         crate (gdl-runtime already built).\n\n\
+         | game | inline po/s | propnet po/s | auto picks | inline Rust bytes | inline rustc s \
+         | inline rustc peak MiB | propnet rustc s |\n\
+         |---|---:|---:|---|---:|---:|---:|---:|\n",
+    );
+    let po = |r: &CompiledRun| match &r.result {
+        Ok(l) => rate(l.playouts_per_sec),
+        Err(e) => format!("failed: {e}"),
+    };
+    for c in comparisons {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            c.name,
+            po(&c.inline),
+            po(&c.propnet),
+            c.auto,
+            thousands(c.inline.rust_bytes as u64),
+            c.inline
+                .rustc
+                .map_or(String::new(), |(t, _)| format!("{t:.1}")),
+            c.inline.rustc.map_or(String::new(), |(_, m)| mib(m)),
+            c.propnet
+                .rustc
+                .map_or(String::new(), |(t, _)| format!("{t:.1}")),
+        );
+    }
 }
 
 #[cfg(test)]

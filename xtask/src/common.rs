@@ -114,6 +114,8 @@ pub struct CompileResult {
     pub type_name: String,
     pub rust_bytes: usize,
     pub gdlc_seconds: f64,
+    /// The backend gdlc chose (`inline`, `propnet`).
+    pub backend: String,
 }
 
 /// Why a game could not be compiled.
@@ -138,13 +140,30 @@ pub fn compile_in_child(
     }
 }
 
-/// The arguments of `xtask compile-one`.
+/// The arguments of `xtask compile-one` (with the default backend).
 pub fn compile_args(kif: &Path, out: &Path) -> Vec<String> {
     vec![
         "compile-one".to_string(),
         kif.display().to_string(),
         out.display().to_string(),
     ]
+}
+
+/// A backend's name on `xtask compile-one`'s command line and in its summary line.
+pub fn backend_name(b: gdlc::codegen::Backend) -> &'static str {
+    match b {
+        gdlc::codegen::Backend::Auto => "auto",
+        gdlc::codegen::Backend::Inline => "inline",
+        gdlc::codegen::Backend::Propnet => "propnet",
+    }
+}
+
+/// The backend named `name` ([`backend_name`]).
+pub fn parse_backend(name: &str) -> Option<gdlc::codegen::Backend> {
+    use gdlc::codegen::Backend;
+    [Backend::Auto, Backend::Inline, Backend::Propnet]
+        .into_iter()
+        .find(|b| backend_name(*b) == name)
 }
 
 /// Reads the summary line of `xtask compile-one`.
@@ -157,6 +176,7 @@ pub fn parse_compile_output(stdout: &[u8]) -> Result<CompileResult, CompileFailu
             type_name: t.to_string(),
             rust_bytes: b.parse().unwrap_or(0),
             gdlc_seconds: s.parse().unwrap_or(0.0),
+            backend: get("backend").unwrap_or("").to_string(),
         }),
         _ => Err(CompileFailure::Error(format!("unexpected output `{text}`"))),
     }
@@ -196,7 +216,7 @@ pub fn is_out_of_memory(stderr: &str) -> bool {
 }
 
 /// `xtask compile-one KIF OUT`: the child side of [`compile_in_child`].
-pub fn compile_one(kif: &Path, out: &Path) -> ExitCode {
+pub fn compile_one(kif: &Path, out: &Path, backend: gdlc::codegen::Backend) -> ExitCode {
     let source = match std::fs::read(kif) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => {
@@ -208,7 +228,9 @@ pub fn compile_one(kif: &Path, out: &Path) -> ExitCode {
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy().into_owned());
     let start = Instant::now();
-    match gdlc::compile(&source, &gdlc::CompileOptions::for_game(&stem)) {
+    let mut options = gdlc::CompileOptions::for_game(&stem);
+    options.codegen.backend = backend;
+    match gdlc::compile(&source, &options) {
         Ok(c) => {
             let seconds = start.elapsed().as_secs_f64();
             if let Err(e) = std::fs::write(out, &c.rust) {
@@ -216,9 +238,10 @@ pub fn compile_one(kif: &Path, out: &Path) -> ExitCode {
                 return ExitCode::from(2);
             }
             println!(
-                "type={} rust_bytes={} gdlc_seconds={seconds:.3}",
+                "type={} rust_bytes={} gdlc_seconds={seconds:.3} backend={}",
                 c.type_name,
-                c.rust.len()
+                c.rust.len(),
+                backend_name(c.stats.backend)
             );
             ExitCode::SUCCESS
         }

@@ -39,9 +39,15 @@ enum Task {
     /// set); print a Markdown table.
     Bench(bench::Args),
     /// (internal) Compile one description; write the module to OUT and print
-    /// `type=T rust_bytes=N gdlc_seconds=S`.
+    /// `type=T rust_bytes=N gdlc_seconds=S backend=B`.
     #[command(hide = true)]
-    CompileOne { kif: PathBuf, out: PathBuf },
+    CompileOne {
+        kif: PathBuf,
+        out: PathBuf,
+        /// auto, inline or propnet.
+        #[arg(long, default_value = "auto")]
+        backend: String,
+    },
     /// (internal) Run the interpreter's side of a game binary's command line
     /// (`trace`, `traces`, `bench`; see gdl_runtime::cli).
     #[command(hide = true)]
@@ -67,7 +73,13 @@ fn main() -> ExitCode {
     match cli.command {
         Task::Corpus(args) => corpus::run(args),
         Task::Bench(args) => bench::run(args),
-        Task::CompileOne { kif, out } => common::compile_one(&kif, &out),
+        Task::CompileOne { kif, out, backend } => match common::parse_backend(&backend) {
+            Some(b) => common::compile_one(&kif, &out, b),
+            None => {
+                eprintln!("error: unknown backend `{backend}` (auto, inline or propnet)");
+                ExitCode::from(2)
+            }
+        },
         Task::Play { kif, args } => common::play(&kif, &args),
     }
 }

@@ -98,11 +98,14 @@ pub struct Engine<'n> {
     joint: Vec<u32>,
     /// Pending value changes: `node << 1 | new value`.
     stack: Vec<u32>,
-    /// Groups whose inputs changed.
-    dirty: Vec<bool>,
-    any_dirty: bool,
-    /// Scratch counts of a group fixpoint.
+    /// Groups whose inputs changed, one bit per group.
+    dirty: Vec<u64>,
+    /// No word of `dirty` before this one has a bit set.
+    dirty_from: usize,
+    /// Scratch counts, values and work list of a group fixpoint (kept to reuse their memory).
     work: Vec<u32>,
+    group_values: Vec<bool>,
+    todo: Vec<u32>,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
 }
@@ -122,9 +125,11 @@ impl<'n> Engine<'n> {
             state: net.init.clone(),
             joint: vec![u32::MAX; net.moves.len()],
             stack: Vec::new(),
-            dirty: vec![false; net.groups.len()],
-            any_dirty: false,
+            dirty: vec![0; net.groups.len().div_ceil(64)],
+            dirty_from: usize::MAX,
             work: Vec::new(),
+            group_values: Vec::new(),
+            todo: Vec::new(),
             visits: 0,
         };
         e.evaluate_all();
@@ -216,10 +221,14 @@ impl<'n> Engine<'n> {
         self.work.clear();
         self.work
             .extend((a..b).map(|m| self.gates[m as usize].count));
-        let mut values = vec![false; len];
-        let mut todo: Vec<u32> = (a..b)
-            .filter(|&m| self.work[(m - a) as usize] >= self.gates[m as usize].thresh)
-            .collect();
+        let mut values = std::mem::take(&mut self.group_values);
+        values.clear();
+        values.resize(len, false);
+        let mut todo = std::mem::take(&mut self.todo);
+        todo.clear();
+        todo.extend(
+            (a..b).filter(|&m| self.work[(m - a) as usize] >= self.gates[m as usize].thresh),
+        );
         while let Some(m) = todo.pop() {
             let i = (m - a) as usize;
             if values[i] {
@@ -236,6 +245,7 @@ impl<'n> Engine<'n> {
                 }
             }
         }
+        self.todo = todo;
         values
     }
 
@@ -273,16 +283,10 @@ impl<'n> Engine<'n> {
                     }
                 }
             }
-            if !self.any_dirty {
-                return;
-            }
-            self.any_dirty = false;
             // The first dirty group: its changes only reach later nodes.
-            let Some(g) = self.dirty.iter().position(|&d| d) else {
+            let Some(g) = self.take_first_dirty() else {
                 return;
             };
-            self.dirty[g] = false;
-            self.any_dirty = self.dirty.iter().any(|&d| d);
             let (a, _) = self.net.groups[g];
             let values = self.group_fixpoint(g as u32);
             for (i, &v) in values.iter().enumerate() {
@@ -292,16 +296,33 @@ impl<'n> Engine<'n> {
                     self.stack.push(m << 1 | v as u32);
                 }
             }
+            // Its memory serves the next fixpoint.
+            self.group_values = values;
         }
     }
 
-    #[cold]
+    #[inline]
     fn mark_dirty(&mut self, n: u32) {
         let g = self.net.group_of[n as usize];
         if g != NONE {
-            self.dirty[g as usize] = true;
-            self.any_dirty = true;
+            let w = (g >> 6) as usize;
+            self.dirty[w] |= 1 << (g & 63);
+            self.dirty_from = self.dirty_from.min(w);
         }
+    }
+
+    /// Clears and returns the first dirty group, if any.
+    fn take_first_dirty(&mut self) -> Option<usize> {
+        while let Some(word) = self.dirty.get_mut(self.dirty_from) {
+            if *word != 0 {
+                let b = word.trailing_zeros() as usize;
+                *word &= *word - 1;
+                return Some(self.dirty_from * 64 + b);
+            }
+            self.dirty_from += 1;
+        }
+        self.dirty_from = usize::MAX;
+        None
     }
 
     /// Makes the state inputs hold `state` (words; missing words read as zero).

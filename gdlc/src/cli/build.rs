@@ -67,7 +67,10 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::from(super::EXIT_USAGE);
     }
     let name = args.file.display().to_string();
-    let compiled = match gdlc::compile(&source, &gdlc::CompileOptions::for_game(&stem)) {
+    let compiled = match gdlc::compile(
+        &source,
+        &super::emit::options_for(&args.file, &args.compile.codegen),
+    ) {
         Ok(c) => c,
         Err(errors) => return super::emit::report_errors(&name, &source, &errors),
     };

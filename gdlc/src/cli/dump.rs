@@ -31,6 +31,8 @@ pub struct Args {
     /// Print pass times and sizes on standard error.
     #[arg(long)]
     pub stats: bool,
+    #[command(flatten)]
+    pub codegen: super::emit::CodegenArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -39,7 +41,7 @@ pub fn run(args: Args) -> ExitCode {
         Err(code) => return code,
     };
     let name = args.file.display().to_string();
-    let options = super::emit::options_for(&args.file);
+    let options = super::emit::options_for(&args.file, &args.codegen);
     let stop = match args.emit {
         Emit::Ast => Stage::Ast,
         Emit::Strata => Stage::Strata,

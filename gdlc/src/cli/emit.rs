@@ -17,15 +17,46 @@ pub struct Args {
     /// Print pass times and sizes on standard error.
     #[arg(long)]
     pub stats: bool,
+    #[command(flatten)]
+    pub codegen: CodegenArgs,
 }
 
-/// The compile options for a description file: type name from its stem.
-pub fn options_for(file: &Path) -> CompileOptions {
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    CompileOptions::for_game(&stem)
+/// The code generator's options on the command line (`emit`, `dump`, `build`, `trace`,
+/// `bench`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CodegenArgs {
+    /// How the generated code computes the game: `inline` is straight-line Rust per output,
+    /// `propnet` the circuit as tables for gdl-runtime's incremental engine, `auto` whichever
+    /// the cost model expects to be faster (rules evaluated at run time need `propnet`).
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
+}
+
+/// [`gdlc::codegen::Backend`] as a command-line value.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendArg {
+    #[default]
+    Auto,
+    Inline,
+    Propnet,
+}
+
+impl From<BackendArg> for gdlc::codegen::Backend {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Auto => gdlc::codegen::Backend::Auto,
+            BackendArg::Inline => gdlc::codegen::Backend::Inline,
+            BackendArg::Propnet => gdlc::codegen::Backend::Propnet,
+        }
+    }
+}
+
+/// The compile options for a description file: type name from its stem, the code generator's
+/// options from the command line.
+pub fn options_for(file: &Path, codegen: &CodegenArgs) -> CompileOptions {
+    let mut options = CompileOptions::for_game(&super::cache::stem_of(file));
+    options.codegen.backend = codegen.backend.into();
+    options
 }
 
 /// Prints the errors of a failed compilation; returns exit code 1.
@@ -46,7 +77,7 @@ pub fn run(args: Args) -> ExitCode {
         Err(code) => return code,
     };
     let name = args.file.display().to_string();
-    let mut options = options_for(&args.file);
+    let mut options = options_for(&args.file, &args.codegen);
     if let Some(t) = args.type_name {
         options.codegen.type_name = t;
     }
