@@ -62,42 +62,13 @@ pub const CI_GAMES: &[&str] = &[
     "simpleMutex",
 ];
 
-/// Games of the CI set small enough for the inline backend that are also compiled with the
-/// propnet backend ([`gdlc::codegen::Backend::Propnet`]), so that both backends are checked
-/// on every test run (`tests/tests/compiled.rs` names them `GAME@propnet`).
-pub const PROPNET_TOO: &[&str] = &[
-    "ticTacToe",
-    "connectFour",
-    "pentago",
-    "nineBoardTicTacToe",
-    "3pConnectFour",
-    "test_case_1a",
-    "test_case_1b",
-    "test_case_2a",
-    "test_case_2b",
-    "test_case_2c",
-    "test_case_3a",
-    "test_case_3b",
-    "test_case_3c",
-    "test_case_3d",
-    "test_case_3e",
-    "test_case_3f",
-    "test_case_4a",
-    "test_case_5a",
-    "test_case_5b",
-    "test_case_5c",
-    "test_case_5d",
-    "test_case_5e",
-    "test_clean_not_distinct",
-    "test_distinct_beginning_rule",
-    "simpleMutex",
-];
-
 /// A compiled game.
 #[derive(Clone, Debug)]
 pub struct CompiledGame {
     pub name: String,
     pub type_name: String,
+    /// The backend gdlc generated the code with.
+    pub backend: gdlc::codegen::Backend,
     pub rust: String,
     /// How long `gdlc::compile` took.
     pub compile_time: Duration,
@@ -121,6 +92,7 @@ pub fn compile_game_with(
         Ok(c) => Ok(CompiledGame {
             name: name.to_string(),
             type_name: c.type_name,
+            backend: c.stats.backend,
             rust: c.rust,
             compile_time: start.elapsed(),
         }),

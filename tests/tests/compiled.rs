@@ -8,8 +8,8 @@
 //! role's legal moves, terminal, goals) with the interpreter's playout of the same seed, and
 //! the seed-1 playout byte for byte with the reference trace.
 //!
-//! The small games of `PROPNET_TOO` are also compiled with the propnet backend (labelled
-//! `GAME@propnet`), so that both backends of the code generator are checked.
+//! A game for which gdlc picks the inline backend is also compiled with the propnet backend
+//! (labelled `GAME@propnet`), so that both backends of the code generator are checked.
 //!
 //! A game of the CI set that does not compile, does not build or disagrees fails the test;
 //! nothing is skipped.
@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use gdl_tests::compiled::{
-    self, Batch, CI_GAMES, CompiledGame, Limits, PROPNET_TOO, Scratch, compare_with_interpreter,
+    self, Batch, CI_GAMES, CompiledGame, Limits, Scratch, compare_with_interpreter,
     compare_with_reference,
 };
 use gdl_tests::{CorpusGame, corpus_games, read_game, run_parallel};
@@ -43,19 +43,16 @@ fn playouts() -> u64 {
         .unwrap_or(100)
 }
 
-/// The games of `entries` in the corpus (ggp-repository first when a name is in both); a name
+/// The games of `names` in the corpus (ggp-repository first when a name is in both); a name
 /// that is not there is a failure.
-fn find_games(
-    entries: &[(&str, Backend)],
-    failures: &mut Vec<String>,
-) -> Vec<(CorpusGame, Backend)> {
+fn find_games(names: &[&str], failures: &mut Vec<String>) -> Vec<CorpusGame> {
     let all = corpus_games();
     let mut out = Vec::new();
-    for (name, backend) in entries {
+    for name in names {
         let mut found: Vec<&CorpusGame> = all.iter().filter(|g| g.name == *name).collect();
         found.sort_by_key(|g| g.collection != "ggp-repository");
         match found.first() {
-            Some(g) => out.push(((*g).clone(), *backend)),
+            Some(g) => out.push((*g).clone()),
             None => failures.push(format!("{name}: not in the corpus")),
         }
     }
@@ -69,49 +66,49 @@ struct Outcome {
     error: Option<String>,
 }
 
-/// Checks the games of `entries`, each compiled with its backend; a game compiled with
-/// another backend than [`Backend::Auto`] is labelled `GAME@backend`.
-fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
+/// Compiles a game with the backend gdlc picks and, when that is the inline backend, also
+/// with the propnet backend (labelled `GAME@propnet`).
+fn compile_both(game: &CorpusGame, source: &str) -> Result<Vec<CompiledGame>, String> {
+    let auto = compiled::compile_game(&game.name, source)?;
+    let mut out = vec![auto];
+    if out[0].backend == Backend::Inline {
+        let mut pn = compiled::compile_game_with(&game.name, source, Backend::Propnet)?;
+        pn.name = format!("{}@propnet", game.name);
+        out.push(pn);
+    }
+    Ok(out)
+}
+
+/// Checks the games `names`; those compiled inline are checked with the propnet backend too.
+fn check_games(names: &[&str], scratch_name: &str) {
     let started = Instant::now();
     let seeds: RangeInclusive<u64> = 1..=playouts();
     let mut failures = Vec::new();
-    let (games, backends): (Vec<CorpusGame>, Vec<Backend>) =
-        find_games(entries, &mut failures).into_iter().unzip();
-    let labels: Vec<String> = games
-        .iter()
-        .zip(&backends)
-        .map(|(g, b)| match b {
-            Backend::Auto => g.name.clone(),
-            b => format!("{}@{}", g.name, format!("{b:?}").to_lowercase()),
-        })
-        .collect();
+    let games = find_games(names, &mut failures);
     let sources: Vec<String> = games.iter().map(|g| read_game(&g.kif)).collect();
     let indices: Vec<usize> = (0..games.len()).collect();
 
     // 1. Compile every game.
     let compiled = run_parallel(
         &indices,
-        |&i| format!("gdlc::compile {}", labels[i]),
+        |&i| format!("gdlc::compile {}", games[i].name),
         Duration::from_secs(600),
-        |&i| {
-            compiled::compile_game_with(&games[i].name, &sources[i], backends[i]).map(|mut c| {
-                c.name = labels[i].clone();
-                c
-            })
-        },
+        |&i| compile_both(&games[i], &sources[i]),
     );
     let compile_time = started.elapsed();
+    // The compiled modules, and the game each one is of.
     let mut ok: Vec<CompiledGame> = Vec::new();
-    let mut module_of: Vec<Option<usize>> = vec![None; games.len()];
+    let mut game_of: Vec<usize> = Vec::new();
     for (i, (c, _)) in compiled.into_iter().enumerate() {
         match c {
             Ok(c) => {
-                module_of[i] = Some(ok.len());
-                ok.push(c);
+                game_of.extend(c.iter().map(|_| i));
+                ok.extend(c);
             }
-            Err(e) => failures.push(format!("{}: does not compile: {e}", labels[i])),
+            Err(e) => failures.push(format!("{}: does not compile: {e}", games[i].name)),
         }
     }
+    let modules: Vec<usize> = (0..ok.len()).collect();
 
     // 2. Build the batches (in the background) while the interpreter plays.
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -139,7 +136,7 @@ fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
         let start = Instant::now();
         let interpreted = run_parallel(
             &indices,
-            |&i| format!("interpreter playouts of {}", labels[i]),
+            |&i| format!("interpreter playouts of {}", games[i].name),
             Duration::from_secs(900),
             |&i| compiled::interpreter_records(&sources[i], &seeds),
         );
@@ -153,18 +150,20 @@ fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
     // 3. Play the compiled games and compare.
     let batch_of = |m: usize| batches.iter().find(|b| b.games.contains(&ok[m].name));
     let outcomes = run_parallel(
-        &indices,
-        |&i| format!("compiled playouts of {}", labels[i]),
+        &modules,
+        |&m| format!("compiled playouts of {}", ok[m].name),
         Duration::from_secs(600),
-        |&i| {
+        |&m| {
             let fail = |e: String| Outcome {
                 playouts: 0,
                 states: 0,
                 error: Some(e),
             };
-            let (Some(m), Ok(interp), Ok(())) = (module_of[i], &interpreted[i].0, &built) else {
+            let i = game_of[m];
+            let (Ok(interp), Ok(())) = (&interpreted[i].0, &built) else {
                 return match &interpreted[i].0 {
                     Err(e) => fail(e.clone()),
+                    // The build failure is reported once.
                     Ok(_) => fail(String::new()),
                 };
             };
@@ -175,7 +174,7 @@ fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
                 timeout: Some(Duration::from_secs(300)),
                 memory_bytes: None,
             };
-            let text = match compiled::compiled_records(batch, &labels[i], &seeds, &limits) {
+            let text = match compiled::compiled_records(batch, &ok[m].name, &seeds, &limits) {
                 Ok(t) => t,
                 Err(e) => return fail(format!("the compiled binary failed: {e}")),
             };
@@ -199,16 +198,16 @@ fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
     );
 
     eprintln!(
-        "{:<28} {:>10} {:>9} {:>9} {:>10} {:>9}",
-        "game", "rust bytes", "gdlc s", "playouts", "states", "check s"
+        "{:<32} {:>8} {:>10} {:>9} {:>9} {:>10} {:>9}",
+        "game", "backend", "rust bytes", "gdlc s", "playouts", "states", "check s"
     );
-    for (i, (o, t)) in outcomes.iter().enumerate() {
-        let c = module_of[i].map(|m| &ok[m]);
+    for (c, (o, t)) in ok.iter().zip(&outcomes) {
         eprintln!(
-            "{:<28} {:>10} {:>9.2} {:>9} {:>10} {:>9.2}",
-            labels[i],
-            c.map_or(0, |c| c.rust.len()),
-            c.map_or(0.0, |c| c.compile_time.as_secs_f64()),
+            "{:<32} {:>8} {:>10} {:>9.2} {:>9} {:>10} {:>9.2}",
+            c.name,
+            format!("{:?}", c.backend).to_lowercase(),
+            c.rust.len(),
+            c.compile_time.as_secs_f64(),
             o.playouts,
             o.states,
             t.as_secs_f64()
@@ -216,13 +215,14 @@ fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
         if let Some(e) = &o.error
             && !e.is_empty()
         {
-            failures.push(format!("{}: {e}", labels[i]));
+            failures.push(format!("{}: {e}", c.name));
         }
     }
     eprintln!(
-        "{} games in {} batches ({} bytes of Rust); gdlc {:.1} s, cargo build {:.1} s, \
-         interpreter {:.1} s (alongside the build), total {:.1} s",
+        "{} games, {} modules in {} batches ({} bytes of Rust); gdlc {:.1} s, cargo build \
+         {:.1} s, interpreter {:.1} s (alongside the build), total {:.1} s",
         games.len(),
+        ok.len(),
         batches.len(),
         sizes.iter().sum::<usize>(),
         compile_time.as_secs_f64(),
@@ -232,9 +232,9 @@ fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
     );
     assert!(
         failures.is_empty(),
-        "{} of {} games fail:\n{}",
+        "{} failures over {} games:\n{}",
         failures.len(),
-        entries.len(),
+        names.len(),
         failures.join("\n")
     );
 }
@@ -242,7 +242,5 @@ fn check_games(entries: &[(&str, Backend)], scratch_name: &str) {
 #[test]
 fn compiled_ci_games_agree_with_the_interpreter_and_the_reference() {
     assert!(CI_GAMES.len() >= 30);
-    let mut entries: Vec<(&str, Backend)> = CI_GAMES.iter().map(|g| (*g, Backend::Auto)).collect();
-    entries.extend(PROPNET_TOO.iter().map(|g| (*g, Backend::Propnet)));
-    check_games(&entries, "ci");
+    check_games(CI_GAMES, "ci");
 }

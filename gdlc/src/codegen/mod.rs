@@ -98,11 +98,7 @@ pub fn chosen_backend(ir: &Ir, options: &CodegenOptions) -> Backend {
             let inline = inline::cost_per_state(ir) as f64;
             let net = propnet::build_net(ir);
             let visits = propnet::visits_per_state(&net);
-            if std::env::var_os("GDLC_DEBUG_BACKEND").is_some() {
-                eprintln!(
-                    "backend: size {size} inline/state {inline} propnet visits/state {visits:.1}"
-                );
-            }
+            tracing::debug!(size, inline, visits, "backend cost model");
             if inline_nanos(inline) <= propnet_nanos(visits) {
                 Backend::Inline
             } else {
@@ -113,18 +109,14 @@ pub fn chosen_backend(ir: &Ir, options: &CodegenOptions) -> Backend {
     }
 }
 
-/// The estimated time (ns) of a state of a playout in inline code that evaluates `literals`
-/// literals per state: measured on this project's machines, it grows per literal with the
-/// size of the code (instruction cache misses).
+/// The estimated time (ns) of a state of a playout in inline code whose output functions
+/// evaluate `literals` literals in all (each counted once per output that reads it): measured
+/// on this project's machines (`BENCHMARKS.md`, the two backends), about 0.12 ns per literal
+/// from tic-tac-toe (300 literals) to amazons (50,000). Large games share their props through
+/// a per-state memo, so that a prop is computed once per state however many outputs read it,
+/// which the sum over outputs overestimates about as much as cache misses cost.
 fn inline_nanos(literals: f64) -> f64 {
-    let per_literal = if literals <= 5_000.0 {
-        0.12
-    } else if literals <= 20_000.0 {
-        0.25
-    } else {
-        0.4
-    };
-    literals * per_literal
+    literals * 0.12
 }
 
 /// The estimated time (ns) of a state of a playout on the propnet engine that visits `visits`

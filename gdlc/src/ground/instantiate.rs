@@ -54,21 +54,21 @@ impl<'g, 'a> Instantiator<'g, 'a> {
     /// Instantiates `rule`, split first if it is too large; `splits` counts the splits made
     /// so far of its source rule.
     pub fn rule(&mut self, rule: NRule, splits: usize) -> Result<(), Vec<Diagnostic>> {
-        let debug = std::env::var_os("GDLC_DEBUG_GROUND").is_some();
         let (w0, n0, t0) = (
             self.g.budget.work_left,
             self.out.len(),
             std::time::Instant::now(),
         );
         let r = self.rule_inner(rule.clone(), splits);
-        if debug {
-            eprintln!(
-                "rule {} (split {splits}): work {} instances {} {:?} {}",
-                rule.origin,
-                w0 - self.g.budget.work_left,
-                self.out.len() - n0,
-                t0.elapsed(),
-                split::rule_text(&self.g.symbols, &rule),
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            tracing::debug!(
+                origin = rule.origin,
+                splits,
+                work = w0 - self.g.budget.work_left,
+                instances = self.out.len() - n0,
+                elapsed = ?t0.elapsed(),
+                rule = %split::rule_text(&self.g.symbols, &rule),
+                "instantiated"
             );
         }
         r

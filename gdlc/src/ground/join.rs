@@ -553,9 +553,7 @@ pub fn for_each_match(
     f: &mut dyn FnMut(&Match<'_>) -> bool,
 ) -> Result<(), JoinError> {
     let steps = plan(req, db, store);
-    if std::env::var_os("GDLC_DEBUG_PLAN").is_some() {
-        eprintln!("plan {:?}", steps);
-    }
+    tracing::trace!(?steps, "join plan");
     let mut b = Binds {
         vals: vec![None; req.rule.var_names.len()],
         trail: Vec::new(),

@@ -318,10 +318,8 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         ..Probe::default()
     };
     let result = ground_with(nprog, options, &HashSet::new(), deadline, &mut again);
-    if std::env::var_os("GDLC_DEBUG_GROUND").is_some()
-        && let Err(e) = &result
-    {
-        eprintln!("hybrid attempt: {e:?}");
+    if let Err(e) = &result {
+        tracing::debug!(errors = ?e, "hybrid grounding failed");
     }
     match result {
         Ok(g) => Ok(g),
@@ -333,6 +331,28 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             .collect()),
         Err(e) => Err(e),
     }
+}
+
+/// With hybrid grounding, makes the relations `rels` of a static component lazy (their rules
+/// run at run time, asked with bound arguments); returns whether it did. A recursive
+/// component cannot be lazy.
+fn make_lazy(g: &mut Grounder<'_>, component: &[&NRule], rels: &[RelKey]) -> bool {
+    let recursive = component.iter().any(|r| {
+        r.body.iter().any(|l| match l {
+            NLit::Pos(a) | NLit::Neg(a) => rels.contains(&rel_key(a)),
+            _ => false,
+        })
+    });
+    if !g.hybrid || recursive {
+        return false;
+    }
+    for r in component {
+        g.lazy
+            .entry(rel_key(&r.head))
+            .or_default()
+            .push((*r).clone());
+    }
+    true
 }
 
 /// What the static phase of an attempt learnt.
@@ -415,20 +435,8 @@ fn ground_in(
             })
         });
         if reads_lazy {
-            let recursive = component.iter().any(|r| {
-                r.body.iter().any(|l| match l {
-                    NLit::Pos(a) | NLit::Neg(a) => rels.contains(&rel_key(a)),
-                    _ => false,
-                })
-            });
-            if g.hybrid && !recursive {
-                for r in &component {
-                    g.lazy
-                        .entry(rel_key(&r.head))
-                        .or_default()
-                        .push((*r).clone());
-                }
-            }
+            // Hybrid grounding asks it at run time (when defined without recursion).
+            make_lazy(g, &component, &rels);
             lazy.extend(rels);
             continue;
         }
@@ -447,30 +455,12 @@ fn ground_in(
                 if e.iter().all(|d| d.code == "grounding-too-large")
                     && g.budget.exhausted != Some(Exhausted::Time) =>
             {
-                if std::env::var_os("GDLC_DEBUG_GROUND").is_some() {
-                    eprintln!(
-                        "static component failed: {:?} {:?}",
-                        e[0].message, e[0].notes
-                    );
-                }
+                tracing::debug!(message = %e[0].message, notes = ?e[0].notes, "static component too large");
                 g.budget.exhausted = None;
                 g.db.truncate(&g.store, &rels, mark);
                 lazy.extend(rels.iter().copied());
                 // At run time, a relation defined without recursion can be asked.
-                let recursive = component.iter().any(|r| {
-                    r.body.iter().any(|l| match l {
-                        NLit::Pos(a) | NLit::Neg(a) => rels.contains(&rel_key(a)),
-                        _ => false,
-                    })
-                });
-                if g.hybrid && !recursive {
-                    for r in &component {
-                        g.lazy
-                            .entry(rel_key(&r.head))
-                            .or_default()
-                            .push((*r).clone());
-                    }
-                } else {
+                if !make_lazy(g, &component, &rels) {
                     first_error.get_or_insert(e);
                 }
             }
@@ -479,13 +469,13 @@ fn ground_in(
     }
     probe.complete = complete;
     probe.static_too_large = first_error.is_some();
-    if std::env::var_os("GDLC_DEBUG_GROUND").is_some() {
+    if tracing::enabled!(tracing::Level::DEBUG) {
         let names: Vec<String> = g
             .lazy
             .keys()
             .map(|(s, a)| format!("{}/{a}", g.symbols.name(*s)))
             .collect();
-        eprintln!("lazy relations: {names:?}");
+        tracing::debug!(?names, "lazy relations");
     }
     if let Some(first) = first_error {
         return Err(first);

@@ -198,6 +198,8 @@ pub(super) struct Shared {
     /// Whether each chunk reads the joint move.
     chunk_moves: Vec<bool>,
     chunk_of: Vec<u32>,
+    /// Per chunk, the other chunks whose props it reads.
+    chunk_deps: Vec<Vec<u32>>,
     slot: Vec<Slot>,
     scratch_words: usize,
 }
@@ -277,10 +279,28 @@ pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared>
             }
         }
     }
-    let order: Vec<u32> = (0..n as u32)
-        .filter(|&p| !moves[p as usize])
-        .chain((0..n as u32).filter(|&p| moves[p as usize]))
-        .collect();
+    // The props of every state of a playout (those of `terminal`, the legal moves and `next`)
+    // come before the ones only goals read, so that their chunks read no goal chunk.
+    let mut every_state = cone(ir, &[ir.terminal]);
+    every_state.extend(cone(ir, &ir.next));
+    for legal in &ir.legal {
+        every_state.extend(cone(ir, legal));
+    }
+    let mut hot = vec![false; n];
+    for p in every_state {
+        hot[p as usize] = true;
+    }
+    // Evaluation order within each class: props that read no move and every state needs,
+    // then those only goals need, then those that read moves.
+    let class = |p: u32| -> u8 {
+        match (moves[p as usize], hot[p as usize]) {
+            (false, true) => 0,
+            (false, false) => 1,
+            (true, _) => 2,
+        }
+    };
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by_key(|&p| class(p));
     let size = options.chunk_props.max(1);
     let mut chunks: Vec<Vec<u32>> = Vec::new();
     let mut chunk_moves = Vec::new();
@@ -291,9 +311,7 @@ pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared>
             && cur
                 .last()
                 .is_some_and(|&q| group_of[q as usize] == group_of[p as usize]);
-        let phase_change = cur
-            .last()
-            .is_some_and(|&q| moves[q as usize] != moves[p as usize]);
+        let phase_change = cur.last().is_some_and(|&q| class(q) != class(p));
         if (weight >= size && !same_group) || phase_change {
             chunk_moves.push(moves[cur[0] as usize]);
             chunks.push(std::mem::take(&mut cur));
@@ -317,10 +335,29 @@ pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared>
             };
         }
     }
+    let chunk_deps = chunks
+        .iter()
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut deps: Vec<u32> = chunk
+                .iter()
+                .flat_map(|&p| ir.props[p as usize].disjuncts.iter().flatten())
+                .filter_map(|l| match l.input {
+                    Input::Prop(q) => Some(chunk_of[q as usize]),
+                    _ => None,
+                })
+                .filter(|&d| d != c as u32)
+                .collect();
+            deps.sort_unstable();
+            deps.dedup();
+            deps
+        })
+        .collect();
     Some(Shared {
         chunks,
         chunk_moves,
         chunk_of,
+        chunk_deps,
         slot,
         scratch_words: n.div_ceil(64).max(1),
     })
@@ -334,26 +371,65 @@ pub(super) fn shared_chunk_fns(ir: &Ir, options: &CodegenOptions, sh: &Shared) -
         slot: &sh.slot,
         sets: &sets,
     };
-    sh.chunks
-        .iter()
-        .enumerate()
-        .map(|(c, chunk)| {
-            let f = format_ident!("chunk_{}", c);
-            let body = chunk_body(ir, options, chunk, c as u32, &view);
-            let params = if sh.chunk_moves[c] {
-                quote! { state: &State, joint: &[u32; #n] }
-            } else {
-                quote! { state: &State }
-            };
-            quote! {
-                #[inline(never)]
-                #[allow(unused_doc_comments, unused_parens, unused_variables, clippy::all)]
-                fn #f(#params, scratch: &mut [u64; #sw]) {
-                    #body
+    let mut out = vec![memo_items(ir, sh)];
+    out.extend(sh.chunks.iter().enumerate().map(|(c, chunk)| {
+        let f = format_ident!("chunk_{}", c);
+        let body = chunk_body(ir, options, chunk, c as u32, &view);
+        let params = if sh.chunk_moves[c] {
+            quote! { state: &State, joint: &[u32; #n] }
+        } else {
+            quote! { state: &State }
+        };
+        quote! {
+            #[inline(never)]
+            #[allow(unused_doc_comments, unused_parens, unused_variables, clippy::all)]
+            fn #f(#params, scratch: &mut [u64; #sw]) {
+                #body
+            }
+        }
+    }));
+    out
+}
+
+/// The per-thread memo of the shared chunks that read no move: a playout asks `terminal`,
+/// every role's legal moves and `next` of the same state, and these chunks are computed once
+/// for it.
+fn memo_items(ir: &Ir, sh: &Shared) -> TokenStream {
+    let sw = Literal::usize_unsuffixed(sh.scratch_words);
+    let dw = Literal::usize_unsuffixed(sh.chunks.len().div_ceil(64).max(1));
+    let words = Literal::usize_unsuffixed(super::super::state_words(ir));
+    quote! {
+        /// The props that read no move, for the last state this thread asked about: `done`
+        /// has a bit per chunk function already run for it, `scratch` a bit per prop.
+        struct Memo {
+            valid: bool,
+            state: State,
+            done: [u64; #dw],
+            scratch: [u64; #sw],
+        }
+        impl Memo {
+            /// Makes the memo hold `state`, forgetting what it held for another one.
+            #[inline]
+            fn at(&mut self, state: &State) {
+                if !self.valid || self.state != *state {
+                    self.valid = true;
+                    self.state = *state;
+                    self.done = [0; #dw];
+                    self.scratch = [0; #sw];
                 }
             }
-        })
-        .collect()
+        }
+        thread_local! {
+            static MEMO: std::cell::RefCell<Memo> = const {
+                std::cell::RefCell::new(Memo {
+                    valid: false,
+                    state: State([0; #words]),
+                    done: [0; #dw],
+                    scratch: [0; #sw],
+                })
+            };
+        }
+    }
 }
 
 fn shared_output_fn(
@@ -365,19 +441,41 @@ fn shared_output_fn(
     params: &TokenStream,
     args: &TokenStream,
 ) -> TokenStream {
-    let _ = ir;
-    let mut chunks: Vec<u32> = needed.iter().map(|&p| sh.chunk_of[p as usize]).collect();
-    chunks.sort_unstable();
-    chunks.dedup();
-    let calls = chunks.iter().map(|&c| {
-        let f = format_ident!("chunk_{}", c);
-        if sh.chunk_moves[c as usize] {
-            quote! { #f(#args, &mut scratch); }
-        } else {
-            quote! { #f(state, &mut scratch); }
+    // The chunks of the needed props, and the chunks those read: a chunk computes all its
+    // props, and the memo keeps them for the other outputs, so they must all be right.
+    let mut wanted = vec![false; sh.chunks.len()];
+    let mut stack: Vec<u32> = needed.iter().map(|&p| sh.chunk_of[p as usize]).collect();
+    while let Some(c) = stack.pop() {
+        if !std::mem::replace(&mut wanted[c as usize], true) {
+            stack.extend(&sh.chunk_deps[c as usize]);
         }
-    });
-    let sw = Literal::usize_unsuffixed(sh.scratch_words);
+    }
+    let chunks: Vec<u32> = (0..sh.chunks.len() as u32)
+        .filter(|&c| wanted[c as usize])
+        .collect();
+    // Chunks that read no move come from the memo; the others run on a copy of it.
+    let state_calls = chunks
+        .iter()
+        .filter(|&&c| !sh.chunk_moves[c as usize])
+        .map(|&c| {
+            let f = format_ident!("chunk_{}", c);
+            let w = Literal::usize_unsuffixed(c as usize / 64);
+            let bit = Literal::u64_suffixed(1 << (c % 64));
+            quote! {
+                if memo.done[#w] & #bit == 0 {
+                    #f(state, &mut memo.scratch);
+                    memo.done[#w] |= #bit;
+                }
+            }
+        });
+    let move_calls: Vec<TokenStream> = chunks
+        .iter()
+        .filter(|&&c| sh.chunk_moves[c as usize])
+        .map(|&c| {
+            let f = format_ident!("chunk_{}", c);
+            quote! { #f(#args, &mut scratch); }
+        })
+        .collect();
     let sets = set_locations(ir);
     let view = View {
         slot: &sh.slot,
@@ -387,12 +485,31 @@ fn shared_output_fn(
     let tail = (spec.tail)(&read);
     let ret = &spec.ret;
     let extra = &spec.extra_param;
-    quote! {
-        #[allow(unused_parens, unused_variables, unused_mut, clippy::all)]
-        fn #name(#params, #extra) -> #ret {
-            let mut scratch = [0u64; #sw];
-            #(#calls)*
-            #tail
+    let allow = quote! { #[allow(unused_parens, unused_variables, unused_mut, clippy::all)] };
+    if move_calls.is_empty() {
+        quote! {
+            #allow
+            fn #name(#params, #extra) -> #ret {
+                MEMO.with_borrow_mut(|memo| {
+                    memo.at(state);
+                    #(#state_calls)*
+                    let scratch = &memo.scratch;
+                    #tail
+                })
+            }
+        }
+    } else {
+        quote! {
+            #allow
+            fn #name(#params, #extra) -> #ret {
+                let mut scratch = MEMO.with_borrow_mut(|memo| {
+                    memo.at(state);
+                    #(#state_calls)*
+                    memo.scratch
+                });
+                #(#move_calls)*
+                #tail
+            }
         }
     }
 }
