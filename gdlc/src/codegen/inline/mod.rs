@@ -49,30 +49,45 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     for r in 0..nroles {
         let name = format!("legal_{r}");
         let f = format_ident!("{}", name);
-        items.push(cone_fn(
-            ir,
-            options,
-            shared.as_ref(),
-            &ConeSpec {
-                name: &name,
-                moves: false,
-                roots: ir.legal[r].clone(),
-                ret: quote! { () },
-                extra_param: quote! { out: &mut Vec<u32>, },
-                tail: &|e| {
-                    let pushes = ir.legal[r].iter().enumerate().filter_map(|(m, &l)| {
-                        let x = e(l);
-                        let m = Literal::u32_suffixed(m as u32);
-                        match x.to_string().as_str() {
-                            "false" => None,
-                            "true" => Some(quote! { out.push(#m); }),
-                            _ => Some(quote! { if #x { out.push(#m); } }),
+        let all: Vec<usize> = (0..ir.legal[r].len()).collect();
+        match legal_guard(ir, r) {
+            // Most moves need the guard (whose turn it is): when it fails, only the others
+            // are evaluated.
+            Some((guard, without)) => {
+                let with_name = format!("legal_{r}_turn");
+                let without_name = format!("legal_{r}_idle");
+                items.push(legal_fn(ir, options, shared.as_ref(), r, &with_name, &all));
+                items.push(legal_fn(
+                    ir,
+                    options,
+                    shared.as_ref(),
+                    r,
+                    &without_name,
+                    &without,
+                ));
+                let (with_f, without_f) = (
+                    format_ident!("{}", with_name),
+                    format_ident!("{}", without_name),
+                );
+                let bit = Literal::usize_unsuffixed(guard.0 as usize / 64);
+                let mask = Literal::u64_suffixed(1 << (guard.0 % 64));
+                let test = if guard.1 {
+                    quote! { state.0[#bit] & #mask == 0 }
+                } else {
+                    quote! { state.0[#bit] & #mask != 0 }
+                };
+                items.push(quote! {
+                    fn #f(state: &State, out: &mut Vec<u32>) {
+                        if #test {
+                            #with_f(state, out)
+                        } else {
+                            #without_f(state, out)
                         }
-                    });
-                    quote! { #(#pushes)* }
-                },
-            },
-        ));
+                    }
+                });
+            }
+            None => items.push(legal_fn(ir, options, shared.as_ref(), r, &name, &all)),
+        }
         let ri = Literal::usize_unsuffixed(r);
         legal_arms.push(quote! { #ri => #f(state, out), });
         let name = format!("goal_{r}");
@@ -155,6 +170,87 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     out.extend(items);
     out.push(super::game_impl(ir, options, &bodies));
     out
+}
+
+/// The function `name` pushing the legal moves `moves` (ascending) of role `r`.
+fn legal_fn(
+    ir: &Ir,
+    options: &CodegenOptions,
+    shared: Option<&cone::Shared>,
+    r: usize,
+    name: &str,
+    moves: &[usize],
+) -> TokenStream {
+    cone_fn(
+        ir,
+        options,
+        shared,
+        &ConeSpec {
+            name,
+            moves: false,
+            roots: moves.iter().map(|&m| ir.legal[r][m]).collect(),
+            ret: quote! { () },
+            extra_param: quote! { out: &mut Vec<u32>, },
+            tail: &|e| {
+                let pushes = moves.iter().filter_map(|&m| {
+                    let x = e(ir.legal[r][m]);
+                    let m = Literal::u32_suffixed(m as u32);
+                    match x.to_string().as_str() {
+                        "false" => None,
+                        "true" => Some(quote! { out.push(#m); }),
+                        _ => Some(quote! { if #x { out.push(#m); } }),
+                    }
+                });
+                quote! { #(#pushes)* }
+            },
+        },
+    )
+}
+
+/// A state-bit literal (bit, negated) that at least half of role `r`'s legal moves (and at
+/// least 8) need in every disjunct, typically whose turn it is, and the moves that do not
+/// need it.
+fn legal_guard(ir: &Ir, r: usize) -> Option<((u32, bool), Vec<usize>)> {
+    let needs = |l: Lit, g: Lit| -> bool {
+        if l == g {
+            return true;
+        }
+        match (l.input, l.negated) {
+            (crate::ir::Input::Prop(p), false) => {
+                let d = &ir.props[p as usize].disjuncts;
+                !d.is_empty() && d.iter().all(|c| c.contains(&g))
+            }
+            _ => false,
+        }
+    };
+    let legal = &ir.legal[r];
+    let mut counts: std::collections::HashMap<Lit, usize> = std::collections::HashMap::new();
+    for &l in legal {
+        let candidates: Vec<Lit> = match (l.input, l.negated) {
+            (crate::ir::Input::Prop(p), false) => ir.props[p as usize]
+                .disjuncts
+                .first()
+                .map(|c| c.to_vec())
+                .unwrap_or_default(),
+            _ => vec![l],
+        };
+        for g in candidates {
+            if matches!(g.input, crate::ir::Input::Bit(_)) && needs(l, g) {
+                *counts.entry(g).or_default() += 1;
+            }
+        }
+    }
+    let (&g, &n) = counts
+        .iter()
+        .max_by_key(|(g, n)| (**n, std::cmp::Reverse(**g)))?;
+    if n < 8 || n * 2 < legal.len() {
+        return None;
+    }
+    let crate::ir::Input::Bit(bit) = g.input else {
+        return None;
+    };
+    let without = (0..legal.len()).filter(|&m| !needs(legal[m], g)).collect();
+    Some(((bit, g.negated), without))
 }
 
 /// Per move set: its role and its number among the role's sets.
