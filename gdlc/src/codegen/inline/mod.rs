@@ -5,7 +5,13 @@
 //! straight-line `let`s in evaluation order; a recursive group becomes a loop that runs until
 //! nothing changes. A cone of more than [`CodegenOptions::chunk_props`] props is split into
 //! `#[inline(never)]` chunk functions that pass the props they share through a scratch bitset,
-//! so that rustc's time and memory stay bounded on large games.
+//! so that rustc's time and memory stay bounded on large games. When the cones of all outputs
+//! together are large, props are computed in chunks shared by every output instead, memoised
+//! per thread for the last state asked (see `cone.rs`).
+//!
+//! `legal_<r>` tests first the state bit that most of the role's moves need (typically whose
+//! turn it is; `legal_guard`): when it fails, only the moves that do not need it are
+//! evaluated (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`).
 //!
 //! A move set literal reads one bit of a per-role table: row `m` of `MOVE_SETS_<r>` holds one
 //! bit per set of role `r`, set when move `m` is in it (the last row, for no move, is empty).
