@@ -205,7 +205,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
         eprintln!(
             "{:<32} {:>8} {:>10} {:>9.2} {:>9} {:>10} {:>9.2}",
             c.name,
-            format!("{:?}", c.backend).to_lowercase(),
+            c.backend.name(),
             c.rust.len(),
             c.compile_time.as_secs_f64(),
             o.playouts,

@@ -323,14 +323,14 @@ fn bench_compiled(
     let mut run = CompiledRun::default();
     let dir_name = match backend {
         Backend::Auto => game.name.clone(),
-        b => format!("{}-{}", game.name, common::backend_name(b)),
+        b => format!("{}-{}", game.name, b.name()),
     };
     let dir = scratch.root.join(&dir_name);
     let _ = std::fs::create_dir_all(&dir);
     let module = dir.join("module.rs");
     let mut argv = vec![common::this_exe().display().to_string()];
     argv.extend(common::compile_args(&game.kif, &module));
-    argv.push(format!("--backend={}", common::backend_name(backend)));
+    argv.push(format!("--backend={}", backend.name()));
     let compiled = match timed(
         &argv,
         &limits(args.compile_timeout),

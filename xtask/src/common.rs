@@ -149,23 +149,6 @@ pub fn compile_args(kif: &Path, out: &Path) -> Vec<String> {
     ]
 }
 
-/// A backend's name on `xtask compile-one`'s command line and in its summary line.
-pub fn backend_name(b: gdlc::codegen::Backend) -> &'static str {
-    match b {
-        gdlc::codegen::Backend::Auto => "auto",
-        gdlc::codegen::Backend::Inline => "inline",
-        gdlc::codegen::Backend::Propnet => "propnet",
-    }
-}
-
-/// The backend named `name` ([`backend_name`]).
-pub fn parse_backend(name: &str) -> Option<gdlc::codegen::Backend> {
-    use gdlc::codegen::Backend;
-    [Backend::Auto, Backend::Inline, Backend::Propnet]
-        .into_iter()
-        .find(|b| backend_name(*b) == name)
-}
-
 /// Reads the summary line of `xtask compile-one`.
 pub fn parse_compile_output(stdout: &[u8]) -> Result<CompileResult, CompileFailure> {
     let text = String::from_utf8_lossy(stdout);
@@ -241,7 +224,7 @@ pub fn compile_one(kif: &Path, out: &Path, backend: gdlc::codegen::Backend) -> E
                 "type={} rust_bytes={} gdlc_seconds={seconds:.3} backend={}",
                 c.type_name,
                 c.rust.len(),
-                backend_name(c.stats.backend)
+                c.stats.backend.name()
             );
             ExitCode::SUCCESS
         }

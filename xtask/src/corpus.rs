@@ -177,7 +177,7 @@ pub fn run(args: Args) -> ExitCode {
                     ok.push(CompiledGame {
                         name: games[i].name.clone(),
                         type_name: c.type_name,
-                        backend: common::parse_backend(&c.backend).unwrap_or_default(),
+                        backend: gdlc::codegen::Backend::from_name(&c.backend).unwrap_or_default(),
                         rust,
                         compile_time: Duration::from_secs_f64(c.gdlc_seconds),
                     });

@@ -73,7 +73,8 @@ fn main() -> ExitCode {
     match cli.command {
         Task::Corpus(args) => corpus::run(args),
         Task::Bench(args) => bench::run(args),
-        Task::CompileOne { kif, out, backend } => match common::parse_backend(&backend) {
+        Task::CompileOne { kif, out, backend } => match gdlc::codegen::Backend::from_name(&backend)
+        {
             Some(b) => common::compile_one(&kif, &out, b),
             None => {
                 eprintln!("error: unknown backend `{backend}` (auto, inline or propnet)");

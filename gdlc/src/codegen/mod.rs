@@ -36,6 +36,25 @@ pub enum Backend {
     Propnet,
 }
 
+impl Backend {
+    /// Every backend, in the order of [`Backend::name`]'s documentation.
+    pub const ALL: [Backend; 3] = [Backend::Auto, Backend::Inline, Backend::Propnet];
+
+    /// Its name on command lines and in reports: `auto`, `inline` or `propnet`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Inline => "inline",
+            Backend::Propnet => "propnet",
+        }
+    }
+
+    /// The backend called `name` ([`Backend::name`]).
+    pub fn from_name(name: &str) -> Option<Backend> {
+        Backend::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
 /// Options of [`generate`].
 #[derive(Clone, Debug)]
 pub struct CodegenOptions {

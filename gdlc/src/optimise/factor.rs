@@ -23,10 +23,12 @@ pub fn factor(ir: &mut Ir) {
     let group_of = ir.group_of();
     // New props, numbered from `n`, and before which old prop each goes.
     let mut added: Vec<(u32, Prop)> = Vec::new();
-    let add = |before: u32, prop: Prop, added: &mut Vec<(u32, Prop)>| -> u32 {
-        added.push((before, prop));
-        (n + added.len() - 1) as u32
-    };
+    // A new prop (placed before prop `before`), as a literal.
+    let add =
+        |before: u32, text: String, disjuncts: Vec<Vec<Lit>>, added: &mut Vec<(u32, Prop)>| {
+            added.push((before, Prop { text, disjuncts }));
+            Lit::pos(Input::Prop((n + added.len() - 1) as u32))
+        };
     // Common literals of all disjuncts.
     for p in 0..n {
         if group_of[p].is_some() || ir.props[p].disjuncts.len() < 2 {
@@ -44,15 +46,7 @@ pub fn factor(ir: &mut Ir) {
         let mut conj: Vec<Lit> = common;
         if !rest.iter().any(Vec::is_empty) {
             let text = format!("{} (factored)", ir.props[p].text);
-            let q = add(
-                p as u32,
-                Prop {
-                    text,
-                    disjuncts: rest,
-                },
-                &mut added,
-            );
-            conj.push(Lit::pos(Input::Prop(q)));
+            conj.push(add(p as u32, text, rest, &mut added));
         }
         ir.props[p].disjuncts = vec![conj];
     }
@@ -105,18 +99,11 @@ pub fn factor(ir: &mut Ir) {
                         "{} (without its common literals)",
                         ir.props[r as usize].text
                     );
-                    let q = add(
-                        r,
-                        Prop {
-                            text,
-                            disjuncts: vec![rest],
-                        },
-                        &mut added,
-                    );
+                    let q = add(r, text, vec![rest], &mut added);
                     let mut c = common.clone();
-                    c.push(Lit::pos(Input::Prop(q)));
+                    c.push(q);
                     ir.props[r as usize].disjuncts = vec![c];
-                    Some(Lit::pos(Input::Prop(q)))
+                    Some(q)
                 }
             };
             match lit {
@@ -131,15 +118,7 @@ pub fn factor(ir: &mut Ir) {
         let mut conj = common;
         if !lifted.is_empty() {
             let text = format!("{} (without its common literals)", ir.props[h].text);
-            let q = add(
-                h as u32,
-                Prop {
-                    text,
-                    disjuncts: lifted,
-                },
-                &mut added,
-            );
-            conj.push(Lit::pos(Input::Prop(q)));
+            conj.push(add(h as u32, text, lifted, &mut added));
         }
         ir.props[h].disjuncts = vec![conj];
     }
