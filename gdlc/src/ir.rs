@@ -27,7 +27,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use crate::ast::{Span, kw};
 use crate::diag::Diagnostic;
 use crate::ground::GroundProgram;
-use crate::interp::TermId;
+use crate::terms::TermId;
 use gdl_runtime::propnet::ALWAYS;
 
 /// What a literal reads.

@@ -20,6 +20,7 @@ pub mod parse;
 pub mod pipeline;
 pub mod print;
 pub mod stratify;
+pub mod terms;
 
 pub use ast::Program;
 pub use check::{CheckReport, check};

@@ -10,8 +10,8 @@ use petgraph::graph::DiGraph;
 
 use crate::ast::kw;
 use crate::diag::Diagnostic;
-use crate::interp::TermId;
 use crate::normalize::{NAtom, NLit, NRule};
+use crate::terms::TermId;
 
 use super::join::{self, Exhausted, JoinError, JoinRequest, NegMode, RelKey, rel_key};
 use super::{Grounder, unsafe_rule};

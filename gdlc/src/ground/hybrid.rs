@@ -20,8 +20,8 @@ use std::collections::{HashMap, HashSet};
 use gdl_runtime::propnet::{ALWAYS, Arg, Rule, Step, Table};
 
 use crate::diag::Diagnostic;
-use crate::interp::TermId;
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
+use crate::terms::TermId;
 
 use super::Grounder;
 use super::join::{self, RelKey, rel_key};

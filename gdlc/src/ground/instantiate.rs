@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use crate::ast::kw;
 use crate::diag::Diagnostic;
-use crate::interp::TermId;
 use crate::normalize::{NAtom, NLit, NRule};
+use crate::terms::TermId;
 
 use super::join::{self, JoinError, JoinRequest, NegMode, RelKey, rel_key};
 use super::split::{self, Sizes};

@@ -12,8 +12,8 @@ use std::time::Instant;
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::ast::Sym;
-use crate::interp::{TermId, TermStore};
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
+use crate::terms::{TermId, TermStore};
 
 /// A relation: name and arity.
 pub type RelKey = (Sym, u32);

@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 
 use crate::ast::{Span, Symbols, kw};
 use crate::diag::Diagnostic;
-use crate::interp::{TermId, TermStore};
 use crate::normalize::{NLit, NProgram, NRule};
+use crate::terms::{TermId, TermStore};
 
 use join::{Budget, Db, Exhausted, RelKey, rel_key};
 

@@ -13,7 +13,7 @@ use super::deps::{self, Phase};
 use super::exec;
 use super::plan::{self, Catalog, Plan, PlanRequest, RelId, RelKey, Step};
 use super::relation::Relation;
-use super::store::{TermId, TermStore};
+use crate::terms::{TermId, TermStore};
 
 #[derive(Debug)]
 struct Component {

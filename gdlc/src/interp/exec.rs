@@ -4,7 +4,7 @@ use smallvec::{SmallVec, smallvec};
 
 use super::plan::{Pat, Plan, Source, Step};
 use super::relation::{Relation, has};
-use super::store::{TermId, TermStore};
+use crate::terms::{TermId, TermStore};
 
 /// A row or argument list, on the stack when short.
 type Row = SmallVec<[TermId; 8]>;

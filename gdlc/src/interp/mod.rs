@@ -18,7 +18,6 @@ mod engine;
 mod exec;
 mod plan;
 mod relation;
-mod store;
 
 use std::cell::RefCell;
 
@@ -28,9 +27,9 @@ use crate::ast::{Program, RuleKind, Sym, kw};
 use crate::diag::Diagnostic;
 use crate::normalize::{NormalizeOptions, normalize};
 
+pub use crate::terms::{TermId, TermStore};
 use engine::{BuildOptions, Engine};
 use plan::RelId;
-pub use store::{TermId, TermStore};
 
 /// The reference interpreter of one game description.
 #[derive(Debug)]

@@ -6,7 +6,7 @@ use crate::ast::{Sym, kw};
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
 
 use super::relation::Mask;
-use super::store::{TermId, TermStore};
+use crate::terms::{TermId, TermStore};
 
 /// A relation's number in the engine.
 pub type RelId = usize;

@@ -6,7 +6,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::store::TermId;
+use crate::terms::TermId;
 
 /// Marks the end of an index chain.
 const NIL: u32 = u32::MAX;
