@@ -5,6 +5,7 @@
 //! pathologically deep input cannot overflow the stack. Every node carries its byte range in the
 //! source. The reader never fails: it returns the tree it could build and every syntax error it
 //! found (an unmatched `)` is skipped, an unclosed `(` is closed at the end of the input).
+//! Comments are not part of the tree; their spans are listed apart, for printers that keep them.
 
 use std::ops::Range;
 
@@ -69,6 +70,7 @@ pub struct SExprs {
     nodes: Vec<Node>,
     children: Vec<NodeId>,
     top: Vec<NodeId>,
+    comments: Vec<Span>,
     pub errors: Vec<ReadError>,
 }
 
@@ -76,6 +78,12 @@ impl SExprs {
     /// The top-level expressions, in source order.
     pub fn top_level(&self) -> &[NodeId] {
         &self.top
+    }
+
+    /// The spans of the `;` comments, in source order: from the `;` to the end of its line
+    /// (without the `\n`).
+    pub fn comments(&self) -> &[Span] {
+        &self.comments
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -125,9 +133,11 @@ pub fn read(source: &str) -> SExprs {
         if c.is_ascii_whitespace() {
             i += 1;
         } else if c == b';' {
+            let start = i;
             while i < bytes.len() && bytes[i] != b'\n' {
                 i += 1;
             }
+            out.comments.push(Span::new(start, i));
         } else if c == b'(' {
             stack.push((i, Vec::new()));
             i += 1;
@@ -232,6 +242,8 @@ mod tests {
             "(<= (legal ?w (mark ?x ?y)) (true (cell ?x ?y b)))"
         );
         assert_eq!(t.atom(src, t.top_level()[1]), Some("noop"));
+        let comments: Vec<&str> = t.comments().iter().map(|s| &src[s.range()]).collect();
+        assert_eq!(comments, ["; comment", ";tail"]);
     }
 
     #[test]

@@ -273,11 +273,31 @@ pub struct Rule {
     pub span: Span,
 }
 
+/// A comment of the source text (`; ...` in KIF, `% ...` or `// ...` in infix), kept so that
+/// `gdlc fmt` can print it back. Comments mean nothing to the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    /// The text after the comment marker (one `;`, one `%` or `//`) to the end of the line,
+    /// without the line end: `;; Roles.` has the text `"; Roles."`.
+    pub text: String,
+    /// Where the whole comment, marker included, was read.
+    pub span: Span,
+    /// The index in [`Program::rules`] of the rule the comment belongs to: the rule it stands
+    /// before or inside, or the rule that ends on the line where the comment starts;
+    /// `rules.len()` for comments after the last rule.
+    pub rule: usize,
+    /// A blank line separates the comment from what follows it (the next comment or the rule),
+    /// for a comment that stands before its rule.
+    pub blank_line_after: bool,
+}
+
 /// A whole game description.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
     pub symbols: Symbols,
     pub rules: Vec<Rule>,
+    /// The comments, in source order (so ordered by [`Comment::rule`] too).
+    pub comments: Vec<Comment>,
 }
 
 impl Program {

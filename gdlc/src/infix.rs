@@ -51,7 +51,8 @@
 //!   infix -> KIF gives back exactly the same names. `_` is an ordinary variable, not an
 //!   anonymous one.
 //! - **Comments** run from `%` or `//` to the end of the line. `;` is not a comment here (it is
-//!   reported, with a hint): it is Prolog's `or`. Comments are not kept in the [`Program`].
+//!   reported, with a hint): it is Prolog's `or`. Comments are kept in [`Program::comments`],
+//!   each with the rule it belongs to (see [`crate::ast::Comment`]), for `gdlc fmt`.
 //!
 //! Like the KIF reader, this one judges only the shape of the text and never stops at the first
 //! error: a rule with an error is left out, its error reported, and reading goes on at the next
@@ -87,10 +88,12 @@ pub fn parse_infix(source: &str) -> (Program, Vec<Diagnostic>) {
     }
     let mut diags = p.diags;
     diags.sort_by_key(|d| d.span);
+    let comments = crate::parse::attach_comments(source, &rules, &p.comments);
     (
         Program {
             symbols: p.symbols,
             rules,
+            comments,
         },
         diags,
     )
@@ -160,6 +163,8 @@ struct Parser<'s> {
     pos: usize,
     symbols: Symbols,
     diags: Vec<Diagnostic>,
+    /// The spans of the comments, in source order.
+    comments: Vec<Span>,
 }
 
 fn span_of(lits: &[Literal]) -> Span {
@@ -223,13 +228,14 @@ fn with_span(lit: Literal, new: Span) -> Literal {
 
 impl<'s> Parser<'s> {
     fn new(src: &'s str, symbols: Symbols) -> Self {
-        let (toks, diags) = lex(src);
+        let (toks, diags, comments) = lex(src);
         Parser {
             src,
             toks,
             pos: 0,
             symbols,
             diags,
+            comments,
         }
     }
 

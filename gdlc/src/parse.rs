@@ -7,7 +7,7 @@
 
 use gdl_runtime::sexpr::{self, Node, NodeId, SExprs};
 
-use crate::ast::{Atom, Literal, Program, Rule, RuleKind, Span, Sym, Symbols, Term, kw};
+use crate::ast::{Atom, Comment, Literal, Program, Rule, RuleKind, Span, Sym, Symbols, Term, kw};
 use crate::diag::Diagnostic;
 
 /// Terms nested deeper than this are rejected (the checker and the engines recurse on terms).
@@ -35,10 +35,12 @@ pub fn parse_kif(source: &str) -> (Program, Vec<Diagnostic>) {
     }
     let mut diags = p.diags;
     diags.sort_by_key(|d| d.span);
+    let comments = attach_comments(source, &rules, tree.comments());
     (
         Program {
             symbols: p.symbols,
             rules,
+            comments,
         },
         diags,
     )
@@ -338,4 +340,66 @@ impl<'s> Parser<'s, '_> {
             _ => self.sentence(id, "a literal").map(Literal::Pos),
         }
     }
+}
+
+/// The comments at `spans` (each from its marker to the end of its line, in source order) with
+/// their texts and the rules they belong to (see [`Comment`]); `rules` are in source order.
+/// Linear in the number of rules and comments and in the length of the text between them.
+pub(crate) fn attach_comments(source: &str, rules: &[Rule], spans: &[Span]) -> Vec<Comment> {
+    let bytes = source.as_bytes();
+    let mut comments = Vec::with_capacity(spans.len());
+    // The first rule that ends after the current comment starts.
+    let mut r = 0;
+    for (k, &span) in spans.iter().enumerate() {
+        while r < rules.len() && rules[r].span.end <= span.start {
+            r += 1;
+        }
+        let next_rule = rules.get(r).map(|rule| rule.span.start);
+        let before = next_rule.is_none_or(|start| span.start < start);
+        // A comment after the end of a rule, on that rule's last line, belongs to that rule.
+        // (Searched backwards, so that only the comment's own line is read.)
+        let end_of_line = before
+            && r > 0
+            && !gap(bytes, rules[r - 1].span.end, span.start)
+                .iter()
+                .rev()
+                .any(|&b| b == b'\n');
+        let rule = if end_of_line { r - 1 } else { r };
+        let next = match spans.get(k + 1) {
+            Some(c) if next_rule.is_none_or(|start| c.start < start) => Some(c.start),
+            _ => next_rule,
+        };
+        let blank_line_after = before
+            && !end_of_line
+            && next.is_some_and(|next| has_blank_line(gap(bytes, span.end, next)));
+        let raw = source.get(span.range()).unwrap_or_default();
+        let text = raw
+            .strip_prefix("//")
+            .or_else(|| raw.strip_prefix([';', '%']))
+            .unwrap_or(raw);
+        comments.push(Comment {
+            text: text.strip_suffix('\r').unwrap_or(text).to_string(),
+            span,
+            rule,
+            blank_line_after,
+        });
+    }
+    comments
+}
+
+/// The bytes from `start` to `end` (none if the range is not in `bytes`).
+fn gap(bytes: &[u8], start: u32, end: u32) -> &[u8] {
+    bytes.get(start as usize..end as usize).unwrap_or_default()
+}
+
+/// Whether `gap`, which starts at the end of a line, holds a line of white space only.
+fn has_blank_line(gap: &[u8]) -> bool {
+    // The pieces between the first and the last new line are whole lines.
+    let mut lines = gap.split(|&b| b == b'\n').skip(1).peekable();
+    while let Some(line) = lines.next() {
+        if lines.peek().is_some() && line.iter().all(u8::is_ascii_whitespace) {
+            return true;
+        }
+    }
+    false
 }

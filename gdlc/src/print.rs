@@ -7,12 +7,19 @@
 //! literals fold one branch per line (KIF); long infix bodies fold one conjunct per line.
 //!
 //! Infix names and variables are spelled so that [`crate::infix::parse_infix`] reads back
-//! exactly the same program: see [`infix_name`] and [`infix_var`]. Comments are not part of
-//! the syntax tree, so they are not preserved.
+//! exactly the same program: see [`infix_name`] and [`infix_var`].
+//!
+//! The pretty-printers keep the program's comments ([`Program::comments`]), each on a line of
+//! its own, written `;` + text in KIF and `%` + text in infix (the text is what followed the
+//! first marker, so `;; x` becomes `%; x` and back `;; x`, and `// x` becomes `; x`). A
+//! comment is printed before the rule it belongs to: the comments above a rule, those inside
+//! it (between its literals) and the one at the end of its last line all come, in source
+//! order, right before the rule; comments after the last rule stay at the end. A blank line
+//! between a comment and what follows it is kept.
 
 use std::borrow::Cow;
 
-use crate::ast::{Atom, Literal, Program, Rule, RuleKind, Symbols, Term};
+use crate::ast::{Atom, Comment, Literal, Program, Rule, RuleKind, Symbols, Term};
 use crate::infix::{is_name_char, is_plain_name};
 
 /// Appends the KIF text of a term: `(cell 1 1 b)`, `?x`, `noop`.
@@ -122,50 +129,74 @@ impl Default for Layout {
     }
 }
 
-/// The whole program in KIF, laid out for reading, with the default [`Layout`].
+/// The whole program in KIF, laid out for reading, with its comments and the default
+/// [`Layout`].
 pub fn pretty_kif(program: &Program) -> String {
     let mut out = String::new();
     write_program_kif(
         &program.symbols,
         &program.rules,
+        &program.comments,
         &Layout::default(),
         &mut out,
     );
     out
 }
 
-/// The whole program in infix syntax, with the default [`Layout`].
+/// The whole program in infix syntax, with its comments and the default [`Layout`].
 pub fn pretty_infix(program: &Program) -> String {
     let mut out = String::new();
     write_program_infix(
         &program.symbols,
         &program.rules,
+        &program.comments,
         &Layout::default(),
         &mut out,
     );
     out
 }
 
-/// Appends `rules` in KIF, laid out for reading; each rule ends with a new line.
-pub fn write_program_kif(symbols: &Symbols, rules: &[Rule], layout: &Layout, out: &mut String) {
-    write_program(rules, out, |rule, text| {
+/// Appends `rules` in KIF, laid out for reading, with `comments` (which refer to `rules` by
+/// index, see [`Comment::rule`]); each rule and comment ends with a new line.
+pub fn write_program_kif(
+    symbols: &Symbols,
+    rules: &[Rule],
+    comments: &[Comment],
+    layout: &Layout,
+    out: &mut String,
+) {
+    write_program(rules, comments, ";", out, |rule, text| {
         write_rule_kif_pretty(symbols, rule, layout, text)
     });
 }
 
-/// Appends `rules` in infix syntax; each rule ends with a new line.
-pub fn write_program_infix(symbols: &Symbols, rules: &[Rule], layout: &Layout, out: &mut String) {
-    write_program(rules, out, |rule, text| {
+/// Appends `rules` in infix syntax with `comments`; each rule and comment ends with a new line.
+pub fn write_program_infix(
+    symbols: &Symbols,
+    rules: &[Rule],
+    comments: &[Comment],
+    layout: &Layout,
+    out: &mut String,
+) {
+    write_program(rules, comments, "%", out, |rule, text| {
         write_rule_infix(symbols, rule, layout, text)
     });
 }
 
 /// Prints each rule with `write`, with a blank line between rules of different head relations
-/// and around rules that take several lines.
-fn write_program(rules: &[Rule], out: &mut String, mut write: impl FnMut(&Rule, &mut String)) {
+/// and around rules that take several lines, and each comment (written `marker` + text) before
+/// its rule or, past the last rule, at the end.
+fn write_program(
+    rules: &[Rule],
+    comments: &[Comment],
+    marker: &str,
+    out: &mut String,
+    mut write: impl FnMut(&Rule, &mut String),
+) {
     let mut text = String::new();
     let mut previous: Option<(&Rule, bool)> = None;
-    for rule in rules {
+    let mut comments = comments.iter().peekable();
+    for (i, rule) in rules.iter().enumerate() {
         text.clear();
         write(rule, &mut text);
         let multi_line = text.contains('\n');
@@ -174,9 +205,27 @@ fn write_program(rules: &[Rule], out: &mut String, mut write: impl FnMut(&Rule, 
         {
             out.push('\n');
         }
+        while let Some(comment) = comments.next_if(|c| c.rule <= i) {
+            write_comment(comment, marker, out);
+        }
         out.push_str(&text);
         out.push('\n');
         previous = Some((rule, multi_line));
+    }
+    for (k, comment) in comments.enumerate() {
+        if k == 0 && !rules.is_empty() {
+            out.push('\n');
+        }
+        write_comment(comment, marker, out);
+    }
+}
+
+fn write_comment(comment: &Comment, marker: &str, out: &mut String) {
+    out.push_str(marker);
+    out.push_str(&comment.text);
+    out.push('\n');
+    if comment.blank_line_after {
+        out.push('\n');
     }
 }
 
@@ -531,5 +580,154 @@ p(X) :-
             out,
             "p :- ((a | b) | c & (d & e) & (f | g)) & ((h & i) & j) & or(k) & and()"
         );
+    }
+
+    const COMMENTED_KIF: &str = "\
+; header
+;; second line
+
+; Roles.
+(role x) ; the first player
+(role o)
+(<= (legal ?w noop) ; inside, after the head
+    (true (control ?w))
+    ; between literals
+    (role ?w))
+; before the end
+(<= terminal (line x))
+
+; trailing\r
+;";
+
+    /// Each comment's text and the index of the rule it belongs to.
+    fn attached(program: &Program) -> Vec<(&str, usize)> {
+        let comments = program.comments.iter();
+        comments.map(|c| (c.text.as_str(), c.rule)).collect()
+    }
+
+    #[test]
+    fn kif_comments_attach_to_the_rule_they_precede_or_end() {
+        let program = kif(COMMENTED_KIF);
+        assert_eq!(
+            attached(&program),
+            [
+                (" header", 0),
+                ("; second line", 0),
+                (" Roles.", 0),
+                (" the first player", 0),
+                (" inside, after the head", 2),
+                (" between literals", 2),
+                (" before the end", 3),
+                (" trailing", 4),
+                ("", 4),
+            ]
+        );
+        let blank: Vec<bool> = program
+            .comments
+            .iter()
+            .map(|c| c.blank_line_after)
+            .collect();
+        let expected = [false, true, false, false, false, false, false, false, false];
+        assert_eq!(blank, expected);
+    }
+
+    #[test]
+    fn pretty_printers_keep_comments() {
+        let program = kif(COMMENTED_KIF);
+        let expected_kif = "\
+; header
+;; second line
+
+; Roles.
+; the first player
+(role x)
+(role o)
+
+; inside, after the head
+; between literals
+(<= (legal ?w noop)
+    (true (control ?w))
+    (role ?w))
+
+; before the end
+(<= terminal
+    (line x))
+
+; trailing
+;
+";
+        let expected_infix = "\
+% header
+%; second line
+
+% Roles.
+% the first player
+role(x)
+role(o)
+
+% inside, after the head
+% between literals
+legal(W,noop) :- true(control(W)) & role(W)
+
+% before the end
+terminal :- line(x)
+
+% trailing
+%
+";
+        assert_eq!(pretty_kif(&program), expected_kif);
+        assert_eq!(pretty_infix(&program), expected_infix);
+        // Printed comments stand before their rules: reading and printing again is stable, in
+        // both syntaxes and across them.
+        assert_eq!(pretty_kif(&kif(expected_kif)), expected_kif);
+        let (infix, diags) = crate::infix::parse_infix(expected_infix);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(attached(&infix), attached(&kif(expected_kif)));
+        assert_eq!(pretty_infix(&infix), expected_infix);
+        assert_eq!(pretty_kif(&infix), expected_kif);
+    }
+
+    #[test]
+    fn infix_comments_are_kept_and_converted() {
+        let source = "\
+// header
+role(x) % the first player
+role(o).  % after a dot
+legal(W,noop) :- true(control(W)) % inside
+  & role(W)
+%% trailing";
+        let (program, diags) = crate::infix::parse_infix(source);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            attached(&program),
+            [
+                (" header", 0),
+                (" the first player", 0),
+                (" after a dot", 1),
+                (" inside", 2),
+                ("% trailing", 3),
+            ]
+        );
+        let expected_kif = "\
+; header
+; the first player
+(role x)
+; after a dot
+(role o)
+
+; inside
+(<= (legal ?w noop)
+    (true (control ?w))
+    (role ?w))
+
+;% trailing
+";
+        assert_eq!(pretty_kif(&program), expected_kif);
+        let back = pretty_infix(&kif(expected_kif));
+        assert!(
+            back.starts_with("% header\n% the first player\nrole(x)\n"),
+            "{back}"
+        );
+        assert!(back.ends_with("\n\n%% trailing\n"), "{back}");
     }
 }

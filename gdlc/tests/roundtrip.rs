@@ -1,5 +1,5 @@
-//! Every corpus game survives KIF -> infix -> KIF and KIF -> pretty KIF unchanged, and the
-//! `gdlc fmt` command converts both ways.
+//! Every corpus game survives KIF -> infix -> KIF and KIF -> pretty KIF unchanged, comments
+//! included, and the `gdlc fmt` command converts both ways.
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -35,9 +35,15 @@ fn reparse(
     program
 }
 
+/// The program's comments: each one's text and the index of the rule it belongs to.
+fn comments(program: &Program) -> Vec<(&str, usize)> {
+    let comments = program.comments.iter();
+    comments.map(|c| (c.text.as_str(), c.rule)).collect()
+}
+
 #[test]
 fn every_corpus_game_round_trips() {
-    let mut n = 0;
+    let (mut n, mut n_comments) = (0, 0);
     for dir in ["games/ggp-repository", "games/ggp-base-tests"] {
         let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus().join(dir))
             .expect("corpus present")
@@ -67,6 +73,23 @@ fn every_corpus_game_round_trips() {
                 path.display()
             );
 
+            // The same comment texts, in the same order, with the same rules (so the same
+            // multiset of texts).
+            let kept = comments(&original);
+            assert_eq!(
+                kept,
+                comments(&from_infix),
+                "{}: comments after KIF -> infix -> KIF",
+                path.display()
+            );
+            assert_eq!(
+                kept,
+                comments(&from_kif),
+                "{}: comments after KIF -> pretty KIF",
+                path.display()
+            );
+            n_comments += kept.len();
+
             let again = pretty_infix(&from_infix);
             assert_eq!(
                 infix,
@@ -80,6 +103,7 @@ fn every_corpus_game_round_trips() {
         }
     }
     assert!(n > 280, "only {n} games");
+    assert!(n_comments > 5000, "only {n_comments} comments");
 }
 
 /// A fresh directory under the system's temporary directory.
@@ -187,4 +211,34 @@ fn the_tic_tac_toe_examples_are_the_same_game() {
     );
     assert_eq!(kif.rules.len(), 47);
     assert!(kif.same_rules(&infix));
+}
+
+#[test]
+fn fmt_keeps_the_comments_of_tic_tac_toe() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ticTacToe.kif");
+    let source = std::fs::read_to_string(&path).expect("example present");
+    let lines = |text: &str| -> Vec<String> {
+        let comments = text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix(';'));
+        comments.map(str::to_string).collect()
+    };
+    let expected = lines(&source);
+    assert!(expected[0].contains("Tic-Tac-Toe"), "{expected:?}");
+    let pretty = gdlc(&["fmt", path.to_str().unwrap()]);
+    assert!(pretty.status.success());
+    let pretty = String::from_utf8_lossy(&pretty.stdout).into_owned();
+    assert_eq!(lines(&pretty), expected);
+
+    let dir = temp_dir("comments");
+    let hrf = dir.join("ticTacToe.hrf");
+    let to_infix = gdlc(&["fmt", "--to", "infix", path.to_str().unwrap()]);
+    assert!(to_infix.status.success());
+    let infix = String::from_utf8_lossy(&to_infix.stdout).into_owned();
+    assert!(infix.starts_with("% Tic-Tac-Toe"), "{infix}");
+    std::fs::write(&hrf, &infix).expect("write");
+    let back = gdlc(&["fmt", "--to", "prefix", hrf.to_str().unwrap()]);
+    assert!(back.status.success());
+    assert_eq!(String::from_utf8_lossy(&back.stdout), pretty);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@
 //! `.hrf`, `.gdli`, `.infix`: infix), else from the content (prefix if the first token after
 //! comments is `(`). The output syntax is `--to`, by default the input's. On a syntax error every
 //! diagnostic is printed and nothing is written (exit 1); usage and I/O problems exit 2.
-//! Comments are not kept.
+//! Comments are kept (see `gdlc::print` for where they go).
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

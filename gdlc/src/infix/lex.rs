@@ -42,13 +42,16 @@ struct Lexer<'s> {
     diags: Vec<Diagnostic>,
 }
 
-pub(super) fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
+/// The tokens of `src` (ending with [`Tok::Eof`]), the lexical errors, and the spans of the
+/// comments (from `%` or `//` to the end of the line, without the `\n`).
+pub(super) fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>, Vec<Span>) {
     let mut lx = Lexer {
         src,
         i: 0,
         toks: Vec::new(),
         diags: Vec::new(),
     };
+    let mut comments = Vec::new();
     let b = src.as_bytes();
     let (mut seen_nl, mut clean_line, mut blank) = (true, false, false);
     while lx.i < b.len() {
@@ -66,9 +69,11 @@ pub(super) fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
         }
         if c == b'%' || (c == b'/' && next == Some(b'/')) {
             clean_line = false;
+            let start = lx.i;
             while lx.i < b.len() && b[lx.i] != b'\n' {
                 lx.i += 1;
             }
+            comments.push(Span::new(start, lx.i));
             continue;
         }
         let start = lx.i;
@@ -92,7 +97,7 @@ pub(super) fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
         after_blank: blank,
     };
     lx.toks.push(eof);
-    (lx.toks, lx.diags)
+    (lx.toks, lx.diags, comments)
 }
 
 impl Lexer<'_> {
