@@ -71,3 +71,50 @@ fn both_backends_generate_percepts_only_for_games_with_sees() {
         assert!(!rust.contains("SEES") && !rust.contains("fn percepts("));
     }
 }
+
+/// `gdlc trace --percepts` shows what each role sees, the same with the interpreter and the
+/// compiled game (both backends); without it the trace is in the reference format.
+#[test]
+fn trace_shows_percepts_on_request_with_every_engine() {
+    use std::process::Command;
+    let kif = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/montyHall.kif");
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gdl2-cache");
+    let trace = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gdlc"))
+            .args(["trace", kif, "--seed", "4"])
+            .args(extra)
+            .env("GDLC_CACHE", &cache)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let interpreted = trace(&["--percepts"]);
+    assert!(
+        interpreted.contains("\nrandom random\nstep 0\n"),
+        "{interpreted}"
+    );
+    assert!(
+        interpreted.contains("\nsees candidate 1: (your_door "),
+        "{interpreted}"
+    );
+    assert!(
+        interpreted.contains("\nsees random 1: (chosen "),
+        "{interpreted}"
+    );
+    for backend in ["inline", "propnet"] {
+        let compiled = trace(&["--percepts", "--engine", "compiled", "--backend", backend]);
+        assert_eq!(compiled, interpreted, "{backend}");
+    }
+    let plain = trace(&[]);
+    assert!(!plain.contains("sees ") && !plain.contains("\nrandom "));
+    assert_eq!(
+        plain,
+        gdl_runtime::compare::reference_trace(&interpreted),
+        "the same playout"
+    );
+}
