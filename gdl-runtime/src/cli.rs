@@ -8,8 +8,9 @@
 //!
 //! Sub-commands (`BIN help` prints them):
 //!
-//! - `trace [--seed S] [--max-steps N]`: one seeded random playout in the reference trace
-//!   format (`spec/trace-format.md`), as `gdlc trace` prints it.
+//! - `trace [--seed S] [--max-steps N] [--percepts]`: one seeded random playout in the
+//!   reference trace format (`spec/trace-format.md`), as `gdlc trace` prints it; with
+//!   `--percepts`, also GDL-II's random roles and percepts ([`TraceExtras`]).
 //! - `bench [--seconds T] [--seed S] [--max-steps N]`: the benchmark loop of [`crate::bench`];
 //!   prints one line (see [`crate::bench::BenchResult::line`]) with `engine=compiled`.
 //! - `traces [--seeds A..B] [--max-steps N]`: the records of the playouts of seeds `A` to `B`
@@ -26,14 +27,16 @@ use std::time::Duration;
 use crate::Game;
 use crate::bench::{self, BenchOptions};
 use crate::compare::{DEFAULT_MAX_STEPS, playout_record};
-use crate::trace::{TraceOptions, write_trace};
+use crate::trace::{TraceExtras, TraceOptions, write_trace_with};
 
 /// Exit status of a usage error.
 pub const EXIT_USAGE: u8 = 2;
 
 /// The usage text of a one-game binary.
 pub const USAGE: &str = "usage:
-  BIN trace [--seed S] [--max-steps N]     one seeded random playout, reference trace format
+  BIN trace [--seed S] [--max-steps N] [--percepts]
+                                           one seeded random playout, reference trace format
+                                           (--percepts: also GDL-II random roles and percepts)
   BIN bench [--seconds T] [--seed S] [--max-steps N]
                                            random playouts for T seconds (default 10); one line
   BIN traces [--seeds A..B] [--max-steps N]
@@ -79,6 +82,7 @@ pub enum Command {
     Trace {
         seed: u64,
         max_steps: usize,
+        extras: TraceExtras,
     },
     Bench(BenchOptions),
     Traces {
@@ -99,8 +103,13 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
     let mut max_steps = None;
     let mut seconds = None;
     let mut seeds = None;
+    let mut extras = TraceExtras::default();
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
+        if flag == "--percepts" && command == "trace" {
+            extras.percepts = true;
+            continue;
+        }
         let (flag, inline) = match flag.split_once('=') {
             Some((f, v)) => (f, Some(v.to_string())),
             None => (flag.as_str(), None),
@@ -143,6 +152,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         "trace" => Command::Trace {
             seed: seed.unwrap_or(1),
             max_steps: max_steps.unwrap_or(TraceOptions::default().max_steps),
+            extras,
         },
         "bench" => {
             let d = BenchOptions::default();
@@ -220,13 +230,17 @@ pub fn execute<G: Game>(
 ) -> Result<(), String> {
     let io = |e: std::io::Error| format!("cannot write the output: {e}");
     match command {
-        Command::Trace { seed, max_steps } => {
+        Command::Trace {
+            seed,
+            max_steps,
+            extras,
+        } => {
             let mut s = String::new();
             let options = TraceOptions {
                 seed: *seed,
                 max_steps: *max_steps,
             };
-            let result = write_trace(game, &options, &mut s);
+            let result = write_trace_with(game, &options, extras, &mut s);
             out.write_all(s.as_bytes()).map_err(io)?;
             result.map_err(|e| e.to_string())
         }
@@ -270,7 +284,16 @@ mod tests {
             parse_args(&args("trace --seed 7")),
             Ok(Command::Trace {
                 seed: 7,
-                max_steps: 100_000
+                max_steps: 100_000,
+                extras: TraceExtras::default(),
+            })
+        );
+        assert_eq!(
+            parse_args(&args("trace --percepts --seed=2")),
+            Ok(Command::Trace {
+                seed: 2,
+                max_steps: 100_000,
+                extras: TraceExtras { percepts: true },
             })
         );
         assert_eq!(
@@ -295,6 +318,7 @@ mod tests {
             "traces --seeds 5..3",
             "fly",
             "trace --colour red",
+            "traces --percepts",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }

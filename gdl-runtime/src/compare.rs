@@ -5,10 +5,12 @@
 //! seeded chooser of the reference traces ([`crate::trace`]) over that role's legal moves
 //! *sorted by text*, so two engines that agree so far choose the same joint move, whatever
 //! their internal move handles. A playout is recorded as its trace (state facts, each role's
-//! legal moves, the joint move, terminal and goals, all as sorted text; see
+//! legal moves, the joint move, terminal and goals, all as sorted text), with the GDL-II
+//! extras of [`TraceExtras`] (which roles are `random`, and every role's percepts after every
+//! joint move; a game without them has the reference trace as its record; see
 //! [`playout_record`]), and two engines agree when their records are equal. The first
 //! difference is reported as a [`Mismatch`] that says what differs (state, a role's legal
-//! moves, terminal, goals) and how.
+//! moves or percepts, terminal, goals) and how.
 //!
 //! Records are plain text so that the two engines can live in different processes: a compiled
 //! game's binary prints its records (`traces` sub-command of [`crate::cli`]), and a process
@@ -19,7 +21,7 @@ use std::fmt;
 use std::ops::RangeInclusive;
 
 use crate::Game;
-use crate::trace::{TraceOptions, write_trace};
+use crate::trace::{TraceExtras, TraceOptions, write_trace_with};
 
 /// Options of [`compare`].
 #[derive(Clone, Debug)]
@@ -79,6 +81,10 @@ pub enum MismatchKind {
     Terminal,
     /// The goal values at a terminal state.
     Goals,
+    /// GDL-II: what one role sees after a joint move.
+    Percepts {
+        role: String,
+    },
     /// Anything else: a record that ends early, an error line, a chosen move.
     Other,
 }
@@ -87,7 +93,12 @@ impl Mismatch {
     /// Items (facts, moves, goal values) in one line and not the other: `[only left, only
     /// right]`.
     pub fn differences(&self) -> [Vec<&str>; 2] {
-        let (a, b) = (line_items(&self.lines[0]), line_items(&self.lines[1]));
+        let items = |line| match self.kind {
+            // The other record may have no `sees` line there: it sees nothing.
+            MismatchKind::Percepts { .. } if !line_starts(line, "sees ") => Vec::new(),
+            _ => line_items(line),
+        };
+        let (a, b) = (items(&self.lines[0]), items(&self.lines[1]));
         [
             a.iter().filter(|x| !b.contains(x)).copied().collect(),
             b.iter().filter(|x| !a.contains(x)).copied().collect(),
@@ -107,6 +118,7 @@ impl fmt::Display for Mismatch {
             MismatchKind::Legal { role } => format!("legal moves of {role} differ"),
             MismatchKind::Terminal => "one engine says terminal, the other does not".to_string(),
             MismatchKind::Goals => "goal values differ".to_string(),
+            MismatchKind::Percepts { role } => format!("percepts of {role} differ"),
             MismatchKind::Other => "records differ".to_string(),
         };
         write!(f, ": {what}")?;
@@ -125,7 +137,7 @@ impl fmt::Display for Mismatch {
             s
         };
         match self.kind {
-            MismatchKind::State | MismatchKind::Legal { .. } => {
+            MismatchKind::State | MismatchKind::Legal { .. } | MismatchKind::Percepts { .. } => {
                 write!(
                     f,
                     "; only {}: [{}]; only {}: [{}]",
@@ -152,14 +164,25 @@ impl fmt::Display for Mismatch {
 
 impl std::error::Error for Mismatch {}
 
-/// The record of one seeded playout: its trace (`spec/trace-format.md`), followed, when the
-/// playout could not be finished, by a line `error: ...`.
+/// The record of one seeded playout: its trace (`spec/trace-format.md`) with the GDL-II lines
+/// of [`TraceExtras::percepts`], followed, when the playout could not be finished, by a line
+/// `error: ...`.
 pub fn playout_record<G: Game>(game: &G, seed: u64, max_steps: usize) -> String {
     let mut out = String::new();
-    if let Err(e) = write_trace(game, &TraceOptions { seed, max_steps }, &mut out) {
+    let extras = TraceExtras { percepts: true };
+    if let Err(e) = write_trace_with(game, &TraceOptions { seed, max_steps }, &extras, &mut out) {
         out.push_str(&format!("error: {e}\n"));
     }
     out
+}
+
+/// A record without the lines of [`TraceExtras`] (`random R`, `sees R K: ...`): the trace in
+/// the reference format, to compare with a reference trace.
+pub fn reference_trace(record: &str) -> String {
+    record
+        .split_inclusive('\n')
+        .filter(|line| !line.starts_with("random ") && !line.starts_with("sees "))
+        .collect()
 }
 
 /// Splits text holding several records (as the `traces` sub-command prints them) into the
@@ -227,6 +250,19 @@ fn classify(x: &str, y: &str) -> MismatchKind {
             }
         }
         ("terminal", "terminal") => MismatchKind::Goals,
+        ("sees", _) | (_, "sees") => {
+            let role = |s: &str| s.split(' ').nth(1).unwrap_or("").to_string();
+            let (rx, ry) = (role(x), role(y));
+            if wx == wy && rx != ry {
+                // Each sees something the other does not, for different roles.
+                MismatchKind::Other
+            } else {
+                MismatchKind::Percepts {
+                    role: if wx == "sees" { rx } else { ry },
+                }
+            }
+        }
+        ("random", _) | (_, "random") => MismatchKind::Roles,
         ("terminal", "legal") | ("legal", "terminal") => MismatchKind::Terminal,
         _ => MismatchKind::Other,
     }
@@ -251,13 +287,19 @@ pub fn compare<A: Game, B: Game>(
 }
 
 /// The items of a record line: the facts of a `state` line, the moves of a `legal` line, the
-/// goal values of a `terminal` line.
+/// percepts of a `sees` line, the goal values of a `terminal` line.
 fn line_items(line: &str) -> Vec<&str> {
     let body = match line.split_once(':') {
-        Some((_, rest)) if line.starts_with("legal ") => rest.trim_start(),
+        Some((_, rest)) if line.starts_with("legal ") || line.starts_with("sees ") => {
+            rest.trim_start()
+        }
         _ => line.split_once(' ').map_or("", |(_, rest)| rest),
     };
     split_terms(body)
+}
+
+fn line_starts(line: &str, prefix: &str) -> bool {
+    line.starts_with(prefix)
 }
 
 /// Splits a list of terms separated by single spaces (`(cell 1 1 b) (control x)`) into the
@@ -339,6 +381,137 @@ mod tests {
             split_terms("(cell 1 (f a) b) noop (x)"),
             ["(cell 1 (f a) b)", "noop", "(x)"]
         );
+    }
+
+    /// A countdown whose role sees the parity of the count it moves from (or nothing, or
+    /// the wrong parity at 3), and is random or not.
+    struct Seeing {
+        game: Countdown,
+        sees: bool,
+        wrong_at_3: bool,
+        random: bool,
+    }
+
+    impl Game for Seeing {
+        type State = u32;
+        type Move = u8;
+        fn role_count(&self) -> usize {
+            1
+        }
+        fn role_name(&self, _role: usize) -> &str {
+            "only"
+        }
+        fn initial_state(&self) -> u32 {
+            self.game.initial_state()
+        }
+        fn is_terminal(&self, state: &u32) -> bool {
+            self.game.is_terminal(state)
+        }
+        fn legal_moves(&self, state: &u32, role: usize, out: &mut Vec<u8>) {
+            self.game.legal_moves(state, role, out)
+        }
+        fn next_state(&self, state: &u32, joint: &[u8], next: &mut u32) {
+            self.game.next_state(state, joint, next)
+        }
+        fn goal(&self, state: &u32, role: usize) -> Option<i32> {
+            self.game.goal(state, role)
+        }
+        fn write_move(&self, role: usize, mv: u8, out: &mut String) {
+            self.game.write_move(role, mv, out)
+        }
+        fn parse_move(&self, role: usize, text: &str) -> Option<u8> {
+            self.game.parse_move(role, text)
+        }
+        fn write_state(&self, state: &u32, out: &mut Vec<String>) {
+            self.game.write_state(state, out)
+        }
+        fn is_random_role(&self, _role: usize) -> bool {
+            self.random
+        }
+        fn percepts(&self, state: &u32, joint: &[u8], _role: usize, out: &mut Vec<String>) {
+            if self.sees {
+                let odd = (state % 2 == 1) != (self.wrong_at_3 && *state == 3);
+                out.push(format!("(moved {})", joint[0]));
+                out.push(if odd { "odd" } else { "even" }.to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn percepts_and_random_roles_are_compared() {
+        let seeing = |sees, wrong_at_3, random| Seeing {
+            game: Countdown::new(7),
+            sees,
+            wrong_at_3,
+            random,
+        };
+        let good = seeing(true, false, false);
+        let record = playout_record(&good, 1, 100);
+        assert!(
+            record.contains("joint (minus 1)\nsees only 2: (moved 1) odd\n")
+                || record.contains("joint (minus 2)\nsees only 2: (moved 2) odd\n"),
+            "{record}"
+        );
+        compare(&good, &good, ["a", "b"], &CompareOptions::default()).unwrap();
+        // Percepts missing on one side (a compiled game that ignores `sees`).
+        let blind = seeing(false, false, false);
+        let m = compare(
+            &blind,
+            &good,
+            ["compiled", "interpreted"],
+            &Default::default(),
+        )
+        .unwrap_err();
+        assert_eq!(m.step, Some(0));
+        assert_eq!(
+            m.kind,
+            MismatchKind::Percepts {
+                role: "only".into()
+            }
+        );
+        assert_eq!(m.differences()[0], Vec::<&str>::new());
+        assert_eq!(m.differences()[1].len(), 2, "{m}");
+        assert_eq!(m.differences()[1][1], "odd");
+        // A wrong percept somewhere.
+        let wrong = seeing(true, true, false);
+        let m = compare(
+            &wrong,
+            &good,
+            ["compiled", "interpreted"],
+            &Default::default(),
+        )
+        .unwrap_err();
+        assert!(m.to_string().contains("percepts of only differ"), "{m}");
+        assert_eq!(m.differences(), [vec!["even"], vec!["odd"]]);
+        // A role random on one side only.
+        let random = seeing(true, false, true);
+        assert!(playout_record(&random, 1, 100).contains("seed 1\nrandom only\nstep 0"));
+        let m = compare(&random, &good, ["a", "b"], &Default::default()).unwrap_err();
+        assert_eq!(m.kind, MismatchKind::Roles);
+        let mut trace = String::new();
+        crate::trace::write_trace(
+            &random,
+            &TraceOptions {
+                seed: 1,
+                max_steps: 100,
+            },
+            &mut trace,
+        )
+        .unwrap();
+        assert_eq!(reference_trace(&playout_record(&random, 1, 100)), trace);
+        // Without percepts and random roles, a record is the reference trace.
+        let g = Countdown::new(5);
+        let mut trace = String::new();
+        crate::trace::write_trace(
+            &g,
+            &TraceOptions {
+                seed: 3,
+                max_steps: 100,
+            },
+            &mut trace,
+        )
+        .unwrap();
+        assert_eq!(playout_record(&g, 3, 100), trace);
     }
 
     #[test]

@@ -65,7 +65,8 @@ pub trait Game {
     }
 
     /// GDL-II: appends the GDL text of every percept `p` such that `(sees role p)` holds after
-    /// `joint` is played in `state`. Games without `sees` see nothing.
+    /// `joint` is played in `state`, in byte order of the text and without duplicates (the
+    /// interpreter and compiled games agree on the order). Games without `sees` see nothing.
     fn percepts(
         &self,
         state: &Self::State,

@@ -49,12 +49,34 @@ impl Default for TraceOptions {
     }
 }
 
+/// What a trace shows beyond the reference format. All off by default: the trace of
+/// [`write_trace`] is the reference format exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceExtras {
+    /// GDL-II. After the `seed` line, a line `random R` for each role `R` that
+    /// [`Game::is_random_role`] says is random; after each `joint` line, a line
+    /// `sees R K: p1 p2 ...` for each role that sees something after that joint move (its `K`
+    /// percepts in the order [`Game::percepts`] gives them, which is sorted). A game without
+    /// `random` and `sees` has the same trace with or without this.
+    pub percepts: bool,
+}
+
 /// Plays one seeded random playout of `game` and appends its trace to `out`.
 ///
 /// On an error, `out` holds the trace up to the point of failure.
 pub fn write_trace<G: Game>(
     game: &G,
     options: &TraceOptions,
+    out: &mut String,
+) -> Result<(), TraceError> {
+    write_trace_with(game, options, &TraceExtras::default(), out)
+}
+
+/// [`write_trace`] with the extra lines of `extras`.
+pub fn write_trace_with<G: Game>(
+    game: &G,
+    options: &TraceOptions,
+    extras: &TraceExtras,
     out: &mut String,
 ) -> Result<(), TraceError> {
     let roles = game.role_count();
@@ -65,6 +87,12 @@ pub fn write_trace<G: Game>(
         out.push_str(game.role_name(r));
     }
     let _ = write!(out, "\nseed {}\n", options.seed);
+    if extras.percepts {
+        for r in (0..roles).filter(|&r| game.is_random_role(r)) {
+            let _ = writeln!(out, "random {}", game.role_name(r));
+        }
+    }
+    let mut percepts = Vec::new();
 
     let mut state = game.initial_state();
     let mut next = state.clone();
@@ -127,6 +155,21 @@ pub fn write_trace<G: Game>(
             game.write_move(r, m, out);
         }
         out.push('\n');
+        if extras.percepts {
+            for r in 0..roles {
+                percepts.clear();
+                game.percepts(&state, &joint, r, &mut percepts);
+                if percepts.is_empty() {
+                    continue;
+                }
+                let _ = write!(out, "sees {} {}:", game.role_name(r), percepts.len());
+                for p in &percepts {
+                    out.push(' ');
+                    out.push_str(p);
+                }
+                out.push('\n');
+            }
+        }
         game.next_state(&state, &joint, &mut next);
         std::mem::swap(&mut state, &mut next);
     }

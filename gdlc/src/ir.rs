@@ -12,7 +12,7 @@
 //!   component of the ground dependency graph form a contiguous [`Ir::groups`] range and may
 //!   read each other (positively): the least fixpoint of the range is their value.
 //! - *Outputs*: `legal` per role and move, `next` per bit, `terminal`, `goal` per role and
-//!   value.
+//!   value, and GDL-II's `sees` per role and percept (like `next`, read after a joint move).
 //!
 //! [`lower`] builds the IR from a [`GroundProgram`]; [`crate::optimise`] simplifies it;
 //! [`crate::codegen`] turns it into Rust.
@@ -256,6 +256,14 @@ pub struct GoalValue {
     pub when: Lit,
 }
 
+/// GDL-II: a percept of a role and when the role sees it (after the joint move).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Percept {
+    /// The percept's GDL text, e.g. `(opened 2)`.
+    pub text: String,
+    pub when: Lit,
+}
+
 /// A compiled game.
 #[derive(Clone, Debug, Default)]
 pub struct Ir {
@@ -280,6 +288,9 @@ pub struct Ir {
     pub terminal: Lit,
     /// Per role, its goal values, ascending by value.
     pub goals: Vec<Vec<GoalValue>>,
+    /// GDL-II: per role, the percepts it can see, in byte order of their text (the order
+    /// `Game::percepts` lists them in). Empty without `sees` rules.
+    pub sees: Vec<Vec<Percept>>,
     /// The rules evaluated at run time.
     pub joins: IrJoins,
 }
@@ -326,6 +337,7 @@ impl Ir {
         self.next.iter().for_each(|&l| f(l));
         f(self.terminal);
         self.goals.iter().flatten().for_each(|g| f(g.when));
+        self.sees.iter().flatten().for_each(|p| f(p.when));
         self.joins
             .tables
             .iter()
@@ -342,6 +354,10 @@ impl Ir {
             .iter_mut()
             .flatten()
             .for_each(|g| g.when = f(g.when));
+        self.sees
+            .iter_mut()
+            .flatten()
+            .for_each(|p| p.when = f(p.when));
         self.joins
             .tables
             .iter_mut()
@@ -621,6 +637,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         .collect();
     ir.next = vec![Lit::FALSE; ir.bits.len()];
     ir.goals = vec![Vec::new(); ir.roles.len()];
+    ir.sees = vec![Vec::new(); ir.roles.len()];
     for (&atom, &p) in &prop_of {
         let args = store.args(atom);
         let lit = Lit::pos(Input::Prop(p));
@@ -642,11 +659,22 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
                     ir.goals[ri as usize].push(GoalValue { value, when: lit });
                 }
             }
+            (kw::SEES, [r, percept]) => {
+                if let Some(&ri) = role_of.get(r) {
+                    ir.sees[ri as usize].push(Percept {
+                        text: g.text(*percept),
+                        when: lit,
+                    });
+                }
+            }
             _ => {}
         }
     }
     for goals in &mut ir.goals {
         goals.sort_by_key(|g| (g.value, g.when));
+    }
+    for percepts in &mut ir.sees {
+        percepts.sort_by(|a, b| a.text.cmp(&b.text));
     }
     Ok(ir)
 }
@@ -746,6 +774,11 @@ impl fmt::Display for Ir {
             for g in gs {
                 let v = g.value.map_or("?".to_string(), |v| v.to_string());
                 writeln!(f, "goal r{r} {v} = {}", g.when)?;
+            }
+        }
+        for (r, ps) in self.sees.iter().enumerate() {
+            for p in ps {
+                writeln!(f, "sees r{r} {} = {}", p.text, p.when)?;
             }
         }
         Ok(())

@@ -81,10 +81,24 @@ fn compile_both(game: &CorpusGame, source: &str) -> Result<Vec<CompiledGame>, St
 
 /// Checks the games `names`; those compiled inline are checked with the propnet backend too.
 fn check_games(names: &[&str], scratch_name: &str) {
-    let started = Instant::now();
-    let seeds: RangeInclusive<u64> = 1..=playouts();
     let mut failures = Vec::new();
     let games = find_games(names, &mut failures);
+    check(&games, failures, scratch_name, compile_both);
+}
+
+/// How [`check`] compiles a game into its modules.
+type CompileVariants = fn(&CorpusGame, &str) -> Result<Vec<CompiledGame>, String>;
+
+/// Checks `games` (after `failures` found before); returns the modules checked (`GAME` and
+/// `GAME@propnet`).
+fn check(
+    games: &[CorpusGame],
+    mut failures: Vec<String>,
+    scratch_name: &str,
+    compile: CompileVariants,
+) -> Vec<String> {
+    let started = Instant::now();
+    let seeds: RangeInclusive<u64> = 1..=playouts();
     let sources: Vec<String> = games.iter().map(|g| read_game(&g.kif)).collect();
     let indices: Vec<usize> = (0..games.len()).collect();
 
@@ -93,7 +107,7 @@ fn check_games(names: &[&str], scratch_name: &str) {
         &indices,
         |&i| format!("gdlc::compile {}", games[i].name),
         Duration::from_secs(600),
-        |&i| compile_both(&games[i], &sources[i]),
+        |&i| compile(&games[i], &sources[i]),
     );
     let compile_time = started.elapsed();
     // The compiled modules, and the game each one is of.
@@ -234,13 +248,77 @@ fn check_games(names: &[&str], scratch_name: &str) {
         failures.is_empty(),
         "{} failures over {} games:\n{}",
         failures.len(),
-        names.len(),
+        games.len(),
         failures.join("\n")
     );
+    ok.into_iter().map(|c| c.name).collect()
 }
 
 #[test]
 fn compiled_ci_games_agree_with_the_interpreter_and_the_reference() {
     assert!(CI_GAMES.len() >= 30);
     check_games(CI_GAMES, "ci");
+}
+
+/// The GDL-II descriptions of this repository (`random` roles, `sees` percepts): the records
+/// compared with the interpreter's hold every role's percepts after every joint move and which
+/// roles are random, so both backends must compute `sees` as the interpreter does. Needs no
+/// corpus.
+#[test]
+fn compiled_gdl2_games_agree_with_the_interpreter_on_percepts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut kifs = vec![root.join("../examples/montyHall.kif")];
+    let fixtures = root.join("fixtures/gdl2");
+    for e in std::fs::read_dir(&fixtures).expect("tests/fixtures/gdl2") {
+        let path = e.expect("a readable directory").path();
+        if path.extension().is_some_and(|x| x == "kif") {
+            kifs.push(path);
+        }
+    }
+    kifs.sort();
+    assert!(kifs.len() >= 3, "{kifs:?}");
+    let games: Vec<CorpusGame> = kifs
+        .into_iter()
+        .map(|kif| CorpusGame {
+            collection: "gdl2".into(),
+            name: kif.file_stem().unwrap().to_string_lossy().into_owned(),
+            kif,
+            trace: None,
+        })
+        .collect();
+    let checked = check(&games, Vec::new(), "gdl2", compile_variants);
+    // Both backends of every game, and the inline one with shared chunks.
+    for g in &games {
+        for name in [
+            g.name.clone(),
+            format!("{}@propnet", g.name),
+            format!("{}@shared", g.name),
+        ] {
+            assert!(checked.contains(&name), "{name} not checked: {checked:?}");
+        }
+    }
+}
+
+/// [`compile_both`], and the inline backend with its props in small chunks shared by all
+/// outputs (what large games get), labelled `GAME@shared`.
+fn compile_variants(game: &CorpusGame, source: &str) -> Result<Vec<CompiledGame>, String> {
+    let mut out = compile_both(game, source)?;
+    let mut options = gdlc::CompileOptions::for_game(&game.name);
+    options.codegen.backend = Backend::Inline;
+    options.codegen.inline_props = 0;
+    options.codegen.chunk_props = 16;
+    let c = gdlc::compile(source, &options).map_err(|e| {
+        e.iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    out.push(CompiledGame {
+        name: format!("{}@shared", game.name),
+        type_name: c.type_name,
+        backend: c.stats.backend,
+        rust: c.rust,
+        compile_time: Duration::ZERO,
+    });
+    Ok(out)
 }

@@ -16,6 +16,8 @@
 //!
 //! Outputs are node ranges aligned to 64: the legal moves of each role, and the next state
 //! (node `next_base + b` is the next value of state bit `b`), so that they are read as words.
+//! GDL-II percepts are one node each ([`Net::sees`]), read, like the next state, once the
+//! joint move is set.
 //!
 //! Generated code stores the network as text ([`Net::decode`]), decodes it once and keeps one
 //! engine per thread; the [`Game`](crate::Game) methods sync the engine to the state they are
@@ -70,6 +72,9 @@ pub struct Net {
     pub group_join: Vec<u32>,
     /// The rules evaluated at run time.
     pub joins: JoinProgram,
+    /// GDL-II: per role, per percept (in the order of the game's percept table), the node
+    /// that says the role sees it after the joint move. Empty for games without `sees`.
+    pub sees: Vec<Vec<u32>>,
 }
 
 mod join;
@@ -434,6 +439,21 @@ impl<'n> Engine<'n> {
         if count == 1 { found } else { None }
     }
 
+    /// GDL-II: appends the numbers of the percepts of `role` that hold for the held state and
+    /// joint move, ascending.
+    pub fn sees(&self, role: usize, out: &mut Vec<u32>) {
+        let Some(nodes) = self.net.sees.get(role) else {
+            return;
+        };
+        out.extend(
+            nodes
+                .iter()
+                .enumerate()
+                .filter(|&(_, &n)| self.get(n))
+                .map(|(k, _)| k as u32),
+        );
+    }
+
     /// Writes the next state (for the held state and joint move) into `out` (words).
     pub fn next(&self, out: &mut [u64]) {
         let w0 = (self.net.next_base / 64) as usize;
@@ -519,6 +539,8 @@ mod tests {
             init: vec![0b01],
             group_join: vec![u32::MAX],
             joins: JoinProgram::default(),
+            // Percepts: p0 = y (after the move), p1 = !a.
+            sees: vec![vec![128, 129]],
         }
     }
 
@@ -557,6 +579,16 @@ mod tests {
         e.legal(0, &mut l);
         assert_eq!(l, vec![1]);
         assert_eq!(e.goal(0), None);
+        let mut seen = Vec::new();
+        e.sees(0, &mut seen);
+        assert_eq!(seen, vec![1]);
+        e.set_state(&[0b01]);
+        e.set_joint(&[1]);
+        seen.clear();
+        e.sees(0, &mut seen);
+        assert_eq!(seen, vec![0]);
+        e.sees(1, &mut seen);
+        assert_eq!(seen, vec![0]);
         // Back to the start: same values as a fresh engine.
         e.set_joint(&[u32::MAX]);
         e.set_state(&[0b01]);

@@ -45,6 +45,13 @@ impl Reader<'_> {
         u32::try_from(v).map_err(|_| DecodeError("number too large"))
     }
 
+    /// Whether nothing but whitespace is left.
+    pub(super) fn at_end(&self) -> bool {
+        self.bytes[self.pos.min(self.bytes.len())..]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+    }
+
     pub(super) fn vec(&mut self, n: usize) -> Result<Vec<u32>, DecodeError> {
         (0..n).map(|_| self.next()).collect()
     }
@@ -161,6 +168,14 @@ impl Net {
             w.put(j.wrapping_add(1));
         }
         self.joins.encode(&mut w);
+        // GDL-II percepts last, and only when there are some: a network without them reads
+        // the same as before they existed.
+        if self.sees.iter().any(|s| !s.is_empty()) {
+            for s in &self.sees {
+                w.put(s.len() as u32);
+                w.all(s);
+            }
+        }
         w.out
     }
 
@@ -281,6 +296,20 @@ impl Net {
         {
             return Err(DecodeError("bad join program"));
         }
+        let mut sees = Vec::new();
+        if !r.at_end() {
+            for _ in 0..roles {
+                let k = r.len(limit)?;
+                let nodes_of = r.vec(k)?;
+                if nodes_of.iter().any(|&n| n as usize >= nodes) {
+                    return Err(DecodeError("percept node out of range"));
+                }
+                sees.push(nodes_of);
+            }
+        }
+        if !r.at_end() {
+            return Err(DecodeError("trailing data"));
+        }
         let net = Net {
             nodes: nodes as u32,
             bits: bits as u32,
@@ -301,6 +330,7 @@ impl Net {
             init,
             group_join,
             joins,
+            sees,
         };
         net.validate()?;
         Ok(net)

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use gdl_runtime::trace::{TraceOptions, write_trace};
+use gdl_runtime::trace::{TraceExtras, TraceOptions, write_trace_with};
 
 use super::cache::{self, CompileArgs, Engine};
 
@@ -18,6 +18,11 @@ pub struct Args {
     /// Give up after this many steps.
     #[arg(long, default_value_t = 100_000)]
     pub max_steps: usize,
+    /// GDL-II: also print a line `random R` for each random role, and after each joint move
+    /// a line `sees R K: p1 p2 ...` for each role that sees something (not in the reference
+    /// format).
+    #[arg(long)]
+    pub percepts: bool,
     /// The engine that plays: the interpreter, or the compiled game (built with cargo and
     /// cached; see `gdlc bench --help`).
     #[arg(long, value_enum, default_value_t = Engine::Interpreted)]
@@ -34,14 +39,17 @@ pub fn run(args: Args) -> ExitCode {
     let name = args.file.display().to_string();
     if args.engine == Engine::Compiled {
         return match cache::compiled_binary(&args.file, &source, &args.compile) {
-            Ok(binary) => cache::run_binary(
-                &binary,
-                &[
+            Ok(binary) => {
+                let mut binary_args = vec![
                     "trace".to_string(),
                     format!("--seed={}", args.seed),
                     format!("--max-steps={}", args.max_steps),
-                ],
-            ),
+                ];
+                if args.percepts {
+                    binary_args.push("--percepts".to_string());
+                }
+                cache::run_binary(&binary, &binary_args)
+            }
             Err(code) => code,
         };
     }
@@ -54,7 +62,10 @@ pub fn run(args: Args) -> ExitCode {
         seed: args.seed,
         max_steps: args.max_steps,
     };
-    let result = write_trace(&game, &options, &mut out);
+    let extras = TraceExtras {
+        percepts: args.percepts,
+    };
+    let result = write_trace_with(&game, &options, &extras, &mut out);
     print!("{out}");
     match result {
         Ok(()) => ExitCode::SUCCESS,

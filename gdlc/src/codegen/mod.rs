@@ -193,6 +193,42 @@ pub(crate) struct GameBodies {
     /// Writes `*next_state`.
     pub next_state: TokenStream,
     pub goal: TokenStream,
+    /// GDL-II: appends to `out` the texts (from `SEES`) of the percepts of `role` after
+    /// `joint` in `state`, in `SEES` order. Unused when the game has no percepts.
+    pub percepts: TokenStream,
+}
+
+/// Whether the game has GDL-II percepts (`sees` rules that can hold).
+pub fn has_percepts(ir: &Ir) -> bool {
+    ir.sees.iter().any(|ps| !ps.is_empty())
+}
+
+/// The `SEES` table of a game with percepts: per role, its percept texts in byte order.
+fn sees_table(ir: &Ir) -> TokenStream {
+    if !has_percepts(ir) {
+        return TokenStream::new();
+    }
+    let rows = ir.sees.iter().map(|ps| {
+        let texts = ps.iter().map(|p| &p.text);
+        quote! { &[#(#texts),*] }
+    });
+    quote! {
+        /// GDL-II: the percepts of each role, in byte order of the text; `percepts` lists
+        /// those that hold in this order.
+        pub const SEES: &[&[&str]] = &[#(#rows),*];
+    }
+}
+
+/// The `percepts` method of a game with percepts.
+fn percepts_fn(ir: &Ir, body: &TokenStream) -> TokenStream {
+    if !has_percepts(ir) {
+        return TokenStream::new();
+    }
+    quote! {
+        fn percepts(&self, state: &State, joint: &[u32], role: RoleIndex, out: &mut Vec<String>) {
+            #body
+        }
+    }
 }
 
 /// The items every module starts with: imports, the game struct, `State`, the name tables and
@@ -211,6 +247,7 @@ pub(crate) fn header(ir: &Ir, options: &CodegenOptions) -> TokenStream {
     let init = init.iter().map(|&w| Literal::u64_suffixed(w));
     let doc_game = format!(" The game of {}.", options.source_name);
     let words_lit = Literal::usize_unsuffixed(words);
+    let sees = sees_table(ir);
     quote! {
         use gdl_runtime::{Game, RoleIndex};
 
@@ -232,6 +269,7 @@ pub(crate) fn header(ir: &Ir, options: &CodegenOptions) -> TokenStream {
         pub const MOVES: &[&[&str]] = &[#(#moves),*];
         /// The initial state.
         pub const INIT: State = State([#(#init),*]);
+        #sees
     }
 }
 
@@ -244,7 +282,9 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
         legal_moves,
         next_state,
         goal,
+        percepts,
     } = b;
+    let percepts = percepts_fn(ir, percepts);
     quote! {
         impl Game for #ty {
             type State = State;
@@ -299,6 +339,8 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
                     }
                 }
             }
+
+            #percepts
         }
     }
 }

@@ -5,7 +5,8 @@
 //! two constants, one gate per move set, then the gates of the props in evaluation order (the
 //! and-gates of a prop's conjunctions before its or-gate; the gates of a recursive group
 //! contiguous), and last the outputs, one buffer gate each: the legal moves of each role and
-//! the next state in ranges aligned to 64, the terminal test and the goals.
+//! the next state in ranges aligned to 64, the terminal test, the goals and the GDL-II
+//! percepts of each role.
 //!
 //! A move set of more than half a role's moves is built as "none of the other moves", so that
 //! a move fans out to few gates.
@@ -454,8 +455,14 @@ pub fn build_net(ir: &Ir) -> Net {
         }
         goals.push(out);
     }
+    let sees: Vec<Vec<u32>> = ir
+        .sees
+        .iter()
+        .map(|ps| ps.iter().map(|p| b.buffer(p.when)).collect())
+        .collect();
     let mut net = finish(b, bits, legal_base, next_base, terminal, goals);
     net.legal_guard = legal_guard;
+    net.sees = sees;
     net
 }
 
@@ -491,6 +498,7 @@ fn output_only(ir: &Ir) -> Vec<bool> {
     ir.next.iter().for_each(|&l| count(l, true));
     count(ir.terminal, false);
     ir.goals.iter().flatten().for_each(|g| count(g.when, false));
+    ir.sees.iter().flatten().for_each(|p| count(p.when, false));
     let group_of = ir.group_of();
     (0..n)
         .map(|p| refs[p] == 1 && by_output[p] && group_of[p].is_none())
@@ -617,6 +625,7 @@ fn finish(
         init,
         group_join: b.group_join,
         joins,
+        sees: Vec::new(),
     }
 }
 
@@ -705,6 +714,19 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
             })
         },
         goal: quote! { with_engine(state, |e| e.goal(role)) },
+        percepts: quote! {
+            let mut seen = Vec::new();
+            with_engine(state, |e| {
+                e.set_joint(joint);
+                e.sees(role, &mut seen);
+            });
+            let texts = SEES.get(role).copied().unwrap_or(&[]);
+            out.extend(
+                seen.iter()
+                    .filter_map(|&k| texts.get(k as usize))
+                    .map(|t| t.to_string()),
+            );
+        },
     };
     let engine = quote! {
         use gdl_runtime::propnet::{Engine, Net};

@@ -1,8 +1,9 @@
 //! Grounding: the flat rules of a description instantiated over the ground atoms that can
 //! matter, with everything that does not depend on `true` or `does` evaluated away.
 //!
-//! 1. *Needed rules*: only rules that `role`, `init`, `legal`, `next`, `goal` or `terminal`
-//!    depend on are kept (`base`, `input` and `sees` are not simulated).
+//! 1. *Needed rules*: only rules that `role`, `init`, `legal`, `next`, `goal`, `terminal` or
+//!    `sees` (GDL-II percepts, derived like `next` from the state and the joint move) depend on
+//!    are kept (`base` and `input` are not simulated).
 //! 2. *Static relations* (those that depend on neither `true` nor `does`, such as `succ` or
 //!    `+` tables) are computed exactly, stratum by stratum, with negation ([`fixpoint`]).
 //! 3. *Relaxed reachability*: an over-approximation of every ground atom that can hold in a
@@ -122,7 +123,7 @@ pub struct GroundProgram {
     /// The state facts `X` of every `(init X)`, in order of derivation.
     pub init: Vec<TermId>,
     /// The ground rules of every dynamic relation, plus facts for the atoms of game relations
-    /// (`legal`, `next`, `goal`, `terminal`) that turned out static.
+    /// (`legal`, `next`, `goal`, `terminal`, `sees`) that turned out static.
     pub rules: Vec<GroundRule>,
     /// The rules evaluated at run time (none unless the description is too large to ground).
     pub joins: hybrid::GroundJoins,
@@ -137,13 +138,14 @@ impl GroundProgram {
 }
 
 /// The relations that the game is read from.
-const OUTPUTS: [RelKey; 6] = [
+const OUTPUTS: [RelKey; 7] = [
     (kw::ROLE, 1),
     (kw::INIT, 1),
     (kw::LEGAL, 2),
     (kw::NEXT, 1),
     (kw::GOAL, 2),
     (kw::TERMINAL, 0),
+    (kw::SEES, 2),
 ];
 
 /// The state of a grounding: the atoms found so far and the limits.
@@ -528,6 +530,7 @@ fn ground_dynamic(
         (kw::NEXT, 1),
         (kw::GOAL, 2),
         (kw::TERMINAL, 0),
+        (kw::SEES, 2),
     ] {
         if !g.dynamic.contains(&rel) {
             for &a in g.db.atoms(rel) {

@@ -263,6 +263,9 @@ impl Game for Interpreter {
         e.ensure(self.sees_rel);
         let mut seen = Vec::new();
         self.by_role(&e, self.sees_rel, role, &mut seen);
+        // In byte order of the text, as compiled games list them.
+        let start = out.len();
         out.extend(seen.iter().map(|&t| e.store.text(&e.symbols, t)));
+        out[start..].sort_unstable();
     }
 }

@@ -1,6 +1,8 @@
 //! The inline backend: straight-line code per output.
 //!
-//! One plain function per output: `terminal`, `legal_<r>` and `goal_<r>` per role, `next`.
+//! One plain function per output: `terminal`, `legal_<r>` and `goal_<r>` per role, `next`,
+//! and for GDL-II games `sees_<r>` per role that has percepts (reading the joint move, like
+//! `next`).
 //! Each output function computes only the props its outputs read (its *cone*), as
 //! straight-line `let`s in evaluation order; a recursive group becomes a loop that runs until
 //! nothing changes. A cone of more than [`CodegenOptions::chunk_props`] props is split into
@@ -146,11 +148,15 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             tail: &|e| next::tail(ir, &next_plan, e),
         },
     ));
-    let joint = (0..nroles).map(|r| {
-        let rl = Literal::usize_unsuffixed(r);
-        let n = Literal::u32_suffixed(ir.moves[r].len() as u32);
-        quote! { joint.get(#rl).copied().map_or(#n, |m| m.min(#n)) }
-    });
+    let (sees_fns, sees_arms) = sees_fns(ir, options, shared.as_ref());
+    items.extend(sees_fns);
+    let joint: Vec<TokenStream> = (0..nroles)
+        .map(|r| {
+            let rl = Literal::usize_unsuffixed(r);
+            let n = Literal::u32_suffixed(ir.moves[r].len() as u32);
+            quote! { joint.get(#rl).copied().map_or(#n, |m| m.min(#n)) }
+        })
+        .collect();
     let nroles_lit = Literal::usize_unsuffixed(nroles);
     let bodies = GameBodies {
         is_terminal: quote! { terminal(state) },
@@ -170,12 +176,65 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 _ => None,
             }
         },
+        percepts: quote! {
+            let joint: [u32; #nroles_lit] = [#(#joint),*];
+            match role {
+                #(#sees_arms)*
+                _ => {}
+            }
+        },
     };
     let mut out = vec![super::header(ir, options)];
     out.extend(move_set_tables(ir));
     out.extend(items);
     out.push(super::game_impl(ir, options, &bodies));
     out
+}
+
+/// GDL-II: per role with percepts, the function `sees_<r>` pushing the texts of the percepts
+/// that hold after the joint move (in `SEES` order); and the arms of `percepts` calling them.
+fn sees_fns(
+    ir: &Ir,
+    options: &CodegenOptions,
+    shared: Option<&cone::Shared>,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut fns = Vec::new();
+    let mut arms = Vec::new();
+    for (r, percepts) in ir.sees.iter().enumerate() {
+        if percepts.is_empty() {
+            continue;
+        }
+        let name = format!("sees_{r}");
+        let f = format_ident!("{}", name);
+        let ri = Literal::usize_unsuffixed(r);
+        fns.push(cone_fn(
+            ir,
+            options,
+            shared,
+            &ConeSpec {
+                name: &name,
+                moves: true,
+                roots: percepts.iter().map(|p| p.when).collect(),
+                ret: quote! { () },
+                extra_param: quote! { out: &mut Vec<String>, },
+                tail: &|e| {
+                    let pushes = percepts.iter().enumerate().filter_map(|(k, p)| {
+                        let x = e(p.when);
+                        let k = Literal::usize_unsuffixed(k);
+                        let push = quote! { out.push(SEES[#ri][#k].to_string()); };
+                        match x.to_string().as_str() {
+                            "false" => None,
+                            "true" => Some(push),
+                            _ => Some(quote! { if #x { #push } }),
+                        }
+                    });
+                    quote! { #(#pushes)* }
+                },
+            },
+        ));
+        arms.push(quote! { #ri => #f(state, &joint, out), });
+    }
+    (fns, arms)
 }
 
 /// The function `name` pushing the legal moves `moves` (ascending) of role `r`.
