@@ -99,14 +99,15 @@ fn expand(input: &Input) -> syn::Result<proc_macro2::TokenStream> {
     let mut options = gdlc::pipeline::CompileOptions::for_game(&input.name.to_string());
     options.codegen.type_name = input.name.to_string();
     options.codegen.source_name = file_name.clone();
-    let compiled = gdlc::compile(&text, &options).map_err(|diags| {
+    let source = gdlc::Source::new(&file_name, &text);
+    let compiled = gdlc::compile(source, &options).map_err(|diags| {
         let file = gdlc::diag::SourceFile {
             name: &file_name,
             text: &text,
         };
         let rendered: String = diags
             .iter()
-            .map(|d| gdlc::diag::render(file, d, gdlc::diag::RenderOptions { color: false }))
+            .map(|d| gdlc::diag::render_plain(file, d))
             .collect();
         let errors = diags.iter().filter(|d| d.is_error()).count();
         syn::Error::new(span, format!("{file_name}: {errors} error(s)\n{rendered}"))

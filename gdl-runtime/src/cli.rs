@@ -27,7 +27,7 @@ use std::time::Duration;
 use crate::Game;
 use crate::bench::{self, BenchOptions};
 use crate::compare::{DEFAULT_MAX_STEPS, playout_record};
-use crate::trace::{TraceExtras, TraceOptions, write_trace_with};
+use crate::trace::{TraceError, TraceExtras, TraceOptions, write_trace_to};
 
 /// Exit status of a usage error.
 pub const EXIT_USAGE: u8 = 2;
@@ -204,16 +204,32 @@ pub fn run_game_as<G: Game>(game: &G, name: &str, engine: &str, args: &[String])
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = execute(game, name, engine, &command, &mut out);
-    let flushed = out.flush();
-    match (result, flushed) {
-        (Ok(()), Ok(())) => ExitCode::SUCCESS,
-        (Err(e), _) => {
+    let flushed = out.flush().map_err(|e| RunError::Output(e.kind()));
+    match result.and(flushed) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`BIN trace | head`): nothing more to say.
+        Err(RunError::Output(std::io::ErrorKind::BrokenPipe)) => ExitCode::SUCCESS,
+        Err(e) => {
             eprintln!("{name}: {e}");
             ExitCode::FAILURE
         }
-        (Ok(()), Err(e)) => {
-            eprintln!("{name}: cannot write the output: {e}");
-            ExitCode::FAILURE
+    }
+}
+
+/// Why a command of [`execute`] stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The game could not be played to the end (no legal move, step limit, ...).
+    Game(String),
+    /// The output could not be written.
+    Output(std::io::ErrorKind),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Game(e) => f.write_str(e),
+            RunError::Output(kind) => write!(f, "cannot write the output: {kind}"),
         }
     }
 }
@@ -227,25 +243,25 @@ pub fn execute<G: Game>(
     engine: &str,
     command: &Command,
     out: &mut dyn Write,
-) -> Result<(), String> {
-    let io = |e: std::io::Error| format!("cannot write the output: {e}");
+) -> Result<(), RunError> {
+    let io = |e: std::io::Error| RunError::Output(e.kind());
     match command {
         Command::Trace {
             seed,
             max_steps,
             extras,
         } => {
-            let mut s = String::new();
             let options = TraceOptions {
                 seed: *seed,
                 max_steps: *max_steps,
             };
-            let result = write_trace_with(game, &options, extras, &mut s);
-            out.write_all(s.as_bytes()).map_err(io)?;
-            result.map_err(|e| e.to_string())
+            write_trace_to(game, &options, extras, out).map_err(|e| match e {
+                TraceError::Output(kind) => RunError::Output(kind),
+                e => RunError::Game(e.to_string()),
+            })
         }
         Command::Bench(options) => {
-            let r = bench::run(game, options).map_err(|e| e.to_string())?;
+            let r = bench::run(game, options).map_err(|e| RunError::Game(e.to_string()))?;
             writeln!(out, "{}", r.line(name, engine)).map_err(io)
         }
         Command::Traces {
@@ -349,7 +365,11 @@ mod tests {
             &parse_args(&args("trace --max-steps 3")).unwrap(),
             &mut out,
         );
-        assert!(e.unwrap_err().contains("no terminal state after 3 steps"));
+        assert!(
+            e.unwrap_err()
+                .to_string()
+                .contains("no terminal state after 3 steps")
+        );
         assert!(
             String::from_utf8(out)
                 .unwrap()

@@ -11,6 +11,8 @@ pub enum TraceError {
     NoLegalMove { step: usize, role: String },
     /// The playout reached the step limit without a terminal state.
     StepLimit { steps: usize },
+    /// The trace could not be written ([`write_trace_to`]); what was written before stands.
+    Output(std::io::ErrorKind),
 }
 
 impl fmt::Display for TraceError {
@@ -23,8 +25,13 @@ impl fmt::Display for TraceError {
                 )
             }
             TraceError::StepLimit { steps } => {
-                write!(f, "no terminal state after {steps} steps")
+                write!(
+                    f,
+                    "no terminal state after {steps} steps (the step limit; raise it with \
+                     --max-steps)"
+                )
             }
+            TraceError::Output(kind) => write!(f, "cannot write the trace: {kind}"),
         }
     }
 }
@@ -79,6 +86,39 @@ pub fn write_trace_with<G: Game>(
     extras: &TraceExtras,
     out: &mut String,
 ) -> Result<(), TraceError> {
+    play(game, options, extras, out, &mut |_| Ok(()))
+}
+
+/// [`write_trace_with`], streamed: each step is written to `out` as soon as it is computed
+/// (and `out` flushed), so a long playout shows progress and takes no memory for its text.
+/// A write error stops the playout ([`TraceError::Output`]).
+pub fn write_trace_to<G: Game>(
+    game: &G,
+    options: &TraceOptions,
+    extras: &TraceExtras,
+    out: &mut dyn std::io::Write,
+) -> Result<(), TraceError> {
+    let mut buffer = String::new();
+    let mut flush = |text: &mut String| {
+        let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+        text.clear();
+        written.map_err(|e| TraceError::Output(e.kind()))
+    };
+    let played = play(game, options, extras, &mut buffer, &mut flush);
+    // What the playout wrote before it stopped (the last step, an error's step) is shown too.
+    let flushed = flush(&mut buffer);
+    played.and(flushed)
+}
+
+/// The playout behind the `write_trace*` functions: appends to `out`, and calls `flush` with
+/// it after each step.
+fn play<G: Game>(
+    game: &G,
+    options: &TraceOptions,
+    extras: &TraceExtras,
+    out: &mut String,
+    flush: &mut dyn FnMut(&mut String) -> Result<(), TraceError>,
+) -> Result<(), TraceError> {
     let roles = game.role_count();
     let mut rng = SplitMix64::new(options.seed);
     out.push_str("roles");
@@ -101,6 +141,7 @@ pub fn write_trace_with<G: Game>(
     let mut joint: Vec<G::Move> = Vec::with_capacity(roles);
     let mut facts = Vec::new();
     for step in 0..=options.max_steps {
+        flush(out)?;
         let _ = writeln!(out, "step {step}");
         facts.clear();
         game.write_state(&state, &mut facts);

@@ -1,5 +1,5 @@
 //! Diagnostics: what the readers and the checker report, and their rendering with source
-//! snippets (through `ariadne`).
+//! snippets (through `ariadne` with the `cli` feature; [`render_plain`] without it).
 
 use std::fmt;
 
@@ -24,6 +24,9 @@ pub struct Diagnostic {
     pub labels: Vec<(Span, String)>,
     /// Free text shown after the snippet.
     pub notes: Vec<String>,
+    /// A finding about the description as a whole (no `terminal` rule), not about one place:
+    /// shown after the findings that have a place, which are often its cause.
+    pub whole_program: bool,
 }
 
 impl Diagnostic {
@@ -35,6 +38,7 @@ impl Diagnostic {
             span,
             labels: Vec::new(),
             notes: Vec::new(),
+            whole_program: false,
         }
     }
 
@@ -47,6 +51,12 @@ impl Diagnostic {
 
     pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Self {
         self.labels.push((span, text.into()));
+        self
+    }
+
+    /// Marks a finding about the description as a whole ([`Diagnostic::whole_program`]).
+    pub fn about_whole_program(mut self) -> Self {
+        self.whole_program = true;
         self
     }
 
@@ -110,7 +120,62 @@ pub struct RenderOptions {
     pub color: bool,
 }
 
-/// Renders `diag` with its source snippet, as the `gdlc` command prints it.
+/// Renders `diag` with its source line, without colours or box drawing (what the `gdl!` macro
+/// shows in a compile error; no dependency beyond the standard library):
+///
+/// ```text
+/// error[unsafe-variable]: variable ?x of the head does not appear in a positive literal
+///  --> game.kif:3:5
+///   | (<= (q ?x) (true (p)))
+///   |     ^^^^^^
+///   = note: ...
+/// ```
+pub fn render_plain(file: SourceFile<'_>, diag: &Diagnostic) -> String {
+    let kind = match diag.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let span = clamp(file.text, diag.span);
+    let (line, col) = line_col(file.text, span.start as u32);
+    let line_start = file.text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = file.text[span.start..]
+        .find('\n')
+        .map_or(file.text.len(), |i| span.start + i);
+    // Long lines (a whole file on one line) are clipped around the span.
+    const WIDTH: usize = 160;
+    let mut shown_start = line_start;
+    if span.start - line_start > WIDTH / 2 {
+        shown_start = floor_char_boundary(file.text, span.start - WIDTH / 2);
+    }
+    let shown_end = floor_char_boundary(file.text, line_end.min(shown_start + WIDTH));
+    let text = &file.text[shown_start..shown_end];
+    let lead = if shown_start > line_start { "..." } else { "" };
+    let pad = lead.len() + file.text[shown_start..span.start].chars().count();
+    let carets = file.text[span.start..span.end.min(shown_end).max(span.start)]
+        .chars()
+        .count()
+        .max(1);
+    let mut out = format!(
+        "{kind}[{}]: {}\n --> {}:{line}:{col}\n  | {lead}{text}\n  | {}{}\n",
+        diag.code,
+        diag.message,
+        file.name,
+        " ".repeat(pad),
+        "^".repeat(carets)
+    );
+    for (s, label) in &diag.labels {
+        let (l, c) = line_col(file.text, s.start);
+        out.push_str(&format!("  = {}:{l}:{c}: {label}\n", file.name));
+    }
+    for note in &diag.notes {
+        out.push_str(&format!("  = note: {note}\n"));
+    }
+    out
+}
+
+/// Renders `diag` with its source snippet, as the `gdlc` command prints it (through
+/// `ariadne`; needs the `cli` feature).
+#[cfg(feature = "cli")]
 pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -> String {
     use ariadne::{Config, Label, Report, ReportKind, Source};
     let kind = match diag.severity {
@@ -144,6 +209,7 @@ pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -
     }
 }
 
+#[cfg(feature = "cli")]
 fn label_text(diag: &Diagnostic) -> &str {
     match diag.severity {
         Severity::Error => "here",
@@ -169,6 +235,36 @@ mod tests {
         assert_eq!(line_col(text, 8), (3, 2));
     }
 
+    #[test]
+    fn plain_rendering_shows_the_line_and_clips_long_ones() {
+        let text = "(role x)\n(init (cell 1))\n";
+        let d =
+            Diagnostic::error("test", Span::new(15, 23), "something is wrong").with_note("a note");
+        let out = render_plain(
+            SourceFile {
+                name: "g.kif",
+                text,
+            },
+            &d,
+        );
+        assert_eq!(
+            out,
+            "error[test]: something is wrong\n --> g.kif:2:7\n  | (init (cell 1))\n  |       ^^^^^^^^\n  = note: a note\n"
+        );
+        let long = format!("{}(x", "(p) ".repeat(10_000));
+        let d = Diagnostic::error("test", Span::new(40_000, 40_001), "unclosed");
+        let out = render_plain(
+            SourceFile {
+                name: "g.kif",
+                text: &long,
+            },
+            &d,
+        );
+        assert!(out.lines().all(|l| l.len() < 200), "{out}");
+        assert!(out.contains("g.kif:1:40001"), "{out}");
+    }
+
+    #[cfg(feature = "cli")]
     #[test]
     fn render_names_file_line_and_column() {
         let text = "(role x)\n(init (cell 1))\n";

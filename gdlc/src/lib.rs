@@ -9,6 +9,7 @@ pub mod codegen;
 pub mod crate_gen;
 pub mod depgraph;
 pub mod diag;
+pub mod frontend;
 pub mod ground;
 pub mod infix;
 pub mod interp;
@@ -23,7 +24,8 @@ pub mod stratify;
 pub mod terms;
 
 pub use ast::Program;
-pub use check::{CheckReport, check};
+pub use check::{CheckOptions, CheckReport, check};
 pub use diag::Diagnostic;
+pub use frontend::{Checked, Source, Syntax};
 pub use parse::parse_kif;
 pub use pipeline::{CompileOptions, Compiled, compile};

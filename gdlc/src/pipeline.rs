@@ -5,8 +5,8 @@
 //!
 //! | pass | module | output |
 //! |---|---|---|
-//! | parse | [`crate::parse`] | [`Program`] (the syntax tree) |
-//! | check | [`crate::check`] | diagnostics; the relation strata ([`Strata`]) |
+//! | parse | [`crate::frontend`] (KIF or infix, by the source's name) | [`Program`] (the syntax tree) |
+//! | check | [`crate::frontend`], [`crate::check`] | diagnostics; the relation strata ([`Strata`]) |
 //! | normalise | [`crate::normalize`] | flat rules ([`NProgram`]) |
 //! | ground | [`crate::ground`] | ground rules over reachable atoms ([`GroundProgram`]) |
 //! | lower | [`crate::ir`] | the propositional circuit ([`Ir`]) |
@@ -20,8 +20,10 @@
 use std::time::{Duration, Instant};
 
 use crate::ast::Program;
+use crate::check::CheckOptions;
 use crate::codegen::{self, CodegenOptions};
 use crate::diag::Diagnostic;
+use crate::frontend::{self, Source};
 use crate::ground::{self, GroundOptions, GroundProgram, GroundStats};
 use crate::ir::{self, Ir, IrStats};
 use crate::normalize::{self, NProgram, NormalizeOptions};
@@ -31,15 +33,12 @@ use crate::stratify::Strata;
 /// Options of the whole pipeline.
 #[derive(Clone, Debug, Default)]
 pub struct CompileOptions {
+    /// The checker's options (e.g. [`CheckOptions::lenient_arities`]).
+    pub check: CheckOptions,
     pub normalize: NormalizeOptions,
     pub ground: GroundOptions,
     pub optimise: OptimiseOptions,
     pub codegen: CodegenOptions,
-    /// Compile descriptions that use one name with several arities (the checker's
-    /// `relation-arity` and `function-arity` errors become warnings): every engine tells
-    /// relations and functions apart by name *and* arity, as the reference reasoner does.
-    /// Off by default: such a description is invalid GDL and is rejected.
-    pub lenient_arities: bool,
 }
 
 impl CompileOptions {
@@ -116,8 +115,12 @@ pub struct CompileStats {
     pub timings: Vec<(&'static str, Duration)>,
 }
 
-/// Compiles a GDL description (KIF text) into a Rust module.
-pub fn compile(source: &str, options: &CompileOptions) -> Result<Compiled, Vec<Diagnostic>> {
+/// Compiles a GDL description into a Rust module. The source's name decides its syntax (see
+/// [`crate::frontend`]); a bare `&str` is KIF or infix by its first token.
+pub fn compile<'a>(
+    source: impl Into<Source<'a>>,
+    options: &CompileOptions,
+) -> Result<Compiled, Vec<Diagnostic>> {
     let a = run(source, options, Stage::Rust)?;
     let (Some(g), Some(ir), Some(rust), Some(ir_lowered)) =
         (&a.ground, &a.ir, a.rust, a.ir_lowered)
@@ -144,8 +147,8 @@ pub fn compile(source: &str, options: &CompileOptions) -> Result<Compiled, Vec<D
 }
 
 /// Runs the passes up to and including `stop`.
-pub fn run(
-    source: &str,
+pub fn run<'a>(
+    source: impl Into<Source<'a>>,
     options: &CompileOptions,
     stop: Stage,
 ) -> Result<Artifacts, Vec<Diagnostic>> {
@@ -157,27 +160,21 @@ pub fn run(
         clock = now;
     };
 
-    let (program, diags) = crate::parse_kif(source);
-    fail_on_errors(&diags)?;
-    a.warnings = diags;
-    a.program = program;
-    lap(&mut a, "parse");
+    let source = source.into();
     if stop == Stage::Ast {
+        let (program, diags) = source.syntax().parse(source.text);
+        fail_on_errors(&diags)?;
+        a.warnings = diags;
+        a.program = program;
+        lap(&mut a, "parse");
         return Ok(a);
     }
 
-    let mut report = crate::check(&a.program);
-    if options.lenient_arities {
-        for d in &mut report.diagnostics {
-            if matches!(d.code, "relation-arity" | "function-arity") {
-                d.severity = crate::diag::Severity::Warning;
-            }
-        }
-    }
-    fail_on_errors(&report.diagnostics)?;
-    a.warnings.extend(report.diagnostics);
-    a.strata = report.strata;
-    lap(&mut a, "check");
+    let checked = frontend::load(source, &options.check)?;
+    a.program = checked.program;
+    a.warnings = checked.warnings;
+    a.strata = checked.strata;
+    lap(&mut a, "parse and check");
     if stop == Stage::Strata {
         return Ok(a);
     }

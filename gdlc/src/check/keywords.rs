@@ -87,7 +87,8 @@ fn missing_relations(cx: &mut Context<'_>) {
                 )
                 .with_note(
                     "every game needs `role` facts and rules for `legal`, `goal` and `terminal`",
-                ),
+                )
+                .about_whole_program(),
             );
         }
     }

@@ -70,13 +70,29 @@ impl CheckReport {
     }
 }
 
-/// Checks `program` against every restriction of GDL; see the module documentation for the
-/// list of checks and their codes.
+/// Options of the checker.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Accept descriptions that use one name with several arities: `relation-arity` and
+    /// `function-arity` are warnings, not errors. Every engine tells relations and functions
+    /// apart by name *and* arity, as the reference reasoner does. Off by default: such a
+    /// description is invalid GDL.
+    pub lenient_arities: bool,
+}
+
+/// Checks `program` against every restriction of GDL with the default options; see the module
+/// documentation for the list of checks and their codes.
 pub fn check(program: &Program) -> CheckReport {
+    check_with(program, &CheckOptions::default())
+}
+
+/// [`check`] with options.
+pub fn check_with(program: &Program, options: &CheckOptions) -> CheckReport {
     let graph = depgraph::build(program);
     let reachable = crate::normalize::reachable_relations(&graph);
     let mut cx = Context {
         program,
+        options: *options,
         graph,
         reachable,
         diagnostics: Vec::new(),
@@ -97,6 +113,7 @@ pub fn check(program: &Program) -> CheckReport {
 /// What every check reads, and where it reports.
 struct Context<'p> {
     program: &'p Program,
+    options: CheckOptions,
     graph: DepGraph,
     /// The relations some game relation depends on.
     reachable: HashSet<Sym>,
@@ -113,6 +130,15 @@ impl Context<'_> {
     }
 
     fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Reports a name used with several arities: an error, a warning under
+    /// [`CheckOptions::lenient_arities`].
+    fn report_arity(&mut self, mut diagnostic: Diagnostic) {
+        if self.options.lenient_arities {
+            diagnostic.severity = crate::diag::Severity::Warning;
+        }
         self.diagnostics.push(diagnostic);
     }
 }

@@ -195,7 +195,7 @@ fn report_arities(cx: &mut Context<'_>, name: Sym, seen: &[AritySeen], kind: Ari
         })
         .collect();
     for s in seen.iter().filter(|s| s.arity != reference.arity) {
-        cx.report(
+        cx.report_arity(
             Diagnostic::error(
                 code,
                 s.first,

@@ -51,14 +51,14 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("gdlc bench: --seconds must be a non-negative number");
         return ExitCode::from(super::EXIT_USAGE);
     }
-    let source = match super::read_source(&args.file) {
-        Ok(s) => s,
+    let loaded = match super::Loaded::read(&args.file) {
+        Ok(l) => l,
         Err(code) => return code,
     };
-    let name = args.file.display().to_string();
-    let stem = cache::stem_of(&args.file);
+    let name = &loaded.name;
+    let stem = loaded.stem();
     if args.engine == Engine::Compiled {
-        return match cache::compiled_binary(&args.file, &source, &args.compile) {
+        return match cache::compiled_binary(&loaded, &args.compile) {
             Ok(binary) => cache::run_binary(
                 &binary,
                 &[
@@ -71,7 +71,7 @@ pub fn run(args: Args) -> ExitCode {
             Err(code) => code,
         };
     }
-    let game = match super::load_interpreter(&name, &source) {
+    let game = match loaded.interpreter() {
         Ok(g) => g,
         Err(code) => return code,
     };
@@ -81,10 +81,7 @@ pub fn run(args: Args) -> ExitCode {
         max_steps: args.max_steps,
     };
     match bench::run(&game, &options) {
-        Ok(r) => {
-            println!("{}", r.line(&stem, "interpreted"));
-            ExitCode::SUCCESS
-        }
+        Ok(r) => super::finish_out(&format!("{}\n", r.line(&stem, "interpreted"))),
         Err(e) => {
             eprintln!("gdlc bench: {name}: {e}");
             ExitCode::FAILURE

@@ -39,8 +39,8 @@ pub struct Args {
 /// Runs `gdlc build`: exit 0 when written, 1 when the description does not compile, 2 on usage
 /// or I/O problems.
 pub fn run(args: Args) -> ExitCode {
-    let source = match super::read_source(&args.file) {
-        Ok(s) => s,
+    let loaded = match super::Loaded::read(&args.file) {
+        Ok(l) => l,
         Err(code) => return code,
     };
     let runtime = match cache::runtime_dir(&args.compile) {
@@ -66,13 +66,9 @@ pub fn run(args: Args) -> ExitCode {
         );
         return ExitCode::from(super::EXIT_USAGE);
     }
-    let name = args.file.display().to_string();
-    let compiled = match gdlc::compile(
-        &source,
-        &super::emit::options_for(&args.file, &args.compile.codegen),
-    ) {
+    let compiled = match loaded.compile(&super::options_for(&args.file, &args.compile.codegen)) {
         Ok(c) => c,
-        Err(errors) => return super::emit::report_errors(&name, &source, &errors),
+        Err(code) => return code,
     };
     let options = CrateOptions {
         package,
@@ -84,14 +80,13 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("gdlc build: cannot write {}: {e}", args.output.display());
         return ExitCode::from(super::EXIT_USAGE);
     }
-    println!(
+    super::finish_out(&format!(
         "wrote {dir} ({} bytes of Rust); build it with: cargo build --release --manifest-path \
-         {dir}/Cargo.toml; binary: {dir}/target/release/{}",
+         {dir}/Cargo.toml; binary: {dir}/target/release/{}\n",
         compiled.rust.len(),
         files.bin,
         dir = args.output.display()
-    );
-    ExitCode::SUCCESS
+    ))
 }
 
 /// Cargo's rule for package names: ASCII letters, digits, `-` and `_`, not starting with a

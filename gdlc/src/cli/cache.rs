@@ -48,7 +48,7 @@ pub struct CompileArgs {
     #[arg(short, long)]
     pub verbose: bool,
     #[command(flatten)]
-    pub codegen: super::emit::CodegenArgs,
+    pub codegen: super::CodegenArgs,
 }
 
 /// The directory of `gdl-runtime` for generated crates.
@@ -176,12 +176,14 @@ fn compiler_build() -> String {
 /// Returns the binary of the compiled game of `file` (whose text is `source`), compiling and
 /// building it into the cache unless it is there already. Errors are printed; the exit code
 /// is returned.
-pub fn compiled_binary(file: &Path, source: &str, args: &CompileArgs) -> Result<PathBuf, ExitCode> {
+pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<PathBuf, ExitCode> {
+    let file = loaded.path.as_path();
+    let source = loaded.text.as_str();
     let runtime = runtime_dir(args)?;
     let stem = stem_of(file);
-    let options = super::emit::options_for(file, &args.codegen);
+    let options = super::options_for(file, &args.codegen);
     let runtime_text = runtime.display().to_string();
-    let backend = format!("{:?}", options.codegen.backend);
+    let backend = options.codegen.backend.name();
     let key = crate_gen::cache_key(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
         compiler_build().as_bytes(),
@@ -200,11 +202,7 @@ pub fn compiled_binary(file: &Path, source: &str, args: &CompileArgs) -> Result<
         }
         return Ok(binary);
     }
-    let name = file.display().to_string();
-    let compiled = match gdlc::compile(source, &options) {
-        Ok(c) => c,
-        Err(errors) => return Err(super::emit::report_errors(&name, source, &errors)),
-    };
+    let compiled = loaded.compile(&options)?;
     let crate_options = CrateOptions {
         package: crate_gen::package_name(&stem),
         runtime: RuntimeDep::Path(runtime_text),

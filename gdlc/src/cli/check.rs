@@ -5,11 +5,9 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use gdlc::Diagnostic;
 use gdlc::diag::{self, OneLine, RenderOptions, SourceFile};
 
-/// Exit code when some description has errors.
-const EXIT_ERRORS: u8 = 1;
+use super::{EXIT_ERRORS, Loaded};
 
 /// How diagnostics are printed.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,7 +30,7 @@ Exit status: 0 when no file has errors (warnings are allowed), 1 when some file 
 #[derive(clap::Args, Debug)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// Game description files (KIF).
+    /// Game description files (KIF or infix).
     pub files: Vec<PathBuf>,
     /// Print only errors: no warnings, no summary for files without errors.
     #[arg(short, long)]
@@ -67,14 +65,16 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn check_file(path: &Path, args: &Args) -> Outcome {
-    let Ok(text) = super::read_source(path) else {
+    let Ok(loaded) = Loaded::read(path) else {
         return Outcome::Unreadable;
     };
-    let name = path.display().to_string();
-    let diagnostics = diagnostics_of(path, &text);
+    let name = &loaded.name;
+    // Syntax errors alone when the text does not parse; else every finding, in source order.
+    let diagnostics =
+        gdlc::frontend::analyse(loaded.source(), &gdlc::CheckOptions::default()).diagnostics;
     let file = SourceFile {
-        name: &name,
-        text: &text,
+        name,
+        text: &loaded.text,
     };
     let options = RenderOptions {
         color: std::io::stderr().is_terminal(),
@@ -90,22 +90,16 @@ fn check_file(path: &Path, args: &Args) -> Outcome {
     drop(err);
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
-    if errors > 0 || !args.quiet {
-        println!("{name}: {}", summary(errors, warnings));
+    if (errors > 0 || !args.quiet)
+        && super::print_out(&format!("{name}: {}\n", summary(errors, warnings))).is_err()
+    {
+        // The reader of the summaries went away; the outcome stands.
     }
     if errors > 0 {
         Outcome::Errors
     } else {
         Outcome::Clean
     }
-}
-
-/// The syntax diagnostics and the checker's, in source order.
-fn diagnostics_of(path: &std::path::Path, text: &str) -> Vec<Diagnostic> {
-    let (program, mut diagnostics) = super::parse_source(path, text);
-    diagnostics.extend(gdlc::check(&program).diagnostics);
-    diagnostics.sort_by_key(|d| d.span);
-    diagnostics
 }
 
 /// `ok`, `ok (1 warning)`, `2 errors, 1 warning`.

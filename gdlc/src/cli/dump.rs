@@ -23,7 +23,7 @@ pub enum Emit {
 /// The arguments of `gdlc dump`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The game description (KIF).
+    /// The game description (KIF or infix).
     pub file: PathBuf,
     /// The stage to print.
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
@@ -32,16 +32,15 @@ pub struct Args {
     #[arg(long)]
     pub stats: bool,
     #[command(flatten)]
-    pub codegen: super::emit::CodegenArgs,
+    pub codegen: super::CodegenArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let source = match super::read_source(&args.file) {
-        Ok(s) => s,
+    let loaded = match super::Loaded::read(&args.file) {
+        Ok(l) => l,
         Err(code) => return code,
     };
-    let name = args.file.display().to_string();
-    let options = super::emit::options_for(&args.file, &args.codegen);
+    let options = super::options_for(&args.file, &args.codegen);
     let stop = match args.emit {
         Emit::Ast => Stage::Ast,
         Emit::Strata => Stage::Strata,
@@ -49,9 +48,9 @@ pub fn run(args: Args) -> ExitCode {
         Emit::Ir => Stage::Ir,
         Emit::Rust => Stage::Rust,
     };
-    let a = match pipeline::run(&source, &options, stop) {
+    let a = match pipeline::run(loaded.source(), &options, stop) {
         Ok(a) => a,
-        Err(errors) => return super::emit::report_errors(&name, &source, &errors),
+        Err(errors) => return loaded.report(&errors),
     };
     let mut out = String::new();
     match args.emit {
@@ -86,7 +85,9 @@ pub fn run(args: Args) -> ExitCode {
         }
         Emit::Rust => out = a.rust.unwrap_or_default(),
     }
-    print!("{out}");
+    if let Err(code) = super::print_out(&out) {
+        return code;
+    }
     if args.stats {
         for (pass, t) in &a.timings {
             eprintln!("{pass}: {:.3}s", t.as_secs_f64());

@@ -1,5 +1,7 @@
-//! The sub-commands of `gdlc`. All file I/O of the project's compiler lives here, not in the
-//! library.
+//! The sub-commands of `gdlc`, and what they share: reading a description through the
+//! library's front end ([`Loaded`]), reporting its diagnostics, the code generator's options
+//! ([`CodegenArgs`]) and writing to standard output ([`print_out`]). All file I/O of the
+//! project's compiler lives here, not in the library.
 
 pub mod bench;
 pub mod build;
@@ -10,52 +12,157 @@ pub mod emit;
 pub mod fmt;
 pub mod trace;
 
-use std::path::Path;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use gdlc::codegen::Backend;
+use gdlc::diag::{RenderOptions, SourceFile};
+use gdlc::{CheckOptions, CompileOptions, Compiled, Diagnostic, Source};
 
 /// Exit code for usage and I/O problems.
 pub const EXIT_USAGE: u8 = 2;
 
-/// Reads a description file; invalid UTF-8 (a Latin-1 comment, say) is replaced, not fatal.
-pub fn read_source(path: &Path) -> Result<String, ExitCode> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        }),
-        Err(e) => {
-            eprintln!("gdlc: cannot read {}: {e}", path.display());
-            Err(ExitCode::from(EXIT_USAGE))
+/// Exit code when a description has errors (or a game cannot be played).
+pub const EXIT_ERRORS: u8 = 1;
+
+/// A description read from a file: the name it is reported under (the path as given) and its
+/// text. Its syntax (KIF or infix) is the library's business ([`gdlc::Syntax::of`]).
+pub struct Loaded {
+    pub path: PathBuf,
+    pub name: String,
+    pub text: String,
+}
+
+impl Loaded {
+    /// Reads a description file; invalid UTF-8 (a Latin-1 comment, say) is replaced, not fatal.
+    /// An unreadable file is reported and gives exit code 2.
+    pub fn read(path: &Path) -> Result<Loaded, ExitCode> {
+        match std::fs::read(path) {
+            Ok(bytes) => Ok(Loaded {
+                path: path.to_path_buf(),
+                name: path.display().to_string(),
+                text: match String::from_utf8(bytes) {
+                    Ok(s) => s,
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                },
+            }),
+            Err(e) => {
+                eprintln!("gdlc: cannot read {}: {e}", path.display());
+                Err(ExitCode::from(EXIT_USAGE))
+            }
         }
+    }
+
+    /// The description as the library's front end takes it.
+    pub fn source(&self) -> Source<'_> {
+        Source::new(&self.name, &self.text)
+    }
+
+    /// The file stem (`ticTacToe` of `games/ticTacToe.kif`).
+    pub fn stem(&self) -> String {
+        cache::stem_of(&self.path)
+    }
+
+    /// Prints `diagnostics` on standard error with their source snippets; returns exit code 1.
+    pub fn report(&self, diagnostics: &[Diagnostic]) -> ExitCode {
+        let file = SourceFile {
+            name: &self.name,
+            text: &self.text,
+        };
+        let options = RenderOptions {
+            color: std::io::stderr().is_terminal(),
+        };
+        let mut err = std::io::stderr().lock();
+        for d in diagnostics {
+            // A closed standard error is no reason to fail differently.
+            let _ = write!(err, "{}", gdlc::diag::render(file, d, options));
+        }
+        ExitCode::from(EXIT_ERRORS)
+    }
+
+    /// The reference interpreter for this description: read and checked by the front end (a
+    /// description the checker rejects is reported, exit code 1).
+    pub fn interpreter(&self) -> Result<gdlc::interp::Interpreter, ExitCode> {
+        gdlc::interp::Interpreter::from_source(self.source(), &CheckOptions::default())
+            .map_err(|errors| self.report(&errors))
+    }
+
+    /// Compiles this description with `options`; errors are reported (exit code 1).
+    pub fn compile(&self, options: &CompileOptions) -> Result<Compiled, ExitCode> {
+        gdlc::compile(self.source(), options).map_err(|errors| self.report(&errors))
     }
 }
 
-/// Parses a description and prepares the interpreter; prints the errors and returns exit code
-/// 1 when the description has any.
-pub fn load_interpreter(name: &str, source: &str) -> Result<gdlc::interp::Interpreter, ExitCode> {
-    let (program, diags) = parse_source(Path::new(name), source);
-    let file = gdlc::diag::SourceFile { name, text: source };
-    let options = gdlc::diag::RenderOptions { color: false };
-    let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).collect();
-    if !errors.is_empty() {
-        for d in errors {
-            eprint!("{}", gdlc::diag::render(file, d, options));
-        }
-        return Err(ExitCode::from(1));
-    }
-    gdlc::interp::Interpreter::new(&program).map_err(|errs| {
-        for d in &errs {
-            eprint!("{}", gdlc::diag::render(file, d, options));
-        }
-        ExitCode::from(1)
-    })
+/// The code generator's options on the command line (`emit`, `dump`, `build`, `trace`,
+/// `bench`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CodegenArgs {
+    /// How the generated code computes the game: `inline` is straight-line Rust per output,
+    /// `propnet` the circuit as tables for gdl-runtime's incremental engine, `auto` whichever
+    /// the cost model expects to be faster (rules evaluated at run time need `propnet`).
+    #[arg(long, value_name = "auto|inline|propnet", default_value = "auto", value_parser = parse_backend)]
+    pub backend: Backend,
 }
 
-/// Parses a description in the syntax its file name or first token says (see
-/// [`fmt::detect`]): KIF or infix.
-pub fn parse_source(path: &Path, text: &str) -> (gdlc::Program, Vec<gdlc::Diagnostic>) {
-    match fmt::detect(path, text) {
-        fmt::Syntax::Prefix => gdlc::parse_kif(text),
-        fmt::Syntax::Infix => gdlc::infix::parse_infix(text),
+/// `--backend NAME`: one of [`Backend::name`].
+fn parse_backend(name: &str) -> Result<Backend, String> {
+    Backend::from_name(name).ok_or_else(|| format!("`{name}`: expected auto, inline or propnet"))
+}
+
+/// The compile options for a description file: type name from its stem, the code generator's
+/// options from the command line.
+pub fn options_for(file: &Path, codegen: &CodegenArgs) -> CompileOptions {
+    let mut options = CompileOptions::for_game(&cache::stem_of(file));
+    if let Some(name) = file.file_name() {
+        options.codegen.source_name = name.to_string_lossy().into_owned();
     }
+    options.codegen.backend = codegen.backend;
+    options
+}
+
+/// Writes `text` on standard output. A reader that went away (`gdlc emit big.kif | head`) ends
+/// the command quietly with exit code 0; another write error is reported (exit code 2).
+pub fn print_out(text: &str) -> Result<(), ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(output_error(&e)),
+    }
+}
+
+/// The exit code for a failed write on standard output: 0, silently, when the reader closed
+/// the pipe; 2 with a message otherwise.
+pub fn output_error(e: &std::io::Error) -> ExitCode {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("gdlc: cannot write the output: {e}");
+        ExitCode::from(EXIT_USAGE)
+    }
+}
+
+/// [`print_out`] as the last step of a command.
+pub fn finish_out(text: &str) -> ExitCode {
+    match print_out(text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it and a rename, so that `path`
+/// holds either its old contents or all of the new ones, never a part.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().map_or_else(
+        || std::ffi::OsString::from("out"),
+        std::ffi::OsStr::to_os_string,
+    );
+    let mut partial = name;
+    partial.push(format!(".partial-{}", std::process::id()));
+    let partial = path.with_file_name(partial);
+    let written = std::fs::write(&partial, bytes).and_then(|()| std::fs::rename(&partial, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written
 }

@@ -4,18 +4,19 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use gdl_runtime::trace::{TraceExtras, TraceOptions, write_trace_with};
+use gdl_runtime::trace::{TraceError, TraceExtras, TraceOptions, write_trace_to};
 
 use super::cache::{self, CompileArgs, Engine};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The game description (KIF).
+    /// The game description (KIF or infix).
     pub file: PathBuf,
     /// Seed of the SplitMix64 move chooser.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Give up after this many steps.
+    /// Stop the playout with an error (exit code 1) when it has not ended after this many
+    /// steps. The trace is written step by step as it is played.
     #[arg(long, default_value_t = 100_000)]
     pub max_steps: usize,
     /// GDL-II: also print a line `random R` for each random role, and after each joint move
@@ -32,13 +33,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let source = match super::read_source(&args.file) {
-        Ok(s) => s,
+    let loaded = match super::Loaded::read(&args.file) {
+        Ok(l) => l,
         Err(code) => return code,
     };
-    let name = args.file.display().to_string();
     if args.engine == Engine::Compiled {
-        return match cache::compiled_binary(&args.file, &source, &args.compile) {
+        return match cache::compiled_binary(&loaded, &args.compile) {
             Ok(binary) => {
                 let mut binary_args = vec![
                     "trace".to_string(),
@@ -53,11 +53,10 @@ pub fn run(args: Args) -> ExitCode {
             Err(code) => code,
         };
     }
-    let game = match super::load_interpreter(&name, &source) {
+    let game = match loaded.interpreter() {
         Ok(g) => g,
         Err(code) => return code,
     };
-    let mut out = String::new();
     let options = TraceOptions {
         seed: args.seed,
         max_steps: args.max_steps,
@@ -65,13 +64,14 @@ pub fn run(args: Args) -> ExitCode {
     let extras = TraceExtras {
         percepts: args.percepts,
     };
-    let result = write_trace_with(&game, &options, &extras, &mut out);
-    print!("{out}");
-    match result {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match write_trace_to(&game, &options, &extras, &mut out) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(TraceError::Output(kind)) => super::output_error(&kind.into()),
         Err(e) => {
-            eprintln!("gdlc trace: {name}: {e}");
-            ExitCode::from(1)
+            eprintln!("gdlc trace: {}: {e}", loaded.name);
+            ExitCode::from(super::EXIT_ERRORS)
         }
     }
 }

@@ -45,9 +45,26 @@ pub struct Interpreter {
 }
 
 impl Interpreter {
-    /// Prepares the interpreter for `program`, which should have passed the checker. Fails
-    /// on what the checker would reject and evaluation cannot survive: unsafe rules that the
-    /// game needs, negation through recursion.
+    /// Reads and checks a description ([`crate::frontend::load`]) and prepares the
+    /// interpreter for it: a description the checker rejects is not interpreted, and the
+    /// errors are returned.
+    pub fn from_source<'a>(
+        source: impl Into<crate::frontend::Source<'a>>,
+        options: &crate::check::CheckOptions,
+    ) -> Result<Interpreter, Vec<Diagnostic>> {
+        Interpreter::from_checked(&crate::frontend::load(source, options)?)
+    }
+
+    /// Prepares the interpreter for a program that passed the checker.
+    pub fn from_checked(
+        checked: &crate::frontend::Checked,
+    ) -> Result<Interpreter, Vec<Diagnostic>> {
+        Interpreter::new(&checked.program)
+    }
+
+    /// Prepares the interpreter for `program`, which should have passed the checker (the
+    /// lower level of [`Interpreter::from_source`]; nothing checks it here). Fails only on what
+    /// evaluation cannot survive: unsafe rules that the game needs, negation through recursion.
     pub fn new(program: &Program) -> Result<Interpreter, Vec<Diagnostic>> {
         let nprog = normalize(program, NormalizeOptions::default())?;
         let mut engine = build_engine(&nprog, program)?;

@@ -1,0 +1,161 @@
+//! One front end behind every command: infix files are read as infix by every command, the
+//! interpreter's entry runs the checker, a syntax error is the only error shown, and a reader
+//! that closes the pipe early ends a command quietly. Needs no corpus.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn gdlc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gdlc"))
+        .args(args)
+        .env("GDLC_CACHE", scratch("cache"))
+        .output()
+        .expect("gdlc runs")
+}
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("front-end-cli")
+        .join(name)
+}
+
+fn file(name: &str, text: &str) -> String {
+    let path = scratch(name);
+    std::fs::create_dir_all(path.parent().unwrap()).expect("scratch directory");
+    std::fs::write(&path, text).expect("scratch file");
+    path.display().to_string()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn infix_files_are_read_as_infix_by_every_command() {
+    let (kif, hrf) = (example("ticTacToe.kif"), example("ticTacToe.hrf"));
+    for args in [
+        vec!["trace", "--seed", "3"],
+        vec!["dump", "--emit", "strata"],
+        vec!["check"],
+    ] {
+        let of = |file: &str| {
+            let mut a = args.clone();
+            a.push(file);
+            let out = gdlc(&a);
+            assert!(
+                out.status.success(),
+                "{args:?} {file}: {}",
+                text(&out.stderr)
+            );
+            text(&out.stdout).replace(".hrf", ".kif")
+        };
+        assert_eq!(of(&kif), of(&hrf), "{args:?}");
+    }
+    // Code generation reads the infix file too (it used to parse it as KIF and fail).
+    let out = gdlc(&["emit", &hrf]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("impl Game for TicTacToe {"));
+    assert!(text(&out.stdout).contains("from ticTacToe.hrf"));
+}
+
+#[test]
+fn the_interpreter_entry_runs_the_checker() {
+    // `q` is unsafe: ?x appears in no positive literal. The checker rejects the description, so
+    // `trace` must not play it.
+    let path = file(
+        "unsafe.kif",
+        "(role r) (init s) (<= (q ?x) (true s)) (<= (legal r m) (q 1)) \
+         (<= (next s) (does r m)) (<= terminal (not (true s))) (goal r 100)",
+    );
+    let out = gdlc(&["trace", &path]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("unsafe"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).is_empty(), "{}", text(&out.stdout));
+}
+
+#[test]
+fn an_unclosed_parenthesis_is_the_first_and_only_error() {
+    let path = file(
+        "unclosed.kif",
+        "(role x)\n(init (cell 1))\n(<= (legal x m) (true (cell 1))\n(goal x 100)\n",
+    );
+    let out = gdlc(&["check", "--format", "short", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.contains("unclosed.kif:3:1: error"), "{stderr}");
+    assert!(!stderr.contains("never defines"), "{stderr}");
+}
+
+/// Runs `gdlc args`, reads `keep` bytes of its output and closes the pipe.
+fn read_then_close(args: &[&str], keep: usize) -> (Option<i32>, String, Vec<u8>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlc"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gdlc runs");
+    let mut head = vec![0; keep];
+    let mut stdout = child.stdout.take().expect("stdout");
+    stdout.read_exact(&mut head).expect("some output");
+    drop(stdout);
+    let out = child.wait_with_output().expect("gdlc ends");
+    (out.status.code(), text(&out.stderr), head)
+}
+
+#[test]
+fn a_closed_pipe_ends_commands_quietly() {
+    // Enough output that the writes outlive the reader (pipe buffers hold 64 KiB).
+    let rules: String = (0..20_000)
+        .map(|i| format!("(<= (p{i} ?x) (q ?x))\n"))
+        .collect();
+    let big = file("big.kif", &rules);
+    let game = file(
+        "long.kif",
+        "(role r) (init (c 0)) (succ 0 1) (<= (succ ?x (s ?x)) (true (c ?x)))\
+         (legal r go) (<= (next (c ?y)) (true (c ?x)) (succ ?x ?y)) \
+         (<= terminal (true (c stop))) (goal r 0)",
+    );
+    for args in [
+        vec!["fmt", big.as_str()],
+        vec!["fmt", "--to", "infix", big.as_str()],
+        vec!["trace", "--max-steps", "3000", game.as_str()],
+    ] {
+        let (code, stderr, head) = read_then_close(&args, 10);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(!head.is_empty());
+    }
+}
+
+#[test]
+fn a_trace_is_written_as_it_is_played_and_stops_at_the_step_limit() {
+    // The counter grows a term a step and never ends.
+    let game = file(
+        "endless.kif",
+        "(role r) (init (c 0)) (legal r go) (<= (next (c (s ?x))) (true (c ?x))) \
+         (<= terminal (true (c stop))) (goal r 0)",
+    );
+    let out = gdlc(&["trace", "--max-steps", "50", &game]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("step 50\n"), "{stdout}");
+    assert!(
+        text(&out.stderr).contains("no terminal state after 50 steps"),
+        "{}",
+        text(&out.stderr)
+    );
+}
