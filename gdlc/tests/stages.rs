@@ -31,7 +31,7 @@ fn snapshot(name: &str, source: &str, stage: Stage, label: &str) {
     insta::assert_snapshot!(format!("{name}.{label}"), text);
 }
 
-/// Four tests per fixture, one a stage.
+/// Five tests per fixture: one a stage, and one that runs the pipeline again.
 macro_rules! fixture {
     ($module:ident, $name:literal) => {
         mod $module {
@@ -53,6 +53,17 @@ macro_rules! fixture {
             #[test]
             fn rust() {
                 snapshot($name, SOURCE, Stage::Rust, "rust");
+            }
+            /// The compiler's output does not depend on the run (hash seeds, threads).
+            #[test]
+            fn same_on_every_run() {
+                let first = artifacts($name, SOURCE, Stage::Rust);
+                for _ in 0..4 {
+                    let again = artifacts($name, SOURCE, Stage::Rust);
+                    for stage in [Stage::Ground, Stage::Ir, Stage::Rust] {
+                        assert_eq!(first.render(stage), again.render(stage), "{stage:?}");
+                    }
+                }
             }
         }
     };
