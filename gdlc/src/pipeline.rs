@@ -30,6 +30,8 @@ use crate::normalize::{self, NProgram, NormalizeOptions};
 use crate::optimise::{self, OptimiseOptions};
 use crate::stratify::Strata;
 
+mod render;
+
 /// Options of the whole pipeline.
 #[derive(Clone, Debug, Default)]
 pub struct CompileOptions {

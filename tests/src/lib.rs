@@ -1,11 +1,15 @@
-//! Shared helpers of the corpus tests: where the corpus is, which games it has, and a
-//! parallel runner that reports a game that hangs instead of hanging the test run.
+//! Shared helpers of the corpus tests: where the corpus is, which games it has, one
+//! [`libtest_mimic`] trial per game (a failure names the game, the others still run; the
+//! trials are ignored, after one line saying so, when the corpus is absent), and a watchdog
+//! that reports a game that hangs instead of hanging the test run.
 
 pub mod compiled;
 
+pub use libtest_mimic::{Arguments, Failed, Trial};
+
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
 /// The corpus directory: `$GDL_CORPUS`, or `../shared` beside the repository.
@@ -30,14 +34,24 @@ pub struct CorpusGame {
 /// Every game of `games/*/`, sorted by collection and name. Panics when the corpus is missing:
 /// a test that silently finds no games would pass without checking anything.
 pub fn corpus_games() -> Vec<CorpusGame> {
+    match try_corpus_games() {
+        Ok(games) => games,
+        Err(Absent(why)) => panic!("{why}; set GDL_CORPUS"),
+    }
+}
+
+/// The corpus is not there: why, with the directory looked in.
+#[derive(Clone, Debug)]
+pub struct Absent(pub String);
+
+/// Every game of `games/*/`, sorted by collection and name; [`Absent`] when there is no
+/// `games/` directory. Panics when the corpus is there but unreadable or much smaller than
+/// expected.
+pub fn try_corpus_games() -> Result<Vec<CorpusGame>, Absent> {
     let root = corpus_dir();
     let mut games = Vec::new();
-    let collections = std::fs::read_dir(root.join("games")).unwrap_or_else(|e| {
-        panic!(
-            "corpus not found at {} ({e}); set GDL_CORPUS",
-            root.display()
-        )
-    });
+    let collections = std::fs::read_dir(root.join("games"))
+        .map_err(|e| Absent(format!("corpus not found at {} ({e})", root.display())))?;
     for collection in collections {
         let collection = collection.expect("readable corpus").path();
         let cname = collection
@@ -67,7 +81,7 @@ pub fn corpus_games() -> Vec<CorpusGame> {
         games.len(),
         root.display()
     );
-    games
+    Ok(games)
 }
 
 /// Reads a description as the CLI does (invalid UTF-8 replaced).
@@ -76,9 +90,108 @@ pub fn read_game(path: &Path) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// Where the corpus comes from, for the line printed when it is absent.
+pub const CORPUS_ORIGIN: &str = "the games of the public ggp.org game repository \
+     (http://games.ggp.org/) and the ggp-base tests, under games/, with the reference traces \
+     under traces/";
+
+/// The games of the corpus; `None`, after one line on standard error saying the corpus is
+/// absent and where it comes from, when there is none.
+pub fn corpus_or_notice(binary: &str) -> Option<Vec<CorpusGame>> {
+    match try_corpus_games() {
+        Ok(games) => Some(games),
+        Err(Absent(why)) => {
+            eprintln!(
+                "{binary}: {why}: the corpus tests are ignored (set GDL_CORPUS to a directory \
+                 holding {CORPUS_ORIGIN})"
+            );
+            None
+        }
+    }
+}
+
+/// The trial that stands for the games of an absent corpus: ignored (and failing when run
+/// with `--include-ignored`).
+pub fn absent_trial(what: &str) -> Trial {
+    Trial::test(format!("{what}/corpus-absent"), || {
+        Err(format!("the corpus is absent: set GDL_CORPUS ({CORPUS_ORIGIN})").into())
+    })
+    .with_ignored_flag(true)
+}
+
+/// A trial named `COLLECTION/NAME` that runs `check` on the game under the watchdog
+/// ([`watched`], `limit`).
+pub fn game_trial(
+    game: &CorpusGame,
+    limit: Duration,
+    check: impl FnOnce(&CorpusGame) -> Result<(), String> + Send + 'static,
+) -> Trial {
+    let label = format!("{}/{}", game.collection, game.name);
+    let game = game.clone();
+    Trial::test(label.clone(), move || {
+        watched(&label, limit, || check(&game)).map_err(Failed::from)
+    })
+}
+
+/// Runs the trials with the command line's arguments (`--test-threads`, filters, ...) and
+/// exits with the harness's status.
+pub fn run_trials(trials: Vec<Trial>) -> ! {
+    libtest_mimic::run(&Arguments::from_args(), trials).exit()
+}
+
+/// One job the watchdog watches.
+struct Watch {
+    id: u64,
+    label: String,
+    start: Instant,
+    limit: Duration,
+}
+
+static WATCHED: Mutex<Vec<Watch>> = Mutex::new(Vec::new());
+static WATCH_IDS: AtomicU64 = AtomicU64::new(0);
+static WATCHDOG: Once = Once::new();
+
+fn watch_list() -> std::sync::MutexGuard<'static, Vec<Watch>> {
+    WATCHED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `job`; if it runs longer than `limit`, the process exits after naming `label`, so that
+/// a hang is reported instead of blocking the test run. Any number of threads may use it at
+/// once (one watchdog thread watches them all).
+pub fn watched<R>(label: &str, limit: Duration, job: impl FnOnce() -> R) -> R {
+    WATCHDOG.call_once(|| {
+        std::thread::spawn(|| {
+            loop {
+                std::thread::sleep(Duration::from_millis(200));
+                for w in watch_list().iter() {
+                    if w.start.elapsed() > w.limit {
+                        eprintln!("{} did not finish within {:?}", w.label, w.limit);
+                        std::process::exit(101);
+                    }
+                }
+            }
+        });
+    });
+    /// Unregisters the job when it ends, even by a panic.
+    struct Done(u64);
+    impl Drop for Done {
+        fn drop(&mut self) {
+            watch_list().retain(|w| w.id != self.0);
+        }
+    }
+    let id = WATCH_IDS.fetch_add(1, Ordering::Relaxed);
+    watch_list().push(Watch {
+        id,
+        label: label.to_string(),
+        start: Instant::now(),
+        limit,
+    });
+    let _done = Done(id);
+    job()
+}
+
 /// Runs `job` on every item on all cores and returns the results in order, with how long each
-/// took. If one item runs longer than `limit`, the process exits after naming it, so that a
-/// hang is reported instead of blocking the test run.
+/// took. If one item runs longer than `limit`, the process exits after naming it ([`watched`]).
 pub fn run_parallel<T: Sync, R: Send>(
     items: &[T],
     label: impl Fn(&T) -> String + Sync,
@@ -89,22 +202,9 @@ pub fn run_parallel<T: Sync, R: Send>(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<(R, Duration)>>> =
         Mutex::new((0..items.len()).map(|_| None).collect());
-    let running: Mutex<Vec<Option<(usize, Instant)>>> = Mutex::new(vec![None; threads]);
-    let done = AtomicUsize::new(0);
     std::thread::scope(|s| {
-        s.spawn(|| {
-            while done.load(Ordering::SeqCst) < threads {
-                std::thread::sleep(Duration::from_millis(200));
-                for (i, start) in running.lock().unwrap().iter().flatten() {
-                    if start.elapsed() > limit {
-                        eprintln!("{} did not finish within {limit:?}", label(&items[*i]));
-                        std::process::exit(101);
-                    }
-                }
-            }
-        });
-        for t in 0..threads {
-            let (next, results, running, done, job) = (&next, &results, &running, &done, &job);
+        for _ in 0..threads {
+            let (next, results, job, label) = (&next, &results, &job, &label);
             s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
@@ -112,12 +212,9 @@ pub fn run_parallel<T: Sync, R: Send>(
                         break;
                     }
                     let start = Instant::now();
-                    running.lock().unwrap()[t] = Some((i, start));
-                    let r = job(&items[i]);
-                    running.lock().unwrap()[t] = None;
+                    let r = watched(&label(&items[i]), limit, || job(&items[i]));
                     results.lock().unwrap()[i] = Some((r, start.elapsed()));
                 }
-                done.fetch_add(1, Ordering::SeqCst);
             });
         }
     });

@@ -1,31 +1,39 @@
 //! Compiled code against the interpreter and the reference traces, for the CI set of games.
 //!
-//! Every game of `CI_GAMES` (in `gdl_tests::compiled`) is compiled with `gdlc::compile`; the
-//! modules go into batch crates of one scratch workspace (`target/gdlc-scratch/ci`, building
-//! into `target/gdlc-scratch/target`), built by one cargo run (release profile, opt-level
-//! [`SCRATCH_OPT_LEVEL`]) while the interpreter plays. For each game, the batch binary plays
-//! [`playouts`] seeded random playouts; each is compared step by step (state facts, every
-//! role's legal moves, terminal, goals) with the interpreter's playout of the same seed, and
-//! the seed-1 playout byte for byte with the reference trace.
+//! One trial per game of `CI_GAMES` (in `gdl_tests::compiled`), named `COLLECTION/NAME`. The
+//! first trial to run sets up every selected game (those the command line's filters keep):
+//! each is compiled with `gdlc::compile`; the modules go into batch crates of one scratch
+//! workspace (`target/gdlc-scratch/ci`, building into `target/gdlc-scratch/target`), built by
+//! one cargo run in the background (release profile, opt-level [`SCRATCH_OPT_LEVEL`]). Each
+//! trial then plays the interpreter's [`playouts`] seeded random playouts of its game (while
+//! the build runs), waits for the build, and has the batch binary play the same seeds; each
+//! playout is compared step by step (state facts, every role's legal moves, terminal, goals),
+//! and the seed-1 playout byte for byte with the reference trace.
 //!
 //! A game for which gdlc picks the inline backend is also compiled with the propnet backend
-//! (labelled `GAME@propnet`), so that both backends of the code generator are checked.
+//! (the module `GAME@propnet`, checked by the same trial), so that both backends of the code
+//! generator are checked.
 //!
-//! A game of the CI set that does not compile, does not build or disagrees fails the test;
-//! nothing is skipped.
+//! A game of the CI set that does not compile, does not build or disagrees fails its trial;
+//! nothing is skipped. The trials are ignored, after one line saying so, when the corpus is
+//! absent.
 //!
 //! `GDL_COMPILED_PLAYOUTS` sets the number of playouts per game (default 100).
 
 use std::ops::RangeInclusive;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use gdl_tests::compiled::{
     self, Batch, CI_GAMES, CompiledGame, Limits, Scratch, compare_with_interpreter,
     compare_with_reference,
 };
-use gdl_tests::{CorpusGame, corpus_games, read_game, run_parallel};
+use gdl_tests::{
+    Arguments, CorpusGame, Failed, Trial, absent_trial, corpus_or_notice, read_game, run_parallel,
+    watched,
+};
 use gdlc::codegen::Backend;
 
 /// The optimisation level of the scratch crates: 0 builds the CI set about 5 times faster than
@@ -36,6 +44,9 @@ const SCRATCH_OPT_LEVEL: u8 = 0;
 /// Scratch batch crates hold at most this much generated Rust each (one game may exceed it).
 const BATCH_BYTES: usize = 6_000_000;
 
+/// The name of the scratch workspace.
+const SCRATCH: &str = "ci";
+
 fn playouts() -> u64 {
     std::env::var("GDL_COMPILED_PLAYOUTS")
         .ok()
@@ -43,27 +54,11 @@ fn playouts() -> u64 {
         .unwrap_or(100)
 }
 
-/// The games of `names` in the corpus (ggp-repository first when a name is in both); a name
-/// that is not there is a failure.
-fn find_games(names: &[&str], failures: &mut Vec<String>) -> Vec<CorpusGame> {
-    let all = corpus_games();
-    let mut out = Vec::new();
-    for name in names {
-        let mut found: Vec<&CorpusGame> = all.iter().filter(|g| g.name == *name).collect();
-        found.sort_by_key(|g| g.collection != "ggp-repository");
-        match found.first() {
-            Some(g) => out.push((*g).clone()),
-            None => failures.push(format!("{name}: not in the corpus")),
-        }
-    }
-    out
-}
-
-/// What one game's check found.
-struct Outcome {
-    playouts: u64,
-    states: u64,
-    error: Option<String>,
+/// The game `name` of the corpus (ggp-repository first when a name is in both).
+fn find_game<'a>(all: &'a [CorpusGame], name: &str) -> Option<&'a CorpusGame> {
+    let mut found: Vec<&CorpusGame> = all.iter().filter(|g| g.name == name).collect();
+    found.sort_by_key(|g| g.collection != "ggp-repository");
+    found.first().copied()
 }
 
 /// Compiles a game with the backend gdlc picks and, when that is the inline backend, also
@@ -79,224 +74,114 @@ fn compile_both(game: &CorpusGame, source: &str) -> Result<Vec<CompiledGame>, St
     Ok(out)
 }
 
-/// Checks the games `names`; those compiled inline are checked with the propnet backend too.
-fn check_games(names: &[&str], scratch_name: &str) {
-    let mut failures = Vec::new();
-    let games = find_games(names, &mut failures);
-    check(&games, failures, scratch_name, compile_both);
+/// The selected games, compiled, written and building: made by the first trial that runs.
+struct Setup {
+    /// Per selected game, its modules or why it does not compile.
+    compiled: Vec<Result<Vec<CompiledGame>, String>>,
+    batches: Vec<Batch>,
+    build: Mutex<Option<JoinHandle<Result<(), String>>>>,
+    built: OnceLock<Result<(), String>>,
+    started: Instant,
+    compile_time: Duration,
+    build_time: Arc<Mutex<Duration>>,
 }
 
-/// How [`check`] compiles a game into its modules.
-type CompileVariants = fn(&CorpusGame, &str) -> Result<Vec<CompiledGame>, String>;
+impl Setup {
+    fn new(games: &[CorpusGame]) -> Result<Setup, String> {
+        let started = Instant::now();
+        let indices: Vec<usize> = (0..games.len()).collect();
+        let compiled: Vec<Result<Vec<CompiledGame>, String>> = run_parallel(
+            &indices,
+            |&i| format!("gdlc::compile {}", games[i].name),
+            Duration::from_secs(600),
+            |&i| {
+                let source = read_game(&games[i].kif);
+                if games[i].collection == GDL2 {
+                    compile_variants(&games[i], &source)
+                } else {
+                    compile_both(&games[i], &source)
+                }
+            },
+        )
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect();
+        let compile_time = started.elapsed();
+        let modules: Vec<CompiledGame> = compiled.iter().flatten().flatten().cloned().collect();
 
-/// Checks `games` (after `failures` found before); returns the modules checked (`GAME` and
-/// `GAME@propnet`).
-fn check(
-    games: &[CorpusGame],
-    mut failures: Vec<String>,
-    scratch_name: &str,
-    compile: CompileVariants,
-) -> Vec<String> {
-    let started = Instant::now();
-    let seeds: RangeInclusive<u64> = 1..=playouts();
-    let sources: Vec<String> = games.iter().map(|g| read_game(&g.kif)).collect();
-    let indices: Vec<usize> = (0..games.len()).collect();
-
-    // 1. Compile every game.
-    let compiled = run_parallel(
-        &indices,
-        |&i| format!("gdlc::compile {}", games[i].name),
-        Duration::from_secs(600),
-        |&i| compile(&games[i], &sources[i]),
-    );
-    let compile_time = started.elapsed();
-    // The compiled modules, and the game each one is of.
-    let mut ok: Vec<CompiledGame> = Vec::new();
-    let mut game_of: Vec<usize> = Vec::new();
-    for (i, (c, _)) in compiled.into_iter().enumerate() {
-        match c {
-            Ok(c) => {
-                game_of.extend(c.iter().map(|_| i));
-                ok.extend(c);
-            }
-            Err(e) => failures.push(format!("{}: does not compile: {e}", games[i].name)),
-        }
-    }
-    let modules: Vec<usize> = (0..ok.len()).collect();
-
-    // 2. Build the batches (in the background) while the interpreter plays.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("the target directory");
-    let mut scratch = Scratch::in_target_dir(target, scratch_name);
-    scratch.profile.opt_level = SCRATCH_OPT_LEVEL;
-    let sizes: Vec<usize> = ok.iter().map(|c| c.rust.len()).collect();
-    let plan = compiled::plan_batches(&sizes, BATCH_BYTES);
-    let batches: Vec<Batch> = compiled::write_workspace(&scratch, scratch_name, &ok, &plan)
-        .expect("write the scratch workspace");
-    let build_time = Mutex::new(Duration::ZERO);
-    let interpreter_time = Mutex::new(Duration::ZERO);
-    let (built, interpreted) = std::thread::scope(|s| {
-        let build = s.spawn(|| {
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .parent()
+            .ok_or("no target directory")?;
+        let mut scratch = Scratch::in_target_dir(target, SCRATCH);
+        scratch.profile.opt_level = SCRATCH_OPT_LEVEL;
+        let sizes: Vec<usize> = modules.iter().map(|c| c.rust.len()).collect();
+        let plan = compiled::plan_batches(&sizes, BATCH_BYTES);
+        let batches = compiled::write_workspace(&scratch, SCRATCH, &modules, &plan)
+            .map_err(|e| format!("writing the scratch workspace: {e}"))?;
+        let build_time = Arc::new(Mutex::new(Duration::ZERO));
+        let time = build_time.clone();
+        let build = std::thread::spawn(move || {
             let start = Instant::now();
             let limits = Limits {
                 timeout: Some(Duration::from_secs(1800)),
                 memory_bytes: None,
             };
-            let r = compiled::cargo_build(&scratch, None, &limits);
-            *build_time.lock().unwrap() = start.elapsed();
+            let r = compiled::cargo_build(&scratch, None, &limits)
+                .map_err(|e| format!("the scratch workspace does not build: {e}"));
+            *time.lock().unwrap() = start.elapsed();
             r
         });
-        let start = Instant::now();
-        let interpreted = run_parallel(
-            &indices,
-            |&i| format!("interpreter playouts of {}", games[i].name),
-            Duration::from_secs(900),
-            |&i| compiled::interpreter_records(&sources[i], &seeds),
-        );
-        *interpreter_time.lock().unwrap() = start.elapsed();
-        (build.join().expect("the build thread"), interpreted)
-    });
-    if let Err(e) = &built {
-        failures.push(format!("the scratch workspace does not build: {e}"));
+        Ok(Setup {
+            compiled,
+            batches,
+            build: Mutex::new(Some(build)),
+            built: OnceLock::new(),
+            started,
+            compile_time,
+            build_time,
+        })
     }
 
-    // 3. Play the compiled games and compare.
-    let batch_of = |m: usize| batches.iter().find(|b| b.games.contains(&ok[m].name));
-    let outcomes = run_parallel(
-        &modules,
-        |&m| format!("compiled playouts of {}", ok[m].name),
-        Duration::from_secs(600),
-        |&m| {
-            let fail = |e: String| Outcome {
-                playouts: 0,
-                states: 0,
-                error: Some(e),
-            };
-            let i = game_of[m];
-            let (Ok(interp), Ok(())) = (&interpreted[i].0, &built) else {
-                return match &interpreted[i].0 {
-                    Err(e) => fail(e.clone()),
-                    // The build failure is reported once.
-                    Ok(_) => fail(String::new()),
-                };
-            };
-            let Some(batch) = batch_of(m) else {
-                return fail("in no batch".into());
-            };
-            let limits = Limits {
-                timeout: Some(Duration::from_secs(300)),
-                memory_bytes: None,
-            };
-            let text = match compiled::compiled_records(batch, &ok[m].name, &seeds, &limits) {
-                Ok(t) => t,
-                Err(e) => return fail(format!("the compiled binary failed: {e}")),
-            };
-            if let (Some(reference), Some(seed1)) = (
-                &games[i].trace,
-                gdl_runtime::compare::split_records(&text).first(),
-            ) && *seeds.start() == 1
-                && let Err(e) = compare_with_reference(seed1, reference)
-            {
-                return fail(e);
-            }
-            match compare_with_interpreter(&text, interp, *seeds.start()) {
-                Ok(stats) => Outcome {
-                    playouts: stats.playouts,
-                    states: stats.states,
-                    error: None,
-                },
-                Err(e) => fail(e),
-            }
-        },
-    );
-
-    eprintln!(
-        "{:<32} {:>8} {:>10} {:>9} {:>9} {:>10} {:>9}",
-        "game", "backend", "rust bytes", "gdlc s", "playouts", "states", "check s"
-    );
-    for (c, (o, t)) in ok.iter().zip(&outcomes) {
-        eprintln!(
-            "{:<32} {:>8} {:>10} {:>9.2} {:>9} {:>10} {:>9.2}",
-            c.name,
-            c.backend.name(),
-            c.rust.len(),
-            c.compile_time.as_secs_f64(),
-            o.playouts,
-            o.states,
-            t.as_secs_f64()
-        );
-        if let Some(e) = &o.error
-            && !e.is_empty()
-        {
-            failures.push(format!("{}: {e}", c.name));
-        }
+    /// Waits for the build of the scratch workspace.
+    fn built(&self) -> Result<(), String> {
+        self.built
+            .get_or_init(|| match self.build.lock().unwrap().take() {
+                Some(handle) => handle
+                    .join()
+                    .unwrap_or_else(|_| Err("the build thread panicked".into())),
+                None => Err("the build was never started".into()),
+            })
+            .clone()
     }
-    eprintln!(
-        "{} games, {} modules in {} batches ({} bytes of Rust); gdlc {:.1} s, cargo build \
-         {:.1} s, interpreter {:.1} s (alongside the build), total {:.1} s",
-        games.len(),
-        ok.len(),
-        batches.len(),
-        sizes.iter().sum::<usize>(),
-        compile_time.as_secs_f64(),
-        build_time.lock().unwrap().as_secs_f64(),
-        interpreter_time.lock().unwrap().as_secs_f64(),
-        started.elapsed().as_secs_f64()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} failures over {} games:\n{}",
-        failures.len(),
-        games.len(),
-        failures.join("\n")
-    );
-    ok.into_iter().map(|c| c.name).collect()
 }
 
-#[test]
-fn compiled_ci_games_agree_with_the_interpreter_and_the_reference() {
-    assert!(CI_GAMES.len() >= 30);
-    check_games(CI_GAMES, "ci");
-}
+/// The collection name of this repository's GDL-II descriptions ([`gdl2_games`]).
+const GDL2: &str = "gdl2";
 
 /// The GDL-II descriptions of this repository (`random` roles, `sees` percepts): the records
 /// compared with the interpreter's hold every role's percepts after every joint move and which
-/// roles are random, so both backends must compute `sees` as the interpreter does. Needs no
-/// corpus.
-#[test]
-fn compiled_gdl2_games_agree_with_the_interpreter_on_percepts() {
+/// roles are random, so every backend must compute `sees` as the interpreter does. They need
+/// no corpus.
+fn gdl2_games() -> Vec<CorpusGame> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut kifs = vec![root.join("../examples/montyHall.kif")];
-    let fixtures = root.join("fixtures/gdl2");
-    for e in std::fs::read_dir(&fixtures).expect("tests/fixtures/gdl2") {
-        let path = e.expect("a readable directory").path();
-        if path.extension().is_some_and(|x| x == "kif") {
-            kifs.push(path);
-        }
+    if let Ok(entries) = std::fs::read_dir(root.join("fixtures/gdl2")) {
+        kifs.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "kif")),
+        );
     }
     kifs.sort();
-    assert!(kifs.len() >= 3, "{kifs:?}");
-    let games: Vec<CorpusGame> = kifs
-        .into_iter()
+    kifs.into_iter()
         .map(|kif| CorpusGame {
-            collection: "gdl2".into(),
-            name: kif.file_stem().unwrap().to_string_lossy().into_owned(),
+            collection: GDL2.into(),
+            name: kif.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
             kif,
             trace: None,
         })
-        .collect();
-    let checked = check(&games, Vec::new(), "gdl2", compile_variants);
-    // Both backends of every game, and the inline one with shared chunks.
-    for g in &games {
-        for name in [
-            g.name.clone(),
-            format!("{}@propnet", g.name),
-            format!("{}@shared", g.name),
-        ] {
-            assert!(checked.contains(&name), "{name} not checked: {checked:?}");
-        }
-    }
+        .collect()
 }
 
 /// [`compile_both`], and the inline backend with its props in small chunks shared by all
@@ -321,4 +206,146 @@ fn compile_variants(game: &CorpusGame, source: &str) -> Result<Vec<CompiledGame>
         compile_time: Duration::ZERO,
     });
     Ok(out)
+}
+
+/// What the trials share: the selected games, their setup once made, and a row per module.
+struct Shared {
+    games: Vec<CorpusGame>,
+    setup: OnceLock<Result<Setup, String>>,
+    rows: Mutex<Vec<String>>,
+}
+
+/// The check of the selected game `name`: every module of it against the interpreter and the
+/// reference trace.
+fn check(shared: &Shared, name: &str) -> Result<(), String> {
+    let setup = shared
+        .setup
+        .get_or_init(|| Setup::new(&shared.games))
+        .as_ref()
+        .map_err(|e| e.clone())?;
+    let i = shared.games.iter().position(|g| g.name == name);
+    let i = i.ok_or_else(|| format!("{name}: not selected"))?;
+    let game = &shared.games[i];
+    let modules = setup.compiled[i]
+        .as_ref()
+        .map_err(|e| format!("does not compile: {e}"))?;
+    let seeds: RangeInclusive<u64> = 1..=playouts();
+    let source = read_game(&game.kif);
+    let interp = watched(
+        &format!("interpreter playouts of {}", game.name),
+        Duration::from_secs(900),
+        || compiled::interpreter_records(&source, &seeds),
+    )?;
+    setup.built()?;
+    for module in modules {
+        let start = Instant::now();
+        let batch = setup
+            .batches
+            .iter()
+            .find(|b| b.games.contains(&module.name))
+            .ok_or_else(|| format!("{}: in no batch", module.name))?;
+        let limits = Limits {
+            timeout: Some(Duration::from_secs(300)),
+            memory_bytes: None,
+        };
+        let text = watched(
+            &format!("compiled playouts of {}", module.name),
+            Duration::from_secs(600),
+            || compiled::compiled_records(batch, &module.name, &seeds, &limits),
+        )
+        .map_err(|e| format!("{}: the compiled binary failed: {e}", module.name))?;
+        if let (Some(reference), Some(seed1)) = (
+            &game.trace,
+            gdl_runtime::compare::split_records(&text).first(),
+        ) && *seeds.start() == 1
+        {
+            compare_with_reference(seed1, reference)
+                .map_err(|e| format!("{}: {e}", module.name))?;
+        }
+        let stats = compare_with_interpreter(&text, &interp, *seeds.start())
+            .map_err(|e| format!("{}: {e}", module.name))?;
+        shared.rows.lock().unwrap().push(format!(
+            "{:<32} {:>8} {:>10} {:>9.2} {:>9} {:>10} {:>9.2}",
+            module.name,
+            module.backend.name(),
+            module.rust.len(),
+            module.compile_time.as_secs_f64(),
+            stats.playouts,
+            stats.states,
+            start.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = vec![Trial::test("ci-set-size", || {
+        if CI_GAMES.len() >= 30 {
+            Ok(())
+        } else {
+            Err(format!("only {} games in the CI set", CI_GAMES.len()).into())
+        }
+    })];
+    // The CI set needs the corpus; the GDL-II descriptions of this repository do not.
+    let (all, ci_names): (Vec<CorpusGame>, &[&str]) = match corpus_or_notice("compiled") {
+        Some(all) => (all, CI_GAMES),
+        None => {
+            trials.push(absent_trial("compiled"));
+            (Vec::new(), &[])
+        }
+    };
+    let mut games: Vec<CorpusGame> = Vec::new();
+    let shared = Arc::new(OnceLock::<Shared>::new());
+    let gdl2 = gdl2_games();
+    let selected = ci_names
+        .iter()
+        .map(|name| (name.to_string(), find_game(&all, name)))
+        .chain(gdl2.iter().map(|g| (g.name.clone(), Some(g))));
+    for (name, game) in selected {
+        let Some(game) = game else {
+            trials.push(Trial::test(name.clone(), move || {
+                Err(format!("{name}: not in the corpus").into())
+            }));
+            continue;
+        };
+        let shared = shared.clone();
+        let label = format!("{}/{}", game.collection, game.name);
+        let name = game.name.clone();
+        let trial = Trial::test(label, move || {
+            check(shared.get().expect("set before the trials run"), &name).map_err(Failed::from)
+        });
+        // Only the games the command line selects are compiled and built.
+        if !args.is_filtered_out(&trial) && !args.is_ignored(&trial) {
+            games.push(game.clone());
+        }
+        trials.push(trial);
+    }
+    let _ = shared.set(Shared {
+        games,
+        setup: OnceLock::new(),
+        rows: Mutex::new(Vec::new()),
+    });
+    let conclusion = libtest_mimic::run(&args, trials);
+    let shared = shared.get().expect("set above");
+    if let Some(Ok(setup)) = shared.setup.get() {
+        eprintln!(
+            "{:<32} {:>8} {:>10} {:>9} {:>9} {:>10} {:>9}",
+            "module", "backend", "rust bytes", "gdlc s", "playouts", "states", "check s"
+        );
+        let mut rows = shared.rows.lock().unwrap().clone();
+        rows.sort();
+        for row in rows {
+            eprintln!("{row}");
+        }
+        eprintln!(
+            "{} games, {} batches; gdlc {:.1} s, cargo build {:.1} s, total {:.1} s",
+            shared.games.len(),
+            setup.batches.len(),
+            setup.compile_time.as_secs_f64(),
+            setup.build_time.lock().unwrap().as_secs_f64(),
+            setup.started.elapsed().as_secs_f64()
+        );
+    }
+    conclusion.exit();
 }

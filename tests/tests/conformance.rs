@@ -1,10 +1,13 @@
 //! The reference interpreter against the reference traces: every traced game of the corpus,
-//! seed 1, byte for byte.
+//! seed 1, byte for byte. One trial per game (`COLLECTION/NAME`), and one that counts the
+//! traced games; all ignored, after one line saying so, when the corpus is absent.
 
 use std::time::Duration;
 
 use gdl_runtime::trace::{TraceOptions, write_trace};
-use gdl_tests::{corpus_games, read_game, run_parallel};
+use gdl_tests::{
+    CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
+};
 use gdlc::interp::Interpreter;
 
 fn interpreted_trace(kif: &str, seed: u64) -> Result<String, String> {
@@ -26,71 +29,45 @@ fn interpreted_trace(kif: &str, seed: u64) -> Result<String, String> {
     Ok(out)
 }
 
-#[test]
-fn interpreter_reproduces_every_reference_trace() {
-    let games: Vec<_> = corpus_games()
-        .into_iter()
-        .filter(|g| g.trace.is_some())
-        .collect();
-    let results = run_parallel(
-        &games,
-        |g| format!("{}/{}", g.collection, g.name),
-        Duration::from_secs(120),
-        |g| {
-            let reference = std::fs::read_to_string(g.trace.as_ref().unwrap()).unwrap();
-            let expected = reference;
-            match interpreted_trace(&read_game(&g.kif), 1) {
-                Ok(actual) if actual == expected => None,
-                Ok(actual) => {
-                    let line = expected
-                        .lines()
-                        .zip(actual.lines())
-                        .position(|(a, b)| a != b);
-                    Some(format!(
-                        "{}: differs from line {:?}",
-                        g.name,
-                        line.map(|l| l + 1)
-                    ))
-                }
-                Err(e) => Some(format!("{}: {e}", g.name)),
-            }
-        },
-    );
-    let mut timed: Vec<_> = games
-        .iter()
-        .zip(&results)
-        .map(|(g, (_, t))| (*t, &g.name))
-        .collect();
-    timed.sort_by(|a, b| b.cmp(a));
-    eprintln!("slowest playouts: {:?}", &timed[..5.min(timed.len())]);
-    let failures: Vec<&String> = results.iter().filter_map(|(r, _)| r.as_ref()).collect();
-    let (repo, tests) = (
-        games
+/// The game's seed-1 trace against its reference trace.
+fn check(game: &CorpusGame) -> Result<(), String> {
+    let path = game.trace.as_ref().ok_or("no reference trace")?;
+    let expected = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let actual = interpreted_trace(&read_game(&game.kif), 1)?;
+    if actual == expected {
+        return Ok(());
+    }
+    let line = expected
+        .lines()
+        .zip(actual.lines())
+        .position(|(a, b)| a != b)
+        .map_or(expected.lines().count().min(actual.lines().count()), |l| l);
+    Err(format!(
+        "differs from the reference trace at line {}:\nexpected: {}\nactual:   {}",
+        line + 1,
+        expected.lines().nth(line).unwrap_or("<end>"),
+        actual.lines().nth(line).unwrap_or("<end>")
+    ))
+}
+
+fn main() {
+    let Some(games) = corpus_or_notice("conformance") else {
+        run_trials(vec![absent_trial("conformance")]);
+    };
+    let traced: Vec<CorpusGame> = games.into_iter().filter(|g| g.trace.is_some()).collect();
+    let count = |c: &str| traced.iter().filter(|g| g.collection == c).count();
+    let (repo, tests) = (count("ggp-repository"), count("ggp-base-tests"));
+    let mut trials = vec![Trial::test("traced-games-count", move || {
+        if repo >= 263 && tests >= 24 {
+            Ok(())
+        } else {
+            Err(format!("fewer traced games than expected: {repo} + {tests}").into())
+        }
+    })];
+    trials.extend(
+        traced
             .iter()
-            .filter(|g| g.collection == "ggp-repository")
-            .count(),
-        games
-            .iter()
-            .filter(|g| g.collection == "ggp-base-tests")
-            .count(),
+            .map(|g| game_trial(g, Duration::from_secs(120), check)),
     );
-    eprintln!(
-        "{} of {} traces match ({repo} ggp-repository, {tests} ggp-base-tests)",
-        games.len() - failures.len(),
-        games.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    assert!(
-        repo >= 263 && tests >= 24,
-        "fewer traced games than expected: {repo} + {tests}"
-    );
+    run_trials(trials);
 }

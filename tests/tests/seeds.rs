@@ -1,55 +1,52 @@
 //! Beyond seed 1: on 20 further seeds of every game (untraced ones included) the interpreter
 //! neither fails, nor hangs, nor leaves a role without a legal move in a non-terminal state.
+//! One trial per game (`COLLECTION/NAME`); ignored, after one line saying so, when the corpus
+//! is absent.
 
 use std::time::Duration;
 
 use gdl_runtime::trace::{TraceOptions, write_trace};
-use gdl_tests::{corpus_games, read_game, run_parallel};
+use gdl_tests::{CorpusGame, absent_trial, corpus_or_notice, game_trial, read_game, run_trials};
 use gdlc::interp::Interpreter;
 
 /// Descriptions that are not playable on some seeds, each with the reason.
 const KNOWN_UNPLAYABLE: &[(&str, &str)] = &[];
 
-#[test]
-fn twenty_more_seeds_of_every_game_play_to_the_end() {
-    let games: Vec<_> = corpus_games()
-        .into_iter()
-        .filter(|g| !g.name.starts_with("test_invalid_"))
-        .collect();
-    let results = run_parallel(
-        &games,
-        |g| format!("{}/{}", g.collection, g.name),
-        Duration::from_secs(600),
-        |g| {
-            let (program, _) = gdlc::parse_kif(&read_game(&g.kif));
-            let game = match Interpreter::new(&program) {
-                Ok(game) => game,
-                Err(e) => return vec![format!("{}: {}", g.name, e[0].message)],
-            };
-            let mut problems = Vec::new();
-            for seed in 2..=21 {
-                let mut out = String::new();
-                let options = TraceOptions {
-                    seed,
-                    max_steps: 10_000,
-                };
-                match write_trace(&game, &options, &mut out) {
-                    Ok(()) => {}
-                    Err(e) => problems.push(format!("{} seed {seed}: {e}", g.name)),
-                }
+fn check(g: &CorpusGame) -> Result<(), String> {
+    let (program, _) = gdlc::parse_kif(&read_game(&g.kif));
+    let game = Interpreter::new(&program).map_err(|e| e[0].message.clone())?;
+    let mut problems = Vec::new();
+    for seed in 2..=21 {
+        let mut out = String::new();
+        let options = TraceOptions {
+            seed,
+            max_steps: 10_000,
+        };
+        match write_trace(&game, &options, &mut out) {
+            Ok(()) => {}
+            Err(e) => {
+                problems.push(format!("seed {seed}: {e}"))
             }
-            problems
-        },
-    );
-    let problems: Vec<String> = results
-        .into_iter()
-        .flat_map(|(p, _)| p)
-        .filter(|p| {
-            !KNOWN_UNPLAYABLE
-                .iter()
-                .any(|(g, _)| p.starts_with(&format!("{g} ")))
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+fn main() {
+    let Some(games) = corpus_or_notice("seeds") else {
+        run_trials(vec![absent_trial("seeds")]);
+    };
+    let trials = games
+        .iter()
+        .filter(|g| !g.name.starts_with("test_invalid_"))
+        .map(|g| {
+            let known = KNOWN_UNPLAYABLE.iter().any(|(name, _)| *name == g.name);
+            game_trial(g, Duration::from_secs(600), check).with_ignored_flag(known)
         })
         .collect();
-    eprintln!("{} games x 20 seeds played", games.len());
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    run_trials(trials);
 }

@@ -52,40 +52,7 @@ pub fn run(args: Args) -> ExitCode {
         Ok(a) => a,
         Err(errors) => return loaded.report(&errors),
     };
-    let mut out = String::new();
-    match args.emit {
-        Emit::Ast => out = gdlc::print::pretty_kif(&a.program),
-        Emit::Strata => match &a.strata {
-            Some(s) => {
-                for (i, c) in s.components.iter().enumerate() {
-                    let names: Vec<&str> = c
-                        .relations
-                        .iter()
-                        .map(|&r| a.program.symbols.name(r))
-                        .collect();
-                    let rec = if c.recursive { " recursive" } else { "" };
-                    out.push_str(&format!(
-                        "component {i} stratum {}{rec}: {}\n",
-                        c.stratum,
-                        names.join(" ")
-                    ));
-                }
-            }
-            None => out.push_str("; not stratified by relation (only by rule instance)\n"),
-        },
-        Emit::Ground => {
-            if let Some(g) = &a.ground {
-                out = ground_text(g);
-            }
-        }
-        Emit::Ir => {
-            if let Some(ir) = &a.ir {
-                out = ir.to_string();
-            }
-        }
-        Emit::Rust => out = a.rust.unwrap_or_default(),
-    }
-    if let Err(code) = super::print_out(&out) {
+    if let Err(code) = super::print_out(&a.render(stop)) {
         return code;
     }
     if args.stats {
@@ -103,32 +70,4 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// The ground rules as KIF text.
-fn ground_text(g: &gdlc::ground::GroundProgram) -> String {
-    let mut out = format!(
-        "; {} static atoms, {} dynamic atoms, {} relaxed rounds, {} ground rules\n",
-        g.stats.static_atoms, g.stats.dynamic_atoms, g.stats.rounds, g.stats.rules
-    );
-    let roles: Vec<String> = g.roles.iter().map(|&r| g.text(r)).collect();
-    out.push_str(&format!("; roles: {}\n", roles.join(" ")));
-    for &i in &g.init {
-        out.push_str(&format!("(init {})\n", g.text(i)));
-    }
-    for r in &g.rules {
-        if r.pos.is_empty() && r.neg.is_empty() {
-            out.push_str(&format!("{}\n", g.text(r.head)));
-            continue;
-        }
-        out.push_str(&format!("(<= {}", g.text(r.head)));
-        for &p in &r.pos {
-            out.push_str(&format!(" {}", g.text(p)));
-        }
-        for &n in &r.neg {
-            out.push_str(&format!(" (not {})", g.text(n)));
-        }
-        out.push_str(")\n");
-    }
-    out
 }

@@ -5,6 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashSet;
+
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
@@ -268,7 +270,9 @@ fn derive(
             head_vars.push(v)
         }
     });
-    let mut heads: HashSet<Vec<TermId>> = HashSet::new();
+    // A fixed hasher: the heads are inserted in iteration order, which numbers the atoms, so
+    // that the output of the compiler is the same on every run.
+    let mut heads: FxHashSet<Vec<TermId>> = FxHashSet::default();
     let deltas: Vec<Option<usize>> = if first {
         vec![None]
     } else {
@@ -335,7 +339,7 @@ fn insert_heads(
     g: &mut Grounder<'_>,
     rule: &NRule,
     head_vars: &[u32],
-    heads: HashSet<Vec<TermId>>,
+    heads: FxHashSet<Vec<TermId>>,
     feed: Feed,
 ) -> Result<(), Vec<Diagnostic>> {
     let width = rule.var_names.len();

@@ -171,7 +171,8 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             NLit::Pos(a) | NLit::Neg(a) => self.g.dynamic.contains(&rel_key(a)),
             _ => false,
         });
-        let mut heads: HashSet<Vec<TermId>> = HashSet::new();
+        // A fixed hasher, so that the atoms are numbered the same on every run.
+        let mut heads: rustc_hash::FxHashSet<Vec<TermId>> = Default::default();
         let hi = self.g.db.count();
         {
             let g = &mut *self.g;

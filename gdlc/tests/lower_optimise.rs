@@ -1,0 +1,206 @@
+//! Lowering to the IR and each optimisation pass, on programs of a few lines: each test
+//! asserts on the IR's structure through its public API, before and after the pass it is about.
+
+use gdlc::ir::{self, Input, Ir, Lit};
+use gdlc::optimise::{self, OptimiseOptions};
+use gdlc::pipeline::{self, CompileOptions, Stage};
+
+/// One role `r` with two moves `m` and `n`, always legal, prepended to each program.
+const PRELUDE: &str = "(role r) (legal r m) (legal r n)";
+
+/// The IR of `PRELUDE` + `rules`, as lowered (not optimised).
+fn lowered(rules: &str) -> Ir {
+    let source = format!("{PRELUDE}\n{rules}");
+    let a = pipeline::run(&source, &CompileOptions::default(), Stage::Ground)
+        .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    ir::lower(a.ground.as_ref().expect("ground rules")).expect("lowers")
+}
+
+/// The IR of `PRELUDE` + `rules`, fully optimised.
+fn optimised(rules: &str) -> Ir {
+    let mut ir = lowered(rules);
+    optimise::optimise(&mut ir, &OptimiseOptions::default());
+    ir
+}
+
+fn prop(ir: &Ir, text: &str) -> Option<u32> {
+    ir.props
+        .iter()
+        .position(|p| p.text == text)
+        .map(|i| i as u32)
+}
+
+fn bit(ir: &Ir, text: &str) -> u32 {
+    let i = ir.bits.iter().position(|b| b == text);
+    i.unwrap_or_else(|| panic!("no bit {text} in {:?}", ir.bits)) as u32
+}
+
+fn goal(ir: &Ir, value: i32) -> Lit {
+    let g = ir.goals[0].iter().find(|g| g.value == Some(value));
+    g.unwrap_or_else(|| panic!("no goal {value}")).when
+}
+
+/// `q = p & c`, and the test sets `p` to a constant: `q` folds to `c` or to false.
+const CONJUNCTION: &str = "(init a) (init b) (init c) (<= p (true a) (true b)) (<= q p (true c))
+    (<= terminal q) (<= (goal r 100) (true c))";
+
+fn with_p_constant(value: bool) -> Ir {
+    let mut ir = lowered(CONJUNCTION);
+    let p = prop(&ir, "p").expect("p") as usize;
+    let q = prop(&ir, "q").expect("q") as usize;
+    assert!(
+        ir.props[q].disjuncts[0].contains(&Lit::pos(Input::Prop(p as u32))),
+        "{ir}"
+    );
+    ir.props[p].disjuncts = vec![vec![Lit::pos(Input::Const(value))]];
+    optimise::simplify(&mut ir);
+    ir
+}
+
+#[test]
+fn a_prop_that_is_always_true_folds_out_of_its_readers() {
+    let ir = with_p_constant(true);
+    assert_eq!(ir.terminal, Lit::pos(Input::Bit(bit(&ir, "c"))), "{ir}");
+}
+
+#[test]
+fn a_prop_that_is_always_false_makes_its_conjunctions_false() {
+    let ir = with_p_constant(false);
+    assert_eq!(ir.terminal, Lit::FALSE, "{ir}");
+}
+
+#[test]
+fn an_alias_is_replaced_by_its_literal() {
+    let rules = "(init a) (<= p (true a)) (<= terminal p) (<= (goal r 100) (not p))";
+    let mut ir = lowered(rules);
+    let a = Lit::pos(Input::Bit(bit(&ir, "a")));
+    optimise::simplify(&mut ir);
+    optimise::remove_dead(&mut ir);
+    assert_eq!(ir.terminal, a, "{ir}");
+    assert_eq!(goal(&ir, 100), a.negate(), "{ir}");
+    assert!(prop(&ir, "p").is_none(), "{ir}");
+}
+
+#[test]
+fn identical_props_merge() {
+    let rules = "(init a) (init b) (<= p (true a) (true b)) (<= q (true b) (true a))
+        (<= terminal p) (<= (goal r 100) q)";
+    let mut ir = lowered(rules);
+    assert_ne!(ir.terminal, goal(&ir, 100), "lowered: {ir}");
+    optimise::simplify(&mut ir);
+    assert!(matches!(ir.terminal.input, Input::Prop(_)), "{ir}");
+    assert_eq!(ir.terminal, goal(&ir, 100), "{ir}");
+}
+
+#[test]
+fn props_no_output_reads_are_removed() {
+    // Once `q` is replaced by its alias `p`, nothing reads `q`.
+    let rules = "(init a) (init b) (<= p (true a) (true b)) (<= q p)
+        (<= terminal q) (<= (goal r 100) (true b))";
+    let mut ir = lowered(rules);
+    optimise::simplify(&mut ir);
+    assert!(prop(&ir, "q").is_some(), "before: {ir}");
+    optimise::remove_dead(&mut ir);
+    assert!(prop(&ir, "q").is_none(), "{ir}");
+    let p = prop(&ir, "p").expect("p stays");
+    assert_eq!(ir.terminal, Lit::pos(Input::Prop(p)), "{ir}");
+}
+
+#[test]
+fn a_bit_that_keeps_its_initial_value_becomes_a_constant() {
+    let rules = "(init (lamp lit)) (<= (next (lamp lit)) (true (lamp lit)))
+        (<= (next a) (does r m)) (<= terminal (true a) (true (lamp lit)))
+        (<= (goal r 100) (true (lamp lit)))";
+    let mut ir = lowered(rules);
+    assert!(ir.bits.iter().any(|b| b == "(lamp lit)"), "lowered: {ir}");
+    optimise::constant_bits(&mut ir);
+    optimise::simplify(&mut ir);
+    optimise::remove_dead(&mut ir);
+    assert!(!ir.bits.iter().any(|b| b == "(lamp lit)"), "{ir}");
+    assert!(ir.constant_facts.iter().any(|f| f == "(lamp lit)"), "{ir}");
+    assert_eq!(goal(&ir, 100), Lit::TRUE, "{ir}");
+    assert_eq!(ir.terminal, Lit::pos(Input::Bit(bit(&ir, "a"))), "{ir}");
+}
+
+#[test]
+fn a_bit_that_changes_stays_a_bit() {
+    let rules = "(init (lamp lit)) (<= (next (lamp lit)) (true (lamp lit)) (does r n))
+        (<= (next a) (does r m)) (<= terminal (true a)) (<= (goal r 100) (true (lamp lit)))";
+    let mut ir = lowered(rules);
+    optimise::constant_bits(&mut ir);
+    assert!(ir.bits.iter().any(|b| b == "(lamp lit)"), "{ir}");
+    assert!(ir.constant_facts.is_empty(), "{ir}");
+}
+
+#[test]
+fn a_literal_common_to_every_disjunct_is_factored_out() {
+    let rules = "(init c) (init a) (init b) (init d)
+        (<= p (true c) (true a) (true d)) (<= p (true c) (true b) (true d))
+        (<= terminal p) (<= (goal r 100) (true a))";
+    let mut ir = lowered(rules);
+    optimise::simplify(&mut ir);
+    let p = prop(&ir, "p").expect("p") as usize;
+    assert_eq!(ir.props[p].disjuncts.len(), 2, "before: {ir}");
+    optimise::factor(&mut ir);
+    let (c, d) = (bit(&ir, "c"), bit(&ir, "d"));
+    let p = &ir.props[prop(&ir, "p").expect("p after factoring") as usize];
+    assert_eq!(p.disjuncts.len(), 1, "{ir}");
+    let conj = &p.disjuncts[0];
+    assert!(conj.contains(&Lit::pos(Input::Bit(c))), "{ir}");
+    assert!(conj.contains(&Lit::pos(Input::Bit(d))), "{ir}");
+    // What is left, `a | b`, is a new prop.
+    let rest = conj.iter().find_map(|l| match l.input {
+        Input::Prop(q) => Some(q as usize),
+        _ => None,
+    });
+    let rest = rest.unwrap_or_else(|| panic!("no prop for a | b: {ir}"));
+    assert_eq!(ir.props[rest].disjuncts.len(), 2, "{ir}");
+}
+
+#[test]
+fn a_recursive_relation_lowers_to_a_recursive_group() {
+    let rules = "(node x) (node y) (node z) (edge x y) (edge y x) (edge y z)
+        (init (open x y)) (init (open y x)) (init (open y z))
+        (<= (next (open ?u ?v)) (true (open ?u ?v)) (does r m))
+        (<= (reach ?u ?v) (edge ?u ?v) (true (open ?u ?v)))
+        (<= (reach ?u ?w) (node ?v) (reach ?u ?v) (edge ?v ?w) (true (open ?v ?w)))
+        (<= terminal (reach x z)) (<= (goal r 100) (reach x z))";
+    let ir = lowered(rules);
+    assert!(!ir.groups.is_empty(), "{ir}");
+    let group_of = ir.group_of();
+    let reach_xy = prop(&ir, "(reach x y)").expect("(reach x y)");
+    let reach_xx = prop(&ir, "(reach x x)").expect("(reach x x)");
+    let g = group_of[reach_xy as usize];
+    assert!(g.is_some(), "(reach x y) in no group: {ir}");
+    assert_eq!(g, group_of[reach_xx as usize], "{ir}");
+    // `(reach x z)` reads the cycle but is not on it.
+    let reach_xz = prop(&ir, "(reach x z)").expect("(reach x z)");
+    assert_eq!(group_of[reach_xz as usize], None, "{ir}");
+    let optimised = optimised(rules);
+    assert!(
+        !optimised.groups.is_empty(),
+        "the group survives optimisation: {optimised}"
+    );
+}
+
+#[test]
+fn next_of_a_bit_that_persists_reads_the_bit_or_the_move() {
+    let rules = "(<= (next jumped) (does r m)) (<= (next jumped) (true jumped))
+        (<= terminal (true jumped)) (<= (goal r 100) (true jumped))";
+    let ir = optimised(rules);
+    let s = bit(&ir, "jumped");
+    let next = ir.next[s as usize];
+    let Input::Prop(p) = next.input else {
+        panic!("next jumped is not a prop: {ir}");
+    };
+    assert!(!next.negated);
+    let mut disjuncts = ir.props[p as usize].disjuncts.clone();
+    disjuncts.sort();
+    let m = ir.moves[0].iter().position(|t| t == "m").expect("move m") as u32;
+    let mut expected = vec![
+        vec![Lit::pos(Input::Bit(s))],
+        vec![Lit::pos(Input::Does { role: 0, mv: m })],
+    ];
+    expected.sort();
+    assert_eq!(disjuncts, expected, "{ir}");
+}

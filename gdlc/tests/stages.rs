@@ -1,0 +1,83 @@
+//! Snapshots of each stage of the pipeline on the small games of `tests/fixtures/`: the text
+//! `gdlc dump --emit strata|ground|ir|rust FILE` prints ([`Artifacts::render`]), compared with
+//! `tests/snapshots/stages__GAME.STAGE.snap`. They need no corpus and run in seconds.
+//!
+//! A change to a pass shows here as a diff. When the new text is right, bless it:
+//!
+//! ```text
+//! INSTA_UPDATE=always cargo test -p gdlc --test stages
+//! ```
+//!
+//! (or `cargo insta review` with cargo-insta installed), then review the snapshot diffs in
+//! git. The Rust snapshots change with every change to code generation; that is expected.
+
+use gdlc::pipeline::{self, Artifacts, CompileOptions, Stage};
+
+/// The fixture `name`, run through the pipeline up to `stage`.
+fn artifacts(name: &str, source: &str, stage: Stage) -> Artifacts {
+    let options = CompileOptions::for_game(name);
+    pipeline::run(source, &options, stage).unwrap_or_else(|errors| {
+        let messages: Vec<String> = errors
+            .iter()
+            .map(|d| format!("[{}] {}", d.code, d.message))
+            .collect();
+        panic!("{name} does not compile: {}", messages.join("; "))
+    })
+}
+
+fn snapshot(name: &str, source: &str, stage: Stage, label: &str) {
+    let text = artifacts(name, source, stage).render(stage);
+    assert!(!text.is_empty(), "{name}: stage {label} printed nothing");
+    insta::assert_snapshot!(format!("{name}.{label}"), text);
+}
+
+/// Five tests per fixture: one a stage, and one that runs the pipeline again.
+macro_rules! fixture {
+    ($module:ident, $name:literal) => {
+        mod $module {
+            use super::*;
+            const SOURCE: &str = include_str!(concat!("fixtures/", $name, ".kif"));
+
+            #[test]
+            fn strata() {
+                snapshot($name, SOURCE, Stage::Strata, "strata");
+            }
+            #[test]
+            fn ground() {
+                snapshot($name, SOURCE, Stage::Ground, "ground");
+            }
+            #[test]
+            fn ir() {
+                snapshot($name, SOURCE, Stage::Ir, "ir");
+            }
+            #[test]
+            fn rust() {
+                snapshot($name, SOURCE, Stage::Rust, "rust");
+            }
+            /// The compiler's output does not depend on the run (hash seeds, threads).
+            #[test]
+            fn same_on_every_run() {
+                let first = artifacts($name, SOURCE, Stage::Rust);
+                for _ in 0..4 {
+                    let again = artifacts($name, SOURCE, Stage::Rust);
+                    for stage in [Stage::Ground, Stage::Ir, Stage::Rust] {
+                        assert_eq!(first.render(stage), again.render(stage), "{stage:?}");
+                    }
+                }
+            }
+        }
+    };
+}
+
+// Two rules of play and a button: the smallest game.
+fixture!(toy, "toy");
+// Tic-tac-toe on a line: two roles, turns, distinct, a static successor relation.
+fixture!(line_of_three, "lineOfThree");
+// A recursive relation (`connected`) over the state: a recursive group in the IR.
+fixture!(bridges, "bridges");
+// Negation and distinct.
+fixture!(pairs, "pairs");
+// `or` in rule bodies, nested with `and`.
+fixture!(either, "either");
+// A prop that always holds and a state bit that never changes.
+fixture!(constants, "constants");
