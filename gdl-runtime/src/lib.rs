@@ -12,6 +12,10 @@
 //! - [`compare`]: differential testing of two engines of one game over seeded playouts.
 //! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
 
+/// The version of this crate: generated crates that do not name a path to it depend on it
+/// by this version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub mod bench;
 pub mod cli;
 pub mod compare;

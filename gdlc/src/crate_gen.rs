@@ -323,6 +323,12 @@ mod tests {
             ..options()
         };
         assert!(!cargo_toml(&member, "d").contains("[workspace]"));
+        // Without a local checkout, the runtime comes from the registry by version.
+        let registry = CrateOptions {
+            runtime: RuntimeDep::Version("0.1.0".into()),
+            ..options()
+        };
+        assert!(cargo_toml(&registry, "d").contains("gdl-runtime = \"0.1.0\"\n"));
         let w = workspace_toml(&["batch-0".into()], &ReleaseProfile::default());
         assert!(w.contains("members = [\n    \"batch-0\",\n]\n"));
         assert!(w.contains("opt-level = 3\n"));

@@ -177,7 +177,11 @@ fn gdl2_games() -> Vec<CorpusGame> {
     kifs.into_iter()
         .map(|kif| CorpusGame {
             collection: GDL2.into(),
-            name: kif.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
+            name: kif
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
             kif,
             trace: None,
         })

@@ -24,9 +24,7 @@ fn check(g: &CorpusGame) -> Result<(), String> {
         };
         match write_trace(&game, &options, &mut out) {
             Ok(()) => {}
-            Err(e) => {
-                problems.push(format!("seed {seed}: {e}"))
-            }
+            Err(e) => problems.push(format!("seed {seed}: {e}")),
         }
     }
     if problems.is_empty() {

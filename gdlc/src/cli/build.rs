@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use gdlc::crate_gen::{self, CrateOptions, Layout, ReleaseProfile, RuntimeDep};
+use gdlc::crate_gen::{self, CrateOptions, Layout, ReleaseProfile};
 
 use super::cache::{self, CompileArgs};
 
@@ -43,7 +43,7 @@ pub fn run(args: Args) -> ExitCode {
         Ok(l) => l,
         Err(code) => return code,
     };
-    let runtime = match cache::runtime_dir(&args.compile) {
+    let runtime = match cache::runtime_dep(&args.compile) {
         Ok(r) => r,
         Err(code) => return code,
     };
@@ -72,7 +72,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     let options = CrateOptions {
         package,
-        runtime: RuntimeDep::Path(runtime.display().to_string()),
+        runtime,
         layout: Layout::Standalone(ReleaseProfile::default()),
     };
     let files = crate_gen::single_game_crate(&stem, &compiled, &options);

@@ -16,9 +16,11 @@
 //! name and the backend. When `game` exists, nothing is compiled and cargo is not run. Removing the directory
 //! clears the cache.
 //!
-//! The generated crates depend on `gdl-runtime` by path: `--runtime DIR`, else
-//! `$GDL_RUNTIME_PATH`, else the `gdl-runtime` beside the `gdlc` sources this binary was built
-//! from (`CARGO_MANIFEST_DIR/../gdl-runtime`, baked in at build time).
+//! The generated crates depend on `gdl-runtime` by path when one is known: `--runtime DIR`,
+//! else `$GDL_RUNTIME_PATH`, else the `gdl-runtime` beside the `gdlc` sources this binary was
+//! built from (`CARGO_MANIFEST_DIR/../gdl-runtime`, baked in at build time) if that workspace
+//! is still there. Otherwise (an installed `gdlc`, its sources gone) they depend on
+//! `gdl-runtime` by the version this `gdlc` was built with, from crates.io.
 
 use std::io::{IsTerminal, Read as _};
 use std::path::{Path, PathBuf};
@@ -51,13 +53,14 @@ pub struct CompileArgs {
     pub codegen: super::CodegenArgs,
 }
 
-/// The directory of `gdl-runtime` for generated crates.
-pub fn runtime_dir(args: &CompileArgs) -> Result<PathBuf, ExitCode> {
+/// The `gdl-runtime` dependency of generated crates (see the module documentation).
+pub fn runtime_dep(args: &CompileArgs) -> Result<RuntimeDep, ExitCode> {
     let baked = Path::new(env!("CARGO_MANIFEST_DIR")).join("../gdl-runtime");
     let (dir, from) = match (&args.runtime, std::env::var_os("GDL_RUNTIME_PATH")) {
         (Some(d), _) => (d.clone(), "--runtime"),
         (None, Some(d)) => (PathBuf::from(d), "GDL_RUNTIME_PATH"),
-        (None, None) => (baked, "the gdlc build"),
+        (None, None) if baked.join("Cargo.toml").is_file() => (baked, "the gdlc build"),
+        (None, None) => return Ok(RuntimeDep::Version(gdl_runtime::VERSION.to_string())),
     };
     if !dir.join("Cargo.toml").is_file() {
         eprintln!(
@@ -67,7 +70,8 @@ pub fn runtime_dir(args: &CompileArgs) -> Result<PathBuf, ExitCode> {
         );
         return Err(ExitCode::from(super::EXIT_USAGE));
     }
-    Ok(dir.canonicalize().unwrap_or(dir))
+    let dir = dir.canonicalize().unwrap_or(dir);
+    Ok(RuntimeDep::Path(dir.display().to_string()))
 }
 
 /// The cache directory.
@@ -179,10 +183,10 @@ fn compiler_build() -> String {
 pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<PathBuf, ExitCode> {
     let file = loaded.path.as_path();
     let source = loaded.text.as_str();
-    let runtime = runtime_dir(args)?;
+    let runtime = runtime_dep(args)?;
     let stem = stem_of(file);
     let options = super::options_for(file, &args.codegen);
-    let runtime_text = runtime.display().to_string();
+    let runtime_text = format!("{runtime:?}");
     let backend = options.codegen.backend.name();
     let key = crate_gen::cache_key(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
@@ -205,7 +209,7 @@ pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<Pat
     let compiled = loaded.compile(&options)?;
     let crate_options = CrateOptions {
         package: crate_gen::package_name(&stem),
-        runtime: RuntimeDep::Path(runtime_text),
+        runtime,
         layout: Layout::Standalone(ReleaseProfile::default()),
     };
     let files = crate_gen::single_game_crate(&stem, &compiled, &crate_options);
