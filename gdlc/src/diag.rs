@@ -77,7 +77,50 @@ pub struct SourceFile<'a> {
     pub text: &'a str,
 }
 
-/// 1-based line and column (in characters) of byte `offset` of `text`.
+/// The start of every line of a text, so that the line and column of many offsets cost a
+/// binary search each (rendering thousands of diagnostics of a 50 MB file stays linear).
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    /// Byte offset of each line's first byte.
+    starts: Vec<u32>,
+    /// Whether each line is ASCII (its columns are byte offsets).
+    ascii: Vec<bool>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        let mut ascii = Vec::new();
+        let mut line_ascii = true;
+        for (i, b) in text.bytes().enumerate() {
+            line_ascii &= b.is_ascii();
+            if b == b'\n' {
+                starts.push(i as u32 + 1);
+                ascii.push(line_ascii);
+                line_ascii = true;
+            }
+        }
+        ascii.push(line_ascii);
+        LineIndex { starts, ascii }
+    }
+
+    /// 1-based line and column (in characters) of byte `offset` of `text` (the text this
+    /// index was made from).
+    pub fn line_col(&self, text: &str, offset: u32) -> (usize, usize) {
+        let offset = floor_char_boundary(text, (offset as usize).min(text.len()));
+        let line = self.starts.partition_point(|&s| s as usize <= offset) - 1;
+        let start = self.starts[line] as usize;
+        let col = if self.ascii[line] {
+            offset - start
+        } else {
+            text[start..offset].chars().count()
+        };
+        (line + 1, col + 1)
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` of `text` (a scan of the text; see
+/// [`LineIndex`] for many offsets).
 pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
     let offset = (offset as usize).min(text.len());
     let before = &text[..floor_char_boundary(text, offset)];
@@ -110,6 +153,135 @@ impl fmt::Display for OneLine<'_> {
             "{}:{line}:{col}: {kind}[{}]: {}",
             file.name, d.code, d.message
         )
+    }
+}
+
+/// How [`Reporter`] prints diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// With the source snippet and labels (through `ariadne` with the `cli` feature; as
+    /// [`render_plain`] without it, and for very long lines).
+    Human,
+    /// One line each: `file:line:col: severity[code]: message`.
+    Short,
+}
+
+/// Options of a [`Reporter`].
+#[derive(Clone, Copy, Debug)]
+pub struct ReportOptions {
+    pub style: Style,
+    /// Use ANSI colours.
+    pub color: bool,
+    /// Print at most this many diagnostics; the rest are counted in one closing line.
+    pub max_shown: usize,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            style: Style::Human,
+            color: false,
+            max_shown: 100,
+        }
+    }
+}
+
+/// Renders the diagnostics of one source: the line index (and `ariadne`'s source cache) is
+/// made once, so that rendering stays linear in the size of the file and the number of
+/// diagnostics shown; a flood is capped ([`ReportOptions::max_shown`]) and counted.
+pub struct Reporter<'a> {
+    file: SourceFile<'a>,
+    lines: LineIndex,
+    options: ReportOptions,
+    #[cfg(feature = "cli")]
+    source: ariadne::Source<&'a str>,
+}
+
+impl<'a> Reporter<'a> {
+    pub fn new(file: SourceFile<'a>, options: ReportOptions) -> Reporter<'a> {
+        Reporter {
+            file,
+            lines: LineIndex::new(file.text),
+            options,
+            #[cfg(feature = "cli")]
+            source: ariadne::Source::from(file.text),
+        }
+    }
+
+    /// `file:line:col` of a byte offset.
+    pub fn location(&self, offset: u32) -> String {
+        let (line, col) = self.lines.line_col(self.file.text, offset);
+        format!("{}:{line}:{col}", self.file.name)
+    }
+
+    /// One diagnostic, in the style of the options (ends with a newline).
+    pub fn render(&self, d: &Diagnostic) -> String {
+        let kind = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        match self.options.style {
+            Style::Short => format!(
+                "{}: {kind}[{}]: {}\n",
+                self.location(d.span.start),
+                d.code,
+                d.message
+            ),
+            Style::Human => self.render_human(d),
+        }
+    }
+
+    #[cfg(feature = "cli")]
+    fn render_human(&self, d: &Diagnostic) -> String {
+        // ariadne prints whole lines: a file on one line would be printed per diagnostic.
+        const LONG_LINE: usize = 400;
+        let span = clamp(self.file.text, d.span);
+        let (line, _) = self.lines.line_col(self.file.text, span.start as u32);
+        let start = self.lines.starts[line - 1] as usize;
+        let end = self
+            .lines
+            .starts
+            .get(line)
+            .map_or(self.file.text.len(), |&e| e as usize);
+        if end - start > LONG_LINE || d.labels.iter().any(|(s, _)| s.end > s.start + 4000) {
+            return render_plain(self.file, d);
+        }
+        render_with(self.file, &self.source, d, self.options.color)
+    }
+
+    #[cfg(not(feature = "cli"))]
+    fn render_human(&self, d: &Diagnostic) -> String {
+        render_plain(self.file, d)
+    }
+
+    /// The first [`ReportOptions::max_shown`] of `diagnostics`, then a line counting the
+    /// others (`... and 9,900 more errors and 3 more warnings`).
+    pub fn render_all<'d>(&self, diagnostics: impl IntoIterator<Item = &'d Diagnostic>) -> String {
+        let mut out = String::new();
+        let (mut errors, mut warnings) = (0usize, 0usize);
+        for (i, d) in diagnostics.into_iter().enumerate() {
+            if i < self.options.max_shown {
+                out.push_str(&self.render(d));
+            } else if d.is_error() {
+                errors += 1;
+            } else {
+                warnings += 1;
+            }
+        }
+        if errors + warnings > 0 {
+            let count =
+                |n: usize, what: &str| format!("{n} more {what}{}", if n == 1 { "" } else { "s" });
+            let rest = match (errors, warnings) {
+                (e, 0) => count(e, "error"),
+                (0, w) => count(w, "warning"),
+                (e, w) => format!("{} and {}", count(e, "error"), count(w, "warning")),
+            };
+            out.push_str(&format!(
+                "{}: ... and {rest} not shown (only the first {} are)\n",
+                self.file.name, self.options.max_shown
+            ));
+        }
+        out
     }
 }
 
@@ -177,7 +349,17 @@ pub fn render_plain(file: SourceFile<'_>, diag: &Diagnostic) -> String {
 /// `ariadne`; needs the `cli` feature).
 #[cfg(feature = "cli")]
 pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -> String {
-    use ariadne::{Config, Label, Report, ReportKind, Source};
+    render_with(file, &ariadne::Source::from(file.text), diag, options.color)
+}
+
+#[cfg(feature = "cli")]
+fn render_with(
+    file: SourceFile<'_>,
+    source: &ariadne::Source<&str>,
+    diag: &Diagnostic,
+    color: bool,
+) -> String {
+    use ariadne::{Config, Label, Report, ReportKind};
     let kind = match diag.severity {
         Severity::Error => ReportKind::Error,
         Severity::Warning => ReportKind::Warning,
@@ -186,7 +368,7 @@ pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -
     let mut report = Report::build(kind, (file.name, span.clone()))
         .with_config(
             Config::default()
-                .with_color(options.color)
+                .with_color(color)
                 .with_index_type(ariadne::IndexType::Byte),
         )
         .with_code(diag.code)
@@ -200,9 +382,7 @@ pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -
         report = report.with_note(note);
     }
     let mut out = Vec::new();
-    let written = report
-        .finish()
-        .write((file.name, Source::from(file.text)), &mut out);
+    let written = report.finish().write((file.name, source), &mut out);
     match written {
         Ok(()) => String::from_utf8_lossy(&out).into_owned(),
         Err(_) => format!("{}\n", OneLine(file, diag)),
@@ -233,6 +413,51 @@ mod tests {
         assert_eq!(line_col(text, 0), (1, 1));
         assert_eq!(line_col(text, 4), (2, 2));
         assert_eq!(line_col(text, 8), (3, 2));
+    }
+
+    #[test]
+    fn the_line_index_agrees_with_a_scan() {
+        let text = "ab\ncd\n\u{e9}x\n\nlast";
+        let index = LineIndex::new(text);
+        for offset in 0..=text.len() as u32 + 2 {
+            assert_eq!(
+                index.line_col(text, offset),
+                line_col(text, offset),
+                "{offset}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_flood_of_diagnostics_is_capped_and_counted_in_linear_time() {
+        let n = 200_000;
+        let text = ")\n".repeat(n);
+        let diags: Vec<Diagnostic> = (0..n)
+            .map(|i| Diagnostic::error("test", Span::new(2 * i, 2 * i + 1), "stray"))
+            .chain([Diagnostic::warning("w", Span::new(0, 1), "w")])
+            .collect();
+        let file = SourceFile {
+            name: "g.kif",
+            text: &text,
+        };
+        let start = std::time::Instant::now();
+        for style in [Style::Short, Style::Human] {
+            let options = ReportOptions {
+                style,
+                color: false,
+                max_shown: 10,
+            };
+            let out = Reporter::new(file, options).render_all(&diags);
+            assert!(
+                out.ends_with(
+                    "g.kif: ... and 199990 more errors and 1 more warning not shown (only the first 10 are)\n"
+                ),
+                "{out}"
+            );
+            assert!(out.contains("g.kif:3:1"), "{out}");
+        }
+        // A scan per diagnostic took minutes here; a second is far more than enough.
+        assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use gdlc::diag::{self, OneLine, RenderOptions, SourceFile};
+use gdlc::diag::{ReportOptions, Reporter, SourceFile, Style};
 
 use super::{EXIT_ERRORS, Loaded};
 
@@ -38,6 +38,9 @@ pub struct Args {
     /// How to print diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// Print at most this many diagnostics per file; the others are counted.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_diagnostics: usize,
 }
 
 /// The outcome for one file.
@@ -76,18 +79,18 @@ fn check_file(path: &Path, args: &Args) -> Outcome {
         name,
         text: &loaded.text,
     };
-    let options = RenderOptions {
+    let options = ReportOptions {
+        style: match args.format {
+            Format::Human => Style::Human,
+            Format::Short => Style::Short,
+        },
         color: std::io::stderr().is_terminal(),
+        max_shown: args.max_diagnostics,
     };
-    let mut err = std::io::stderr().lock();
-    for d in diagnostics.iter().filter(|d| d.is_error() || !args.quiet) {
-        // A closed standard error is no reason to fail the check itself.
-        let _ = match args.format {
-            Format::Human => write!(err, "{}", diag::render(file, d, options)),
-            Format::Short => writeln!(err, "{}", OneLine(file, d)),
-        };
-    }
-    drop(err);
+    let shown = diagnostics.iter().filter(|d| d.is_error() || !args.quiet);
+    let text = Reporter::new(file, options).render_all(shown);
+    // A closed standard error is no reason to fail the check itself.
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
     if (errors > 0 || !args.quiet)

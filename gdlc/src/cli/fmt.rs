@@ -10,7 +10,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use gdlc::diag::{self, RenderOptions, SourceFile};
+use gdlc::diag::{ReportOptions, Reporter, SourceFile};
 use gdlc::{Syntax, print};
 
 /// Exit code when the description has syntax errors.
@@ -51,12 +51,11 @@ pub fn run(args: Args) -> ExitCode {
     let from = args.from.unwrap_or_else(|| loaded.source().syntax());
     let (program, diags) = from.parse(text);
     let file = SourceFile { name, text };
-    let options = RenderOptions {
+    let options = ReportOptions {
         color: std::io::stderr().is_terminal(),
+        ..ReportOptions::default()
     };
-    for d in &diags {
-        eprint!("{}", diag::render(file, d, options));
-    }
+    eprint!("{}", Reporter::new(file, options).render_all(&diags));
     let errors = diags.iter().filter(|d| d.is_error()).count();
     if errors > 0 {
         eprintln!("gdlc fmt: {name}: {errors} syntax error(s); nothing written");

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gdlc::codegen::Backend;
-use gdlc::diag::{RenderOptions, SourceFile};
+use gdlc::diag::{ReportOptions, Reporter, SourceFile};
 use gdlc::{CheckOptions, CompileOptions, Compiled, Diagnostic, Source};
 
 /// Exit code for usage and I/O problems.
@@ -70,14 +70,13 @@ impl Loaded {
             name: &self.name,
             text: &self.text,
         };
-        let options = RenderOptions {
+        let options = ReportOptions {
             color: std::io::stderr().is_terminal(),
+            ..ReportOptions::default()
         };
-        let mut err = std::io::stderr().lock();
-        for d in diagnostics {
-            // A closed standard error is no reason to fail differently.
-            let _ = write!(err, "{}", gdlc::diag::render(file, d, options));
-        }
+        let text = Reporter::new(file, options).render_all(diagnostics);
+        // A closed standard error is no reason to fail differently.
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
         ExitCode::from(EXIT_ERRORS)
     }
 
