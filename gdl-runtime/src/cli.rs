@@ -9,7 +9,7 @@
 //! Sub-commands (`BIN help` prints them):
 //!
 //! - `trace [--seed S] [--max-steps N]`: one seeded random playout in the reference trace
-//!   format (`spec/trace-format.md`), as `gdlc trace` prints it.
+//!   format ([`crate::trace`]), as `gdlc trace` prints it.
 //! - `bench [--seconds T] [--seed S] [--max-steps N]`: the benchmark loop of [`crate::bench`];
 //!   prints one line (see [`crate::bench::BenchResult::line`]) with `engine=compiled`.
 //! - `traces [--seeds A..B] [--max-steps N]`: the records of the playouts of seeds `A` to `B`
