@@ -1,5 +1,5 @@
-//! The benchmark loop of `spec/performance.md`: random playouts for a fixed time, single
-//! thread.
+//! The benchmark loop behind every published GDL speed figure: random playouts for a fixed
+//! time, single thread.
 //!
 //! From the initial state, while the state is not terminal, one uniform random draw per role
 //! (also for a role whose only move is `noop`) picks each role's move, and the next state is

@@ -9,7 +9,7 @@
 //! Sub-commands (`BIN help` prints them):
 //!
 //! - `trace [--seed S] [--max-steps N] [--percepts]`: one seeded random playout in the
-//!   reference trace format (`spec/trace-format.md`), as `gdlc trace` prints it; with
+//!   reference trace format ([`crate::trace`]), as `gdlc trace` prints it; with
 //!   `--percepts`, also GDL-II's random roles and percepts ([`TraceExtras`]).
 //! - `bench [--seconds T] [--seed S] [--max-steps N]`: the benchmark loop of [`crate::bench`];
 //!   prints one line (see [`crate::bench::BenchResult::line`]) with `engine=compiled`.

@@ -164,8 +164,8 @@ impl fmt::Display for Mismatch {
 
 impl std::error::Error for Mismatch {}
 
-/// The record of one seeded playout: its trace (`spec/trace-format.md`) with the GDL-II lines
-/// of [`TraceExtras::percepts`], followed, when the playout could not be finished, by a line
+/// The record of one seeded playout: its trace ([`crate::trace`]) with the GDL-II lines of
+/// [`TraceExtras::percepts`], followed, when the playout could not be finished, by a line
 /// `error: ...`.
 pub fn playout_record<G: Game>(game: &G, seed: u64, max_steps: usize) -> String {
     let mut out = String::new();

@@ -8,7 +8,7 @@
 //! - [`trace`]: seeded random playouts printed in the reference trace format.
 //! - [`text`]: whitespace-normalised GDL text, for generated `parse_move`.
 //! - [`propnet`]: the incremental propositional network that large compiled games run on.
-//! - [`bench`]: the benchmark loop of `spec/performance.md` (random playouts for T seconds).
+//! - [`bench`](mod@bench): the benchmark loop (uniformly random playouts for T seconds).
 //! - [`compare`]: differential testing of two engines of one game over seeded playouts.
 //! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
 

@@ -1,4 +1,24 @@
-//! Seeded random playouts printed in the reference trace format (`spec/trace-format.md`).
+//! Seeded random playouts printed in the reference trace format.
+//!
+//! ```text
+//! roles x o
+//! seed 1
+//! step 0
+//! state (cell 1 1 b) (cell 1 2 b) ... (control x)
+//! legal x 9: (mark 1 1) (mark 1 2) ... (mark 3 3)
+//! legal o 1: noop
+//! joint (mark 2 3) noop
+//! step 1
+//! ...
+//! terminal 8 goals x=0 o=100
+//! ```
+//!
+//! `roles` in the order of the description's `(role ...)` facts; `step N` counts from 0 (the
+//! initial state); `state` the true facts, sorted by byte order and joined by one space; `legal`
+//! each role's legal-move count and moves, sorted (absent in a terminal state); `joint` the
+//! chosen moves in role order, drawn by [`crate::SplitMix64`] (one draw per role per step, also
+//! for a single legal move); `terminal N goals` each role's goal value, or `undef` where the
+//! description gives none, or several.
 
 use std::fmt::{self, Write};
 

@@ -29,8 +29,8 @@ enum Command {
     /// Write a standalone cargo crate for a compiled game (a library and a binary with
     /// `trace` and `bench` sub-commands).
     Build(cli::build::Args),
-    /// Time random playouts (the benchmark loop of spec/performance.md) on the interpreter or
-    /// the compiled game; prints one line.
+    /// Time random playouts (from the initial state, uniformly random legal moves for every role
+    /// until the end) on the interpreter or the compiled game; prints one line.
     Bench(cli::bench::Args),
 }
 

@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: the benchmark loop of `spec/performance.md` on the compiled and the
+//! `cargo xtask bench`: the benchmark loop of `gdl_runtime::bench` on the compiled and the
 //! interpreted engine, one game at a time, single thread, and the cost of compiling.
 //!
 //! For each game: `xtask compile-one` compiles it (timed, peak memory by `/usr/bin/time` when
@@ -54,7 +54,8 @@ pub struct Args {
     pub memory_gb: f64,
 }
 
-/// Playouts per second of ggplib and Sancho on this project's machines (`spec/performance.md`).
+/// Playouts per second of ggplib and Sancho on this project's machines, measured with the same
+/// loop (median of 3 runs of 10 s).
 const PROPNET: &[(&str, f64, f64)] = &[
     ("ticTacToe", 582_355.0, 242_691.0),
     ("connectFour", 172_623.0, 119_205.0),
@@ -485,7 +486,7 @@ fn report(
     let _ = writeln!(
         s,
         "Random playouts per second of the code gdlc generates (`compiled`) and of the reference \
-         interpreter (`interpreted`), with the benchmark loop of `spec/performance.md`: single \
+         interpreter (`interpreted`), with the benchmark loop of `gdl_runtime::bench`: single \
          thread, {} s per game and engine, one uniform random draw per role per step; states are \
          steps + 1 per playout. Compiled crates use the release profile of `gdlc build` \
          (opt-level 3, codegen-units 16, panic = abort). Regenerate with:\n\n\
@@ -541,7 +542,7 @@ fn report(
     s.push_str(
         "\n## Against the propnet engines\n\n\
          Playouts per second of ggplib (C++ propnet, the fastest published GDL engine) and Sancho \
-         (Java propnet) on this project's machines, from `spec/performance.md` (median of 3 runs \
+         (Java propnet) on this project's machines, measured with the same loop (median of 3 runs \
          of 10 s), beside the compiled code above. The project's goal is at least 4x the best \
          propnet engine.\n\n\
          | game | compiled po/s | ggplib po/s | Sancho po/s | compiled / best propnet |\n\

@@ -1,4 +1,4 @@
-//! `gdlc bench`: the benchmark loop of `spec/performance.md` (random playouts for T seconds,
+//! `gdlc bench`: the benchmark loop of [`gdl_runtime::bench`] (random playouts for T seconds,
 //! single thread) on the interpreter or on the compiled game.
 
 use std::path::PathBuf;
