@@ -151,6 +151,7 @@ pub fn normalize(
     let graph = crate::depgraph::build(program);
     let reachable = reachable_relations(&graph);
     let mut rules = Vec::new();
+    let mut seen: std::collections::HashSet<(NAtom, Vec<NLit>)> = Default::default();
     let mut errors = Vec::new();
     for (origin, rule) in program.rules.iter().enumerate() {
         if !options.keep_unreachable && !reachable.contains(&rule.head.name) {
@@ -191,7 +192,11 @@ pub fn normalize(
             };
             drop_unbound_filters(&mut rule);
             bind_role_variable(&mut rule);
-            rules.push(rule);
+            // A rule written twice (variables numbered alike) adds nothing; a description that
+            // repeats itself must not multiply the engines' work.
+            if seen.insert((rule.head.clone(), rule.body.clone())) {
+                rules.push(rule);
+            }
         }
     }
     if errors.is_empty() {
@@ -373,6 +378,16 @@ impl Vars {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_rule_written_twice_is_kept_once() {
+        let text = "(role r) (p 1) (<= (q ?x) (p ?x)) (<= (q ?y) (p ?y)) (<= (q ?x) (p ?x) (p 1))";
+        let (program, _) = crate::parse_kif(text);
+        let options = super::NormalizeOptions { keep_unreachable: true, ..Default::default() };
+        let n = super::normalize(&program, options).unwrap();
+        let q = program.symbols.get("q").unwrap();
+        assert_eq!(n.rules.iter().filter(|r| r.head.rel == q).count(), 2);
+    }
+
     use super::*;
 
     #[test]
