@@ -71,8 +71,11 @@ pub struct SourceFile<'a> {
 pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
     let offset = (offset as usize).min(text.len());
     let before = &text[..floor_char_boundary(text, offset)];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before
+        .bytes()
+        .rposition(|b| b == b'\n')
+        .map_or(0, |i| i + 1);
     let col = before[line_start..].chars().count() + 1;
     (line, col)
 }
@@ -103,6 +106,48 @@ impl fmt::Display for OneLine<'_> {
     }
 }
 
+/// How many diagnostics a front end shows by default; the rest are counted (see [`cap`]).
+pub const DEFAULT_CAP: usize = 100;
+
+/// The diagnostics to show and a count of the ones left out, so that a flood of findings (a
+/// file of random bytes) costs no more than [`DEFAULT_CAP`] renderings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Capped<'a> {
+    /// The first diagnostics, in the order given.
+    pub shown: &'a [Diagnostic],
+    /// The errors left out.
+    pub more_errors: usize,
+    /// The warnings left out.
+    pub more_warnings: usize,
+}
+
+impl Capped<'_> {
+    /// `... and N more errors (M warnings)`, or `None` when nothing was left out.
+    pub fn more_line(&self) -> Option<String> {
+        if self.more_errors == 0 && self.more_warnings == 0 {
+            return None;
+        }
+        let n =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        Some(format!(
+            "... and {} ({})",
+            n(self.more_errors, "more error", "more errors"),
+            n(self.more_warnings, "warning", "warnings")
+        ))
+    }
+}
+
+/// The first `limit` diagnostics of `diags` and the counts of the rest.
+pub fn cap(diags: &[Diagnostic], limit: usize) -> Capped<'_> {
+    let (shown, rest) = diags.split_at(limit.min(diags.len()));
+    let more_errors = rest.iter().filter(|d| d.is_error()).count();
+    Capped {
+        shown,
+        more_errors,
+        more_warnings: rest.len() - more_errors,
+    }
+}
+
 /// Options of [`render`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RenderOptions {
@@ -112,6 +157,9 @@ pub struct RenderOptions {
 
 /// Renders `diag` with its source snippet, as the `gdlc` command prints it.
 pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -> String {
+    if file.text.len() > MAX_SNIPPET_SOURCE || has_long_line(file.text, diag) {
+        return render_clipped(file, diag);
+    }
     use ariadne::{Config, Label, Report, ReportKind, Source};
     let kind = match diag.severity {
         Severity::Error => ReportKind::Error,
@@ -142,6 +190,72 @@ pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -
         Ok(()) => String::from_utf8_lossy(&out).into_owned(),
         Err(_) => format!("{}\n", OneLine(file, diag)),
     }
+}
+
+/// Above this size a source is not handed to ariadne, which indexes all of it per report.
+const MAX_SNIPPET_SOURCE: usize = 1 << 20;
+
+/// Lines longer than this are shown clipped around the span rather than by ariadne, whose
+/// cost grows with the line's length.
+const MAX_LINE: usize = 200;
+
+/// The line of `text` around byte `offset`, as a byte range.
+fn line_around(text: &str, offset: usize) -> std::ops::Range<usize> {
+    let offset = offset.min(text.len());
+    let bytes = text.as_bytes();
+    let start = bytes[..offset]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = bytes[offset..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |i| offset + i);
+    start..end
+}
+
+fn has_long_line(text: &str, diag: &Diagnostic) -> bool {
+    std::iter::once(diag.span)
+        .chain(diag.labels.iter().map(|(s, _)| *s))
+        .any(|s| {
+            let line = line_around(text, s.start as usize);
+            line.len() > MAX_LINE
+        })
+}
+
+/// The one-line form, the part of the line around the span (at most [`MAX_LINE`] bytes), a
+/// caret, and the labels and notes as plain text.
+fn render_clipped(file: SourceFile<'_>, diag: &Diagnostic) -> String {
+    let mut out = format!("{}\n", OneLine(file, diag));
+    let span = clamp(file.text, diag.span);
+    let line = line_around(file.text, span.start);
+    let from = floor_char_boundary(
+        file.text,
+        span.start.saturating_sub(MAX_LINE / 2).max(line.start),
+    );
+    let to = floor_char_boundary(file.text, (from + MAX_LINE).min(line.end));
+    let excerpt = &file.text[from..to];
+    let lead = if from > line.start { "..." } else { "" };
+    let tail = if to < line.end { "..." } else { "" };
+    let caret_at = lead.len() + file.text[from..span.start.max(from)].chars().count();
+    let width = file.text[span.start..span.end.min(to).max(span.start)]
+        .chars()
+        .count()
+        .max(1);
+    out.push_str(&format!("  | {lead}{excerpt}{tail}\n"));
+    out.push_str(&format!(
+        "  | {}{}\n",
+        " ".repeat(caret_at),
+        "^".repeat(width)
+    ));
+    for (s, text) in &diag.labels {
+        let (l, c) = line_col(file.text, s.start);
+        out.push_str(&format!("  = {}:{l}:{c}: {text}\n", file.name));
+    }
+    for note in &diag.notes {
+        out.push_str(&format!("  = note: {note}\n"));
+    }
+    out
 }
 
 fn label_text(diag: &Diagnostic) -> &str {
@@ -184,5 +298,35 @@ mod tests {
         assert!(out.contains("g.kif:2:7"), "{out}");
         assert!(out.contains("(init (cell 1))"), "{out}");
         assert!(out.contains("something is wrong"), "{out}");
+    }
+
+    #[test]
+    fn cap_counts_what_it_leaves_out() {
+        let e = Diagnostic::error("e", Span::new(0, 1), "e");
+        let w = Diagnostic::warning("w", Span::new(0, 1), "w");
+        let all = vec![e.clone(), e.clone(), w.clone(), e, w];
+        let c = cap(&all, 2);
+        assert_eq!(c.shown.len(), 2);
+        assert_eq!(
+            c.more_line().as_deref(),
+            Some("... and 1 more error (2 warnings)")
+        );
+        assert_eq!(cap(&all, 5).more_line(), None);
+    }
+
+    #[test]
+    fn long_lines_are_rendered_clipped() {
+        let text = format!("{}(x{}", ")".repeat(5000), ")".repeat(5000));
+        let d = Diagnostic::error("syntax", Span::new(5000, 5001), "this `(` is never closed");
+        let file = SourceFile {
+            name: "g.kif",
+            text: &text,
+        };
+        let out = render(file, &d, RenderOptions::default());
+        assert!(out.starts_with("g.kif:1:5001: error[syntax]"), "{out}");
+        assert!(out.lines().all(|l| l.len() < 2 * MAX_LINE), "{out}");
+        let excerpt = out.lines().nth(1).unwrap_or("");
+        let caret = out.lines().nth(2).unwrap_or("");
+        assert_eq!(excerpt.find("(x"), caret.find('^'), "{out}");
     }
 }

@@ -80,12 +80,25 @@ fn check_file(path: &Path, args: &Args) -> Outcome {
         color: std::io::stderr().is_terminal(),
     };
     let mut err = std::io::stderr().lock();
-    for d in diagnostics.iter().filter(|d| d.is_error() || !args.quiet) {
+    let printed: Vec<Diagnostic> = if args.quiet {
+        diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .cloned()
+            .collect()
+    } else {
+        diagnostics.clone()
+    };
+    let capped = diag::cap(&printed, diag::DEFAULT_CAP);
+    for d in capped.shown {
         // A closed standard error is no reason to fail the check itself.
         let _ = match args.format {
             Format::Human => write!(err, "{}", diag::render(file, d, options)),
             Format::Short => writeln!(err, "{}", OneLine(file, d)),
         };
+    }
+    if let Some(more) = capped.more_line() {
+        let _ = writeln!(err, "{name}: {more}");
     }
     drop(err);
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();

@@ -85,8 +85,12 @@ pub fn run(args: Args) -> ExitCode {
     let options = RenderOptions {
         color: std::io::stderr().is_terminal(),
     };
-    for d in &diags {
+    let capped = diag::cap(&diags, diag::DEFAULT_CAP);
+    for d in capped.shown {
         eprint!("{}", diag::render(file, d, options));
+    }
+    if let Some(more) = capped.more_line() {
+        eprintln!("{name}: {more}");
     }
     let errors = diags.iter().filter(|d| d.is_error()).count();
     if errors > 0 {

@@ -36,17 +36,22 @@ pub fn load_interpreter(name: &str, source: &str) -> Result<gdlc::interp::Interp
     let (program, diags) = parse_source(Path::new(name), source);
     let file = gdlc::diag::SourceFile { name, text: source };
     let options = gdlc::diag::RenderOptions { color: false };
-    let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).collect();
-    if !errors.is_empty() {
-        for d in errors {
+    let print = |diags: &[gdlc::Diagnostic]| {
+        let capped = gdlc::diag::cap(diags, gdlc::diag::DEFAULT_CAP);
+        for d in capped.shown {
             eprint!("{}", gdlc::diag::render(file, d, options));
         }
+        if let Some(more) = capped.more_line() {
+            eprintln!("{name}: {more}");
+        }
+    };
+    let errors: Vec<_> = diags.into_iter().filter(|d| d.is_error()).collect();
+    if !errors.is_empty() {
+        print(&errors);
         return Err(ExitCode::from(1));
     }
     gdlc::interp::Interpreter::new(&program).map_err(|errs| {
-        for d in &errs {
-            eprint!("{}", gdlc::diag::render(file, d, options));
-        }
+        print(&errs);
         ExitCode::from(1)
     })
 }
