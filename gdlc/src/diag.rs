@@ -156,6 +156,9 @@ impl fmt::Display for OneLine<'_> {
     }
 }
 
+/// How many diagnostics a [`Reporter`] prints by default; the others are counted.
+pub const DEFAULT_CAP: usize = 100;
+
 /// How [`Reporter`] prints diagnostics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
@@ -181,7 +184,7 @@ impl Default for ReportOptions {
         ReportOptions {
             style: Style::Human,
             color: false,
-            max_shown: 100,
+            max_shown: DEFAULT_CAP,
         }
     }
 }
@@ -255,7 +258,7 @@ impl<'a> Reporter<'a> {
     }
 
     /// The first [`ReportOptions::max_shown`] of `diagnostics`, then a line counting the
-    /// others (`... and 9,900 more errors and 3 more warnings`).
+    /// others (`game.kif: ... and 9900 more errors (3 warnings)`).
     pub fn render_all<'d>(&self, diagnostics: impl IntoIterator<Item = &'d Diagnostic>) -> String {
         let mut out = String::new();
         let (mut errors, mut warnings) = (0usize, 0usize);
@@ -269,16 +272,9 @@ impl<'a> Reporter<'a> {
             }
         }
         if errors + warnings > 0 {
-            let count =
-                |n: usize, what: &str| format!("{n} more {what}{}", if n == 1 { "" } else { "s" });
-            let rest = match (errors, warnings) {
-                (e, 0) => count(e, "error"),
-                (0, w) => count(w, "warning"),
-                (e, w) => format!("{} and {}", count(e, "error"), count(w, "warning")),
-            };
             out.push_str(&format!(
-                "{}: ... and {rest} not shown (only the first {} are)\n",
-                self.file.name, self.options.max_shown
+                "{}: ... and {errors} more errors ({warnings} warnings)\n",
+                self.file.name
             ));
         }
         out
@@ -450,7 +446,7 @@ mod tests {
             let out = Reporter::new(file, options).render_all(&diags);
             assert!(
                 out.ends_with(
-                    "g.kif: ... and 199990 more errors and 1 more warning not shown (only the first 10 are)\n"
+                    "g.kif: ... and 199990 more errors (1 warnings)\n"
                 ),
                 "{out}"
             );

@@ -25,12 +25,15 @@
 //! | `relation-arity`, `function-arity` | error | one name used with different arities |
 //! | `sentence-and-function` | warning | one name used both as a relation and as a term |
 //! | `undefined-relation` | warning | a relation used in a body but never defined |
+//! | `true-never-holds` | warning | `(true x)` where no `init`/`next` produces `x`'s functor |
+//! | `move-never-legal` | warning | `(does r x)` where no `legal`/`input` produces `x`'s functor |
 //! | `unused-relation` | warning | a relation defined but never used |
 //! | `unusual-name` | warning | a name with characters outside `[A-Za-z0-9_-]` |
 //! | `case-variant` | warning | one name spelled in different cases |
 
 mod keywords;
 mod names;
+mod produced;
 mod recursion;
 mod safety;
 mod stratification;
@@ -100,6 +103,7 @@ pub fn check_with(program: &Program, options: &CheckOptions) -> CheckReport {
     keywords::check(&mut cx);
     safety::check(&mut cx);
     names::check(&mut cx);
+    produced::check(&mut cx);
     recursion::check(&mut cx);
     let strata = stratification::check(&mut cx);
     let mut diagnostics = cx.diagnostics;

@@ -272,6 +272,15 @@ fn undefined_and_unused(cx: &mut Context<'_>, occ: &[Occurrence]) {
         .filter(|o| matches!(o.usage, Use::Head { .. }))
         .map(|o| o.name)
         .collect();
+    let heads: Vec<(Sym, usize)> = occ
+        .iter()
+        .filter_map(|o| match o.usage {
+            Use::Head { arity } => Some((o.name, arity)),
+            _ => None,
+        })
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
     let used: HashSet<Sym> = occ
         .iter()
         .filter(|o| matches!(o.usage, Use::Body { .. }))
@@ -284,16 +293,20 @@ fn undefined_and_unused(cx: &mut Context<'_>, occ: &[Occurrence]) {
         }
         let name = cx.name(o.name).to_string();
         match o.usage {
-            Use::Body { .. } if !defined.contains(&o.name) => {
+            Use::Body { arity } if !defined.contains(&o.name) => {
                 reported.insert(o.name);
-                cx.report(
-                    Diagnostic::warning(
-                        "undefined-relation",
-                        o.span,
-                        format!("the relation `{name}` is used but never defined"),
-                    )
-                    .with_note("no rule or fact concludes it, so it is always false"),
-                );
+                let mut d = Diagnostic::warning(
+                    "undefined-relation",
+                    o.span,
+                    format!("the relation `{name}` is used but never defined"),
+                )
+                .with_note("no rule or fact concludes it, so it is always false");
+                if let Some(s) =
+                    super::produced::suggest(cx, (o.name, arity), heads.iter().copied())
+                {
+                    d = d.with_note(format!("did you mean `{s}`?"));
+                }
+                cx.report(d);
             }
             Use::Head { .. } if !used.contains(&o.name) => {
                 reported.insert(o.name);
@@ -420,6 +433,10 @@ mod tests {
         let src =
             format!("{GAME}(<= (legal r x) (nowhere 1))\n(<= (legal r y) (nowhere 2))\n(helper 1)");
         assert_eq!(at(&src, "undefined-relation"), ["2:18"]);
+        let typo = format!("{GAME}(helper 1)\n(<= (legal r x) (helpr 1))");
+        let d = with_code(&typo, "undefined-relation");
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].notes[1], "did you mean `helper`?");
         assert_eq!(at(&src, "unused-relation"), ["4:2"]);
     }
 
