@@ -445,9 +445,7 @@ mod tests {
             };
             let out = Reporter::new(file, options).render_all(&diags);
             assert!(
-                out.ends_with(
-                    "g.kif: ... and 199990 more errors (1 warnings)\n"
-                ),
+                out.ends_with("g.kif: ... and 199990 more errors (1 warnings)\n"),
                 "{out}"
             );
             assert!(out.contains("g.kif:3:1"), "{out}");

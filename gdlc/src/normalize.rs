@@ -382,7 +382,10 @@ mod tests {
     fn a_rule_written_twice_is_kept_once() {
         let text = "(role r) (p 1) (<= (q ?x) (p ?x)) (<= (q ?y) (p ?y)) (<= (q ?x) (p ?x) (p 1))";
         let (program, _) = crate::parse_kif(text);
-        let options = super::NormalizeOptions { keep_unreachable: true, ..Default::default() };
+        let options = super::NormalizeOptions {
+            keep_unreachable: true,
+            ..Default::default()
+        };
         let n = super::normalize(&program, options).unwrap();
         let q = program.symbols.get("q").unwrap();
         assert_eq!(n.rules.iter().filter(|r| r.head.rel == q).count(), 2);

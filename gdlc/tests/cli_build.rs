@@ -9,19 +9,17 @@ fn gdlc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_gdlc"))
 }
 
-fn corpus() -> PathBuf {
-    match std::env::var_os("GDL_CORPUS") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    }
-}
-
+/// The tic-tac-toe shipped in `examples/`, and its seed-1 trace by the interpreter (which the
+/// conformance tests hold to the reference traces): the commands need no corpus.
 fn tic_tac_toe() -> (PathBuf, String) {
-    let c = corpus();
-    let reference = c.join("traces/ggp-repository/ticTacToe.txt");
-    let reference = std::fs::read_to_string(&reference)
-        .unwrap_or_else(|e| panic!("{}: {e}; set GDL_CORPUS", reference.display()));
-    (c.join("games/ggp-repository/ticTacToe.kif"), reference)
+    let kif = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ticTacToe.kif");
+    let out = gdlc().arg("trace").arg(&kif).output().expect("gdlc runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (kif, String::from_utf8(out.stdout).expect("UTF-8 trace"))
 }
 
 /// A fresh directory under cargo's temporary directory for integration tests.
@@ -87,8 +85,8 @@ fn build_writes_a_crate_whose_binary_plays_the_reference_trace() {
         line.starts_with("game=ticTacToe engine=compiled seconds=")
             && line.contains(" playouts_per_sec=")
             && line.contains(" states_per_sec=")
-            && line.contains(" avg_goal xplayer=")
-            && line.contains(" oplayer="),
+            && line.contains(" avg_goal x=")
+            && line.contains(" o="),
         "{line}"
     );
 
@@ -191,18 +189,24 @@ fn interpreted_bench_prints_one_line() {
     assert_eq!(stdout.lines().count(), 1);
     assert!(
         stdout.starts_with("game=ticTacToe engine=interpreted seconds=")
-            && stdout.contains(" avg_goal xplayer="),
+            && stdout.contains(" avg_goal x="),
         "{stdout}"
     );
 }
 
 #[test]
 fn errors_are_reported_not_panics() {
-    let c = corpus();
     let cache = scratch("cli-errors");
     let broken = cache.join("broken.kif");
     std::fs::write(&broken, "(role x) (init (p)").unwrap();
-    let invalid = c.join("games/ggp-base-tests/test_invalid_sentence_arities_differ.kif");
+    // `q` with two arities: invalid GDL, rejected before anything is compiled.
+    let invalid = cache.join("arities.kif");
+    std::fs::write(
+        &invalid,
+        "(role x) (init (p 1)) (q 1) (q 1 2) (<= (legal x a) (q 1) (q 1 2)) \
+         (<= (next (p 1)) (does x a)) (<= terminal (true (p 1))) (goal x 100)",
+    )
+    .unwrap();
     for (file, engine) in [
         (&broken, "compiled"),
         (&broken, "interpreted"),
@@ -225,14 +229,14 @@ fn errors_are_reported_not_panics() {
     assert_eq!(out.status.code(), Some(2));
     let out = gdlc()
         .arg("bench")
-        .arg(c.join("games/ggp-repository/ticTacToe.kif"))
+        .arg(tic_tac_toe().0)
         .args(["--seconds", "-1"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let out = gdlc()
         .arg("build")
-        .arg(c.join("games/ggp-repository/ticTacToe.kif"))
+        .arg(tic_tac_toe().0)
         .args(["-o"])
         .arg(cache.join("x"))
         .args(["--runtime", "/nonexistent"])
