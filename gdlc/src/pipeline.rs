@@ -183,7 +183,8 @@ pub fn run<'a>(
 
     let nprog = normalize::normalize(&a.program, options.normalize)?;
     lap(&mut a, "normalise");
-    let g = ground::ground(&nprog, &options.ground)?;
+    let g =
+        ground::ground(&nprog, &options.ground).map_err(ground::GroundError::into_diagnostics)?;
     a.normalized = Some(nprog);
     lap(&mut a, "ground");
     if stop == Stage::Ground {

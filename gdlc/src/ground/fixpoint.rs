@@ -10,6 +10,7 @@ use rustc_hash::FxHashSet;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
+use super::GroundError;
 use crate::ast::kw;
 use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule};
@@ -21,7 +22,7 @@ use super::{hybrid, split};
 
 /// The static rules grouped by strongly connected component of their relations, in
 /// dependency order; fails on negation inside a component.
-pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>, Vec<Diagnostic>> {
+pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>, GroundError> {
     let mut graph: DiGraph<RelKey, ()> = DiGraph::new();
     let mut node = HashMap::new();
     let mut get =
@@ -63,12 +64,15 @@ pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>,
     if errors.is_empty() {
         Ok(comps)
     } else {
-        Err(errors)
+        Err(GroundError {
+            kind: super::GroundErrorKind::NegativeCycle,
+            diagnostics: errors,
+        })
     }
 }
 
 /// Computes the atoms of one component of static rules, exactly.
-pub fn static_component(g: &mut Grounder<'_>, component: &[&NRule]) -> Result<(), Vec<Diagnostic>> {
+pub fn static_component(g: &mut Grounder<'_>, component: &[&NRule]) -> Result<(), GroundError> {
     let mut growing: HashSet<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
     let inside = growing.clone();
     let neg = |a: &NAtom| {
@@ -89,7 +93,7 @@ pub fn reach(
     g: &mut Grounder<'_>,
     init: &[TermId],
     rules: &mut Vec<NRule>,
-) -> Result<usize, Vec<Diagnostic>> {
+) -> Result<usize, GroundError> {
     let mut seeds: Vec<TermId> = init.to_vec();
     seeds.extend(
         g.db.atoms((kw::NEXT, 1))
@@ -138,7 +142,7 @@ pub fn fixpoint(
     growing: &mut HashSet<RelKey>,
     neg_mode: &dyn Fn(&NAtom) -> NegMode,
     feed: Feed,
-) -> Result<usize, Vec<Diagnostic>> {
+) -> Result<usize, GroundError> {
     let mut lo = 0;
     let mut hi = g.db.count();
     let mut rounds = 0;
@@ -262,7 +266,7 @@ fn derive(
     neg_mode: &dyn Fn(&NAtom) -> NegMode,
     feed: Feed,
     cap: u64,
-) -> Result<bool, Vec<Diagnostic>> {
+) -> Result<bool, GroundError> {
     // The head's variables: matches are kept projected on them, without duplicates.
     let mut head_vars: Vec<u32> = Vec::new();
     rule.head.for_each_var(&mut |v| {
@@ -323,7 +327,7 @@ fn derive(
             }
         }
         match result {
-            Err(JoinError::Unsafe) => return Err(vec![unsafe_rule(rule)]),
+            Err(JoinError::Unsafe) => return Err(GroundError::invalid(vec![unsafe_rule(rule)])),
             Err(JoinError::Budget) => {
                 return Err(g.exhausted(Some(rule), "the reachable atoms of this rule"));
             }
@@ -341,7 +345,7 @@ fn insert_heads(
     head_vars: &[u32],
     heads: FxHashSet<Vec<TermId>>,
     feed: Feed,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<(), GroundError> {
     let width = rule.var_names.len();
     let mut binding: Vec<Option<TermId>> = vec![None; width];
     for h in heads {
@@ -353,7 +357,7 @@ fn insert_heads(
         };
         if g.db.insert(&g.store, rel_key(&rule.head), head) {
             if g.depth(head) > g.options.max_term_depth + 1 {
-                return Err(vec![Diagnostic::error(
+                return Err(GroundError::too_large(Diagnostic::error(
                     "grounding-too-large",
                     rule.span,
                     format!(
@@ -361,7 +365,7 @@ fn insert_heads(
                          (a counter without bound?)",
                         g.options.max_term_depth
                     ),
-                )]);
+                )));
             }
             if feed == Feed::Yes {
                 feed_back(g, &rule.head, head);

@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use gdl_runtime::propnet::{ALWAYS, Arg, Rule, Step, Table};
 
+use super::GroundError;
 use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
 use crate::terms::TermId;
@@ -76,12 +77,12 @@ const MAX_HEADS: usize = 1_000_000;
 /// The most table cells (rows times columns) of all joins.
 const MAX_CELLS: usize = 20_000_000;
 
-fn unsupported(rule: &NRule, what: &str) -> Vec<Diagnostic> {
-    vec![Diagnostic::error(
+fn unsupported(rule: &NRule, what: &str) -> GroundError {
+    GroundError::too_large(Diagnostic::error(
         "grounding-too-large",
         rule.span,
         format!("too large to ground, and cannot be evaluated at run time: {what}"),
-    )]
+    ))
 }
 
 /// The distinct variables of a literal, in order of first occurrence.
@@ -141,10 +142,7 @@ fn domain(g: &Grounder<'_>, rule: &NRule, v: u32, depth: u32) -> Option<HashSet<
 }
 
 /// The head atoms a join rule may derive (see the module documentation).
-pub(crate) fn head_atoms(
-    g: &mut Grounder<'_>,
-    rule: &NRule,
-) -> Result<Vec<TermId>, Vec<Diagnostic>> {
+pub(crate) fn head_atoms(g: &mut Grounder<'_>, rule: &NRule) -> Result<Vec<TermId>, GroundError> {
     let mut head_vars = Vec::new();
     rule.head.for_each_var(&mut |v| {
         if !head_vars.contains(&v) {
@@ -210,7 +208,7 @@ impl JoinBuilder {
     }
 
     /// Adds join rule `rule`, whose head atoms are in the database.
-    pub fn join(&mut self, g: &Grounder<'_>, rule: &NRule) -> Result<(), Vec<Diagnostic>> {
+    pub fn join(&mut self, g: &Grounder<'_>, rule: &NRule) -> Result<(), GroundError> {
         let mut head_vars = Vec::new();
         rule.head.for_each_var(&mut |v| {
             if !head_vars.contains(&v) {
@@ -246,7 +244,7 @@ impl JoinBuilder {
     }
 
     /// The number of lazy relation `rel`, its rules compiled on first use.
-    fn lazy(&mut self, g: &Grounder<'_>, rel: RelKey, depth: u32) -> Result<u32, Vec<Diagnostic>> {
+    fn lazy(&mut self, g: &Grounder<'_>, rel: RelKey, depth: u32) -> Result<u32, GroundError> {
         if let Some(&id) = self.lazy_ids.get(&rel) {
             return Ok(id);
         }
@@ -285,7 +283,7 @@ impl JoinBuilder {
         g: &Grounder<'_>,
         rule: &NRule,
         bound: &[u32],
-    ) -> Result<Vec<Step>, Vec<Diagnostic>> {
+    ) -> Result<Vec<Step>, GroundError> {
         self.plan_at(g, rule, bound, 0)
     }
 
@@ -298,7 +296,7 @@ impl JoinBuilder {
         rule: &NRule,
         bound: &[u32],
         depth: u32,
-    ) -> Result<Vec<Step>, Vec<Diagnostic>> {
+    ) -> Result<Vec<Step>, GroundError> {
         let mut bound: Vec<u32> = bound.to_vec();
         let mut left: Vec<usize> = (0..rule.body.len()).collect();
         let mut steps = Vec::new();
@@ -373,8 +371,8 @@ impl JoinBuilder {
         rule: &NRule,
         l: &NLit,
         depth: u32,
-    ) -> Result<Step, Vec<Diagnostic>> {
-        let arg = |t: &NTerm| -> Result<Arg, Vec<Diagnostic>> {
+    ) -> Result<Step, GroundError> {
+        let arg = |t: &NTerm| -> Result<Arg, GroundError> {
             const_or_var(t, g).ok_or_else(|| unsupported(rule, "a test nests variables in a term"))
         };
         Ok(match l {
@@ -402,7 +400,7 @@ impl JoinBuilder {
     }
 
     /// The table of the atoms literal pattern `a` can match.
-    fn table(&mut self, g: &Grounder<'_>, rule: &NRule, a: &NAtom) -> Result<u32, Vec<Diagnostic>> {
+    fn table(&mut self, g: &Grounder<'_>, rule: &NRule, a: &NAtom) -> Result<u32, GroundError> {
         let cols = vars_of(&NLit::Pos(a.clone()));
         let rel = rel_key(a);
         let dynamic = g.dynamic.contains(&rel);

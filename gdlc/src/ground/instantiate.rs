@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use super::GroundError;
 use crate::ast::kw;
 use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule};
@@ -53,7 +54,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
 
     /// Instantiates `rule`, split first if it is too large; `splits` counts the splits made
     /// so far of its source rule.
-    pub fn rule(&mut self, rule: NRule, splits: usize) -> Result<(), Vec<Diagnostic>> {
+    pub fn rule(&mut self, rule: NRule, splits: usize) -> Result<(), GroundError> {
         let (w0, n0, t0) = (
             self.g.budget.work_left,
             self.out.len(),
@@ -74,7 +75,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         r
     }
 
-    fn rule_inner(&mut self, rule: NRule, splits: usize) -> Result<(), Vec<Diagnostic>> {
+    fn rule_inner(&mut self, rule: NRule, splits: usize) -> Result<(), GroundError> {
         let threshold = self.g.options.split_threshold;
         let (projected, matches) = self.measure(&rule, threshold * 16, SPLIT_MATCHES)?;
         if splits < MAX_SPLITS && (projected > threshold || matches > SPLIT_MATCHES) {
@@ -117,7 +118,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         rule: &NRule,
         max_projected: usize,
         max_matches: usize,
-    ) -> Result<(usize, usize), Vec<Diagnostic>> {
+    ) -> Result<(usize, usize), GroundError> {
         let counted: Vec<&NAtom> = rule
             .body
             .iter()
@@ -157,7 +158,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             seen.len() <= max_projected && matches <= max_matches
         });
         match result {
-            Err(JoinError::Unsafe) => Err(vec![unsafe_rule(rule)]),
+            Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![unsafe_rule(rule)])),
             Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
             Err(JoinError::Stopped) | Ok(()) => Ok((seen.len(), matches)),
         }
@@ -165,7 +166,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
 
     /// Adds the atoms of an auxiliary relation to the database (and marks it dynamic if its
     /// body is).
-    fn derive_aux(&mut self, aux: &NRule) -> Result<(), Vec<Diagnostic>> {
+    fn derive_aux(&mut self, aux: &NRule) -> Result<(), GroundError> {
         let rel = rel_key(&aux.head);
         let dynamic = aux.body.iter().any(|l| match l {
             NLit::Pos(a) | NLit::Neg(a) => self.g.dynamic.contains(&rel_key(a)),
@@ -207,7 +208,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 heads.len() <= max
             });
             match result {
-                Err(JoinError::Unsafe) => return Err(vec![unsafe_rule(aux)]),
+                Err(JoinError::Unsafe) => return Err(GroundError::invalid(vec![unsafe_rule(aux)])),
                 Err(JoinError::Budget) => {
                     return Err(g.exhausted(Some(aux), "instantiating this rule"));
                 }
@@ -225,7 +226,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
     }
 
     /// Adds every instance of `rule` to the output.
-    fn emit(&mut self, rule: &NRule) -> Result<(), Vec<Diagnostic>> {
+    fn emit(&mut self, rule: &NRule) -> Result<(), GroundError> {
         let hi = self.g.db.count();
         let max_rules = self.g.options.max_rule_instances;
         let max_literals = self.g.options.max_literals;
@@ -293,7 +294,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             true
         });
         match result {
-            Err(JoinError::Unsafe) => return Err(vec![unsafe_rule(rule)]),
+            Err(JoinError::Unsafe) => return Err(GroundError::invalid(vec![unsafe_rule(rule)])),
             Err(JoinError::Budget) => {
                 return Err(g.exhausted(Some(rule), "instantiating this rule"));
             }
@@ -309,7 +310,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         }
         if overflow {
             let n = out.len() - before;
-            return Err(vec![Diagnostic::error(
+            return Err(GroundError::too_large(Diagnostic::error(
                 "grounding-too-large",
                 rule.span,
                 format!(
@@ -317,7 +318,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                      description more than {} rules or {} literals in all",
                     max_rules, max_literals
                 ),
-            )]);
+            )));
         }
         Ok(())
     }

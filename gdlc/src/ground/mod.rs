@@ -202,7 +202,7 @@ impl Grounder<'_> {
     }
 
     /// The diagnostic for an exhausted budget, blamed on `rule`.
-    pub fn exhausted(&self, rule: Option<&NRule>, what: &str) -> Vec<Diagnostic> {
+    pub fn exhausted(&self, rule: Option<&NRule>, what: &str) -> GroundError {
         let span = rule.map_or(self.first_span, |r| r.span);
         let msg = match self.budget.exhausted {
             Some(Exhausted::Time) => format!(
@@ -216,11 +216,11 @@ impl Grounder<'_> {
                 self.budget.initial
             ),
         };
-        vec![Diagnostic::error("grounding-too-large", span, msg)]
+        GroundError::too_large(Diagnostic::error("grounding-too-large", span, msg))
     }
 
     /// Fails when the database holds more atoms than allowed.
-    pub fn check_atoms(&self, rule: &NRule) -> Result<(), Vec<Diagnostic>> {
+    pub fn check_atoms(&self, rule: &NRule) -> Result<(), GroundError> {
         if self.db.count() as usize > self.atom_limit.min(self.options.max_atoms) {
             let mut sizes: Vec<(usize, RelKey)> = self
                 .db
@@ -233,7 +233,7 @@ impl Grounder<'_> {
                 .take(3)
                 .map(|(n, (s, a))| format!("{}/{a}: {n}", self.symbols.name(*s)))
                 .collect();
-            return Err(vec![
+            return Err(GroundError::too_large(
                 Diagnostic::error(
                     "grounding-too-large",
                     rule.span,
@@ -244,9 +244,56 @@ impl Grounder<'_> {
                     ),
                 )
                 .with_note(format!("the largest relations: {}", largest.join(", "))),
-            ]);
+            ));
         }
         Ok(())
+    }
+}
+
+/// Why a grounding attempt failed. [`ground`] decides its next attempt by the kind; the
+/// diagnostics are what the user sees when no attempt succeeds (the error becomes diagnostics
+/// only at the pass boundary, [`GroundError::into_diagnostics`]).
+#[derive(Clone, Debug)]
+pub struct GroundError {
+    pub kind: GroundErrorKind,
+    /// The findings, each naming the rule or relation at fault.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The kinds of [`GroundError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroundErrorKind {
+    /// A limit (ground atoms, rule instances, join steps, term depth, time) was exceeded: another
+    /// way of grounding may succeed.
+    TooLarge,
+    /// The (rewritten) rules are not stratified: another rewrite may be.
+    NegativeCycle,
+    /// The description cannot be ground this way at all (e.g. an unsafe rule).
+    Invalid,
+}
+
+impl GroundError {
+    pub fn too_large(d: Diagnostic) -> GroundError {
+        GroundError {
+            kind: GroundErrorKind::TooLarge,
+            diagnostics: vec![d],
+        }
+    }
+
+    pub fn invalid(diagnostics: Vec<Diagnostic>) -> GroundError {
+        GroundError {
+            kind: GroundErrorKind::Invalid,
+            diagnostics,
+        }
+    }
+
+    pub fn is_too_large(&self) -> bool {
+        self.kind == GroundErrorKind::TooLarge
+    }
+
+    /// The diagnostics, at the pass boundary.
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diagnostics
     }
 }
 
@@ -259,7 +306,7 @@ impl Grounder<'_> {
 /// combination of squares), and static relations too large to compute in full are computed
 /// on demand. The demand relations serve only to restrict instantiation: they are left out
 /// of the ground rules, which are instances of the original rules.
-pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram, Vec<Diagnostic>> {
+pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram, GroundError> {
     use crate::magic::{MagicOptions, NegationPolicy, magic_sets};
     let deadline = options.time_limit.map(|d| Instant::now() + d);
     // The first attempt may spend a third of the work: a description that needs more usually
@@ -270,7 +317,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     };
     let first = match ground_with(nprog, options, &HashSet::new(), deadline, &mut probe) {
         Ok(g) => return Ok(g),
-        Err(e) if e.iter().all(|d| d.code == "grounding-too-large") && !probe.out_of_time => e,
+        Err(e) if e.is_too_large() && !probe.out_of_time => e,
         Err(e) => return Err(e),
     };
     // A static relation too large to compute: first try evaluating it at run time.
@@ -307,7 +354,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
                 g.stats.demand_driven = true;
                 return Ok(g);
             }
-            Err(e) if e.iter().any(|d| d.code == "negative-cycle") => last = e,
+            Err(e) if e.kind == GroundErrorKind::NegativeCycle => last = e,
             Err(e) => {
                 last = e;
                 break;
@@ -325,12 +372,18 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     }
     match result {
         Ok(g) => Ok(g),
-        Err(e) if e.iter().all(|d| d.code == "grounding-too-large") => Err(last
-            .into_iter()
-            .map(|d| {
-                d.with_note("also when grounded on demand (magic sets), and with joins at run time")
-            })
-            .collect()),
+        Err(e) if e.is_too_large() => Err(GroundError {
+            kind: last.kind,
+            diagnostics: last
+                .diagnostics
+                .into_iter()
+                .map(|d| {
+                    d.with_note(
+                        "also when grounded on demand (magic sets), and with joins at run time",
+                    )
+                })
+                .collect(),
+        }),
         Err(e) => Err(e),
     }
 }
@@ -380,7 +433,7 @@ fn ground_with(
     guards: &HashSet<crate::ast::Sym>,
     deadline: Option<Instant>,
     probe: &mut Probe,
-) -> Result<GroundProgram, Vec<Diagnostic>> {
+) -> Result<GroundProgram, GroundError> {
     let rules = needed_rules(&nprog.rules);
     let dynamic = dynamic_relations(&rules);
     let mut g = Grounder {
@@ -415,7 +468,7 @@ fn ground_in(
     g: &mut Grounder<'_>,
     rules: &[&NRule],
     probe: &mut Probe,
-) -> Result<GroundProgram, Vec<Diagnostic>> {
+) -> Result<GroundProgram, GroundError> {
     // Static relations, exactly, in dependency order. A component too large to compute is
     // rolled back; the others are still computed, so that a second attempt knows which
     // static relations are cheap in full.
@@ -427,7 +480,7 @@ fn ground_in(
     let components = fixpoint::static_components(&static_rules)?;
     let mut lazy: HashSet<RelKey> = HashSet::new();
     let mut complete: HashSet<RelKey> = HashSet::new();
-    let mut first_error: Option<Vec<Diagnostic>> = None;
+    let mut first_error: Option<GroundError> = None;
     for component in components {
         let rels: Vec<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
         let reads_lazy = component.iter().any(|r| {
@@ -453,11 +506,8 @@ fn ground_in(
         g.budget.work_left = work - spent;
         match result {
             Ok(()) => complete.extend(rels),
-            Err(e)
-                if e.iter().all(|d| d.code == "grounding-too-large")
-                    && g.budget.exhausted != Some(Exhausted::Time) =>
-            {
-                tracing::debug!(message = %e[0].message, notes = ?e[0].notes, "static component too large");
+            Err(e) if e.is_too_large() && g.budget.exhausted != Some(Exhausted::Time) => {
+                tracing::debug!(errors = ?e.diagnostics, "static component too large");
                 g.budget.exhausted = None;
                 g.db.truncate(&g.store, &rels, mark);
                 lazy.extend(rels.iter().copied());
@@ -486,10 +536,7 @@ fn ground_in(
 }
 
 /// Reachability and instantiation, once the static relations are known.
-fn ground_dynamic(
-    g: &mut Grounder<'_>,
-    rules: &[&NRule],
-) -> Result<GroundProgram, Vec<Diagnostic>> {
+fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgram, GroundError> {
     let static_atoms = g.db.count() as usize;
     // Relaxed reachability of the dynamic relations.
     let init: Vec<TermId> =
