@@ -81,7 +81,7 @@ mod join;
 mod text;
 
 pub use join::{ALWAYS, Arg, JoinProgram, Rule, Step, Table, Value};
-pub use text::DecodeError;
+pub use text::{DecodeError, FORMAT_VERSION};
 
 /// A gate's state: its count of true input edges and its threshold, side by side.
 #[derive(Clone, Copy, Debug, Default)]

@@ -7,6 +7,11 @@ use super::{NONE, Net};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodeError(pub &'static str);
 
+/// The version of the text format of [`Net::encode`]: the first number of every encoded
+/// network. Generated code asserts at compile time that the runtime it is built with reads the
+/// version it was written in, so a mismatched runtime is a compile error, never a wrong game.
+pub const FORMAT_VERSION: u32 = 2;
+
 /// Reads the numbers of [`Net::encode`]'s text.
 pub(super) struct Reader<'a> {
     bytes: &'a [u8],
@@ -106,6 +111,7 @@ impl Net {
     /// ascend. [`Net::decode`] reads it back.
     pub fn encode(&self) -> String {
         let mut w = Writer::default();
+        w.put(FORMAT_VERSION);
         w.put(self.nodes);
         w.put(self.bits);
         w.put(self.does_base.len() as u32);
@@ -186,6 +192,11 @@ impl Net {
             bytes: text.as_bytes(),
             pos: 0,
         };
+        if r.next()? != FORMAT_VERSION {
+            return Err(DecodeError(
+                "written in another version of the network format",
+            ));
+        }
         let limit = text.len() + 64;
         let nodes = r.len(limit)?;
         let bits = r.len(nodes)?;
@@ -361,5 +372,25 @@ impl Net {
     /// The number of state words.
     pub fn words(&self) -> usize {
         (self.bits as usize).div_ceil(64).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_network_of_another_format_version_does_not_decode() {
+        let text = Net::default().encode();
+        // Whatever else is wrong with it, the current version is not.
+        assert!(Net::decode(&text).is_err_and(|e| !e.0.contains("another version")));
+        // The first number is the format version.
+        let mut w = Writer::default();
+        w.put(FORMAT_VERSION + 1);
+        let first = DIGITS[(FORMAT_VERSION & 31) as usize] as char;
+        assert!(text.starts_with(first));
+        let other = format!("{}{}", w.out, &text[1..]);
+        let e = Net::decode(&other).unwrap_err();
+        assert!(e.0.contains("another version"), "{}", e.0);
     }
 }

@@ -728,13 +728,26 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
             );
         },
     };
+    let format_version = gdl_runtime::propnet::FORMAT_VERSION;
     let engine = quote! {
         use gdl_runtime::propnet::{Engine, Net};
 
-        /// The network, decoded on first use.
+        // The tables below are in the network format this runtime reads: a gdl-runtime of
+        // another format version is a compile error here, not a game that plays wrong.
+        const _: () = assert!(
+            gdl_runtime::propnet::FORMAT_VERSION == #format_version,
+            "this game was generated for another version of gdl-runtime's network format"
+        );
+
+        /// The network, decoded on first use. The tables were written by the compiler in the
+        /// format checked above, so they decode; if they were altered, the game stops here
+        /// with the reason rather than playing a wrong game.
         fn net() -> &'static Net {
             static NET: std::sync::OnceLock<Net> = std::sync::OnceLock::new();
-            NET.get_or_init(|| Net::decode(NET_TEXT).unwrap_or_default())
+            NET.get_or_init(|| match Net::decode(NET_TEXT) {
+                Ok(net) => net,
+                Err(e) => panic!("the network tables of this game do not decode: {}", e.0),
+            })
         }
 
         thread_local! {
