@@ -387,10 +387,19 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         ..Ir::default()
     };
     // State facts: the init facts and every fact some next rule derives.
+    // Every derived atom: the heads of the ground rules and the outputs of the rules evaluated
+    // at run time (hybrid grounding). State bits and moves come from all of them, so that every
+    // `next` and `legal` output has its bit and its move by construction.
+    let derived: Vec<TermId> = g
+        .rules
+        .iter()
+        .map(|r| r.head)
+        .chain(g.joins.joins.iter().flat_map(|j| j.outputs.iter().copied()))
+        .collect();
     let mut facts: Vec<TermId> = g.init.clone();
-    for r in &g.rules {
-        if store.functor(r.head) == kw::NEXT && store.args(r.head).len() == 1 {
-            facts.push(store.args(r.head)[0]);
+    for &head in &derived {
+        if store.functor(head) == kw::NEXT && store.args(head).len() == 1 {
+            facts.push(store.args(head)[0]);
         }
     }
     let mut facts: Vec<(String, TermId)> = facts.into_iter().map(|f| (g.text(f), f)).collect();
@@ -414,9 +423,9 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         .map(|(i, &r)| (r, i as u32))
         .collect();
     let mut moves: Vec<Vec<(String, TermId)>> = vec![Vec::new(); g.roles.len()];
-    for r in &g.rules {
-        if store.functor(r.head) == kw::LEGAL
-            && let [role, mv] = store.args(r.head)
+    for &head in &derived {
+        if store.functor(head) == kw::LEGAL
+            && let [role, mv] = store.args(head)
             && let Some(&ri) = role_of.get(role)
         {
             moves[ri as usize].push((g.text(*mv), *mv));
@@ -644,10 +653,18 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         match (store.functor(atom), args) {
             (kw::LEGAL, [r, m]) => {
                 if let Some(&ri) = role_of.get(r) {
-                    ir.legal[ri as usize][move_of[&(ri, *m)] as usize] = lit;
+                    let Some(&mv) = move_of.get(&(ri, *m)) else {
+                        return Err(internal(g, atom, "a legal move without a move number"));
+                    };
+                    ir.legal[ri as usize][mv as usize] = lit;
                 }
             }
-            (kw::NEXT, [x]) => ir.next[bit_of[x] as usize] = lit,
+            (kw::NEXT, [x]) => {
+                let Some(&bit) = bit_of.get(x) else {
+                    return Err(internal(g, atom, "a next fact without a state bit"));
+                };
+                ir.next[bit as usize] = lit;
+            }
             (kw::TERMINAL, []) => ir.terminal = lit,
             (kw::GOAL, [r, v]) => {
                 if let Some(&ri) = role_of.get(r) {
@@ -677,6 +694,18 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         percepts.sort_by(|a, b| a.text.cmp(&b.text));
     }
     Ok(ir)
+}
+
+/// A breach of lowering's own invariants: a loud error naming the atom, never a wrong game.
+fn internal(g: &GroundProgram, atom: TermId, what: &str) -> Vec<Diagnostic> {
+    vec![Diagnostic::error(
+        "internal",
+        Span::default(),
+        format!(
+            "internal error in lowering: {what}: {} (please report this description)",
+            g.text(atom)
+        ),
+    )]
 }
 
 impl fmt::Display for Input {
