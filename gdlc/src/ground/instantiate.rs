@@ -1,7 +1,7 @@
 //! Instantiation of the dynamic rules over the relaxed atoms, with decomposition of the rules
 //! that would make too many instances (see [`super::split`]).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::ast::kw;
 use crate::diag::Diagnostic;
@@ -130,7 +130,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 _ => None,
             })
             .collect();
-        let mut seen: HashSet<Vec<Option<TermId>>> = HashSet::new();
+        let mut seen: HashSet<Vec<Option<TermId>>> = HashSet::default();
         let mut matches = 0usize;
         let hi = self.g.db.count();
         let g = &mut *self.g;
@@ -171,7 +171,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             NLit::Pos(a) | NLit::Neg(a) => self.g.dynamic.contains(&rel_key(a)),
             _ => false,
         });
-        let mut heads: HashSet<Vec<TermId>> = HashSet::new();
+        let mut heads: HashSet<Vec<TermId>> = HashSet::default();
         let hi = self.g.db.count();
         {
             let g = &mut *self.g;
@@ -350,7 +350,7 @@ impl Sizes for DbSizes<'_, '_, '_> {
         {
             return u64::from(self.g.db.distinct_args(rel, pos as u32));
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for &atom in self.g.db.atoms(rel).iter().take(100_000) {
             if let Some(v) = join::value_of(a, atom, var, &self.g.store) {
                 seen.insert(v);
