@@ -1,7 +1,7 @@
 //! The dependency graph of a description: one node per relation, an edge from each relation of
 //! a rule body to the relation of its head, marked when the body literal is negated.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 

@@ -17,7 +17,7 @@
 //! [`lower`] builds the IR from a [`GroundProgram`]; [`crate::optimise`] simplifies it;
 //! [`crate::codegen`] turns it into Rust.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::ops::Range;
 
@@ -164,7 +164,7 @@ pub fn merge_moves(disjuncts: &mut Vec<Vec<Lit>>, sets: &mut MoveSets) {
     {
         return;
     }
-    let mut groups: HashMap<(Vec<Lit>, u32), Vec<u32>> = HashMap::new();
+    let mut groups: HashMap<(Vec<Lit>, u32), Vec<u32>> = HashMap::default();
     let mut order: Vec<(Vec<Lit>, u32)> = Vec::new();
     let mut out = Vec::with_capacity(disjuncts.len());
     for mut c in std::mem::take(disjuncts) {
@@ -431,7 +431,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             moves[ri as usize].push((g.text(*mv), *mv));
         }
     }
-    let mut move_of: HashMap<(u32, TermId), u32> = HashMap::new();
+    let mut move_of: HashMap<(u32, TermId), u32> = HashMap::default();
     for (ri, ms) in moves.iter_mut().enumerate() {
         ms.sort();
         ms.dedup();
@@ -446,9 +446,9 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
 
     // Derived atoms: the heads, ordered by the strongly connected components of their
     // dependencies.
-    let mut node_of: HashMap<TermId, NodeIndex> = HashMap::new();
+    let mut node_of: HashMap<TermId, NodeIndex> = HashMap::default();
     let mut graph: DiGraph<TermId, bool> = DiGraph::new();
-    let mut rules_of: HashMap<TermId, Vec<usize>> = HashMap::new();
+    let mut rules_of: HashMap<TermId, Vec<usize>> = HashMap::default();
     for (i, r) in g.rules.iter().enumerate() {
         rules_of.entry(r.head).or_default().push(i);
         node_of
@@ -471,7 +471,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
     // Edges from body atoms to heads (duplicates are harmless); negative ones kept apart.
     let mut negative_edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
     let mut self_loops: Vec<bool> = vec![false; graph.node_count()];
-    let mut read_by_joins: HashMap<usize, Vec<TermId>> = HashMap::new();
+    let mut read_by_joins: HashMap<usize, Vec<TermId>> = HashMap::default();
     for (k, j) in g.joins.joins.iter().enumerate() {
         let mut tables = Vec::new();
         for s in &j.rule.steps {
@@ -522,7 +522,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             scc_of[n.index()] = i;
         }
     }
-    let mut prop_of: HashMap<TermId, u32> = HashMap::new();
+    let mut prop_of: HashMap<TermId, u32> = HashMap::default();
     let mut errors = Vec::new();
     for (k, &jn) in join_nodes.iter().enumerate() {
         if sccs[scc_of[jn.index()]].len() > 1 && errors.is_empty() {

@@ -18,7 +18,8 @@
 //! Relations that do not benefit are left alone: `true`, `does`, relations defined by facts
 //! only, and the ones the caller says are cheap to compute in full (`materialized`).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 
 use crate::ast::Sym;
 use crate::normalize::{GAME_RELATIONS, NAtom, NLit, NProgram, NRule, NTerm};
@@ -27,7 +28,7 @@ use crate::normalize::{GAME_RELATIONS, NAtom, NLit, NProgram, NRule, NTerm};
 #[derive(Clone, Debug, Default)]
 pub struct MagicOptions {
     /// Relations (name, arity) to compute in full rather than on demand.
-    pub materialized: HashSet<(Sym, usize)>,
+    pub materialized: std::collections::HashSet<(Sym, usize)>,
     pub negation: NegationPolicy,
 }
 
@@ -52,7 +53,7 @@ pub enum NegationPolicy {
 pub struct MagicProgram {
     pub program: NProgram,
     /// The demand relations; a rule whose first body literal reads one must evaluate it first.
-    pub guards: HashSet<Sym>,
+    pub guards: std::collections::HashSet<Sym>,
 }
 
 type Adornment = Vec<bool>;
@@ -64,13 +65,13 @@ struct Rewriter<'a> {
     seen: HashSet<(Sym, usize, Adornment)>,
     queue: VecDeque<(Sym, usize, Adornment)>,
     out: Vec<NRule>,
-    guards: HashSet<Sym>,
+    guards: std::collections::HashSet<Sym>,
     negation: NegationPolicy,
 }
 
 /// Rewrites `prog` so that bottom-up evaluation derives only demanded instances.
 pub fn magic_sets(prog: &NProgram, options: &MagicOptions) -> MagicProgram {
-    let mut rules_of: HashMap<(Sym, usize), Vec<&NRule>> = HashMap::new();
+    let mut rules_of: HashMap<(Sym, usize), Vec<&NRule>> = HashMap::default();
     for r in &prog.rules {
         rules_of
             .entry((r.head.rel, r.head.args.len()))
@@ -88,10 +89,10 @@ pub fn magic_sets(prog: &NProgram, options: &MagicOptions) -> MagicProgram {
         rules_of,
         rewritable,
         symbols: prog.symbols.clone(),
-        seen: HashSet::new(),
+        seen: HashSet::default(),
         queue: VecDeque::new(),
         out: Vec::new(),
-        guards: HashSet::new(),
+        guards: std::collections::HashSet::new(),
         negation: options.negation,
     };
     // Relations computed in full keep their rules as they are.

@@ -8,7 +8,7 @@
 //!   `base`, `input`) depends on are dropped: they cannot change the game (and may be unsafe,
 //!   see `test_case_3b`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::visit::{Bfs, Reversed};
 

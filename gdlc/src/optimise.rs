@@ -10,7 +10,7 @@
 
 mod factor;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub use factor::factor;
 
@@ -90,7 +90,7 @@ pub fn simplify(ir: &mut Ir) {
     let mut subst: Vec<Lit> = (0..ir.props.len() as u32)
         .map(|p| Lit::pos(Input::Prop(p)))
         .collect();
-    let mut seen: HashMap<Vec<Vec<Lit>>, u32> = HashMap::new();
+    let mut seen: HashMap<Vec<Vec<Lit>>, u32> = HashMap::default();
     for p in 0..ir.props.len() {
         let prop = &mut ir.props[p];
         for conj in &mut prop.disjuncts {

@@ -2,7 +2,7 @@
 //! order, the stratum of every relation (Definition 12), and the cycles through negation that
 //! make a description unstratifiable.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::algo::tarjan_scc;
 use petgraph::visit::EdgeRef;

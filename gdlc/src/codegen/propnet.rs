@@ -523,7 +523,7 @@ fn legal_guards(ir: &Ir, only: &[bool]) -> Vec<Vec<Option<Lit>>> {
                 _ => None,
             }
         };
-        let mut counts: std::collections::HashMap<Lit, usize> = Default::default();
+        let mut counts: rustc_hash::FxHashMap<Lit, usize> = Default::default();
         let mut total = 0;
         for c in legal.iter().filter_map(conj) {
             total += 1;

@@ -3,7 +3,7 @@
 //! Both are semi-naive: after the first round, a rule is joined once per positive literal of a
 //! relation that grew, that literal reading only the atoms new in the last round.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use rustc_hash::FxHashSet;
 
@@ -24,7 +24,7 @@ use super::{hybrid, split};
 /// dependency order; fails on negation inside a component.
 pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>, GroundError> {
     let mut graph: DiGraph<RelKey, ()> = DiGraph::new();
-    let mut node = HashMap::new();
+    let mut node = HashMap::default();
     let mut get =
         |g: &mut DiGraph<RelKey, ()>, k: RelKey| *node.entry(k).or_insert_with(|| g.add_node(k));
     for r in rules {
@@ -38,7 +38,7 @@ pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>,
     }
     let mut sccs = tarjan_scc(&graph);
     sccs.reverse();
-    let mut comp_of: HashMap<RelKey, usize> = HashMap::new();
+    let mut comp_of: HashMap<RelKey, usize> = HashMap::default();
     for (c, scc) in sccs.iter().enumerate() {
         for &n in scc {
             comp_of.insert(graph[n], c);
@@ -274,9 +274,7 @@ fn derive(
             head_vars.push(v)
         }
     });
-    // A fixed hasher: the heads are inserted in iteration order, which numbers the atoms, so
-    // that the output of the compiler is the same on every run.
-    let mut heads: FxHashSet<Vec<TermId>> = FxHashSet::default();
+    let mut heads: HashSet<Vec<TermId>> = HashSet::default();
     let deltas: Vec<Option<usize>> = if first {
         vec![None]
     } else {

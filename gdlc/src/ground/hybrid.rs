@@ -15,7 +15,7 @@
 //! While grounding, the head atoms of a join rule are over-approximated by the combinations
 //! of the values each head variable takes in the body literals it occurs in ([`head_atoms`]).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use gdl_runtime::propnet::{ALWAYS, Arg, Rule, Step, Table};
 
@@ -113,7 +113,7 @@ fn domain(g: &Grounder<'_>, rule: &NRule, v: u32, depth: u32) -> Option<HashSet<
             if depth > 8 {
                 return None;
             }
-            let mut all = HashSet::new();
+            let mut all = HashSet::default();
             for r in rules {
                 match r.head.args.get(pos)? {
                     NTerm::Var(u) => all.extend(domain(g, r, *u, depth + 1)?),

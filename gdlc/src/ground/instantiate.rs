@@ -1,7 +1,7 @@
 //! Instantiation of the dynamic rules over the relaxed atoms, with decomposition of the rules
 //! that would make too many instances (see [`super::split`]).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::GroundError;
 use crate::ast::kw;
@@ -131,7 +131,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 _ => None,
             })
             .collect();
-        let mut seen: HashSet<Vec<Option<TermId>>> = HashSet::new();
+        let mut seen: HashSet<Vec<Option<TermId>>> = HashSet::default();
         let mut matches = 0usize;
         let hi = self.g.db.count();
         let g = &mut *self.g;
@@ -172,8 +172,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             NLit::Pos(a) | NLit::Neg(a) => self.g.dynamic.contains(&rel_key(a)),
             _ => false,
         });
-        // A fixed hasher, so that the atoms are numbered the same on every run.
-        let mut heads: rustc_hash::FxHashSet<Vec<TermId>> = Default::default();
+        let mut heads: HashSet<Vec<TermId>> = HashSet::default();
         let hi = self.g.db.count();
         {
             let g = &mut *self.g;
@@ -352,7 +351,7 @@ impl Sizes for DbSizes<'_, '_, '_> {
         {
             return u64::from(self.g.db.distinct_args(rel, pos as u32));
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for &atom in self.g.db.atoms(rel).iter().take(100_000) {
             if let Some(v) = join::value_of(a, atom, var, &self.g.store) {
                 seen.insert(v);

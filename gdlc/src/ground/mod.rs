@@ -30,7 +30,7 @@ pub(crate) mod instantiate;
 pub mod join;
 pub mod split;
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::time::{Duration, Instant};
 
 use crate::ast::{Span, Symbols, kw};
@@ -164,7 +164,7 @@ pub(crate) struct Grounder<'a> {
     pub first_span: Span,
     /// The demand relations of a magic-sets rewrite: not instantiated, and left out of ground
     /// rules.
-    pub guards: HashSet<crate::ast::Sym>,
+    pub guards: std::collections::HashSet<crate::ast::Sym>,
     /// Auxiliary relations made so far by splits (for their names).
     pub aux_count: u32,
     /// Whether rules too large to ground may be evaluated at run time ([`hybrid`]).
@@ -315,7 +315,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         work: options.max_matches / 3,
         ..Probe::default()
     };
-    let first = match ground_with(nprog, options, &HashSet::new(), deadline, &mut probe) {
+    let first = match ground_with(
+        nprog,
+        options,
+        &std::collections::HashSet::new(),
+        deadline,
+        &mut probe,
+    ) {
         Ok(g) => return Ok(g),
         Err(e) if e.is_too_large() && !probe.out_of_time => e,
         Err(e) => return Err(e),
@@ -326,11 +332,17 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             hybrid: true,
             ..Probe::default()
         };
-        if let Ok(g) = ground_with(nprog, options, &HashSet::new(), deadline, &mut again) {
+        if let Ok(g) = ground_with(
+            nprog,
+            options,
+            &std::collections::HashSet::new(),
+            deadline,
+            &mut again,
+        ) {
             return Ok(g);
         }
     }
-    let materialized: HashSet<(crate::ast::Sym, usize)> = probe
+    let materialized: std::collections::HashSet<(crate::ast::Sym, usize)> = probe
         .complete
         .iter()
         .map(|&(s, a)| (s, a as usize))
@@ -366,7 +378,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         hybrid: true,
         ..Probe::default()
     };
-    let result = ground_with(nprog, options, &HashSet::new(), deadline, &mut again);
+    let result = ground_with(
+        nprog,
+        options,
+        &std::collections::HashSet::new(),
+        deadline,
+        &mut again,
+    );
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
     }
@@ -430,7 +448,7 @@ struct Probe {
 fn ground_with(
     nprog: &NProgram,
     options: &GroundOptions,
-    guards: &HashSet<crate::ast::Sym>,
+    guards: &std::collections::HashSet<crate::ast::Sym>,
     deadline: Option<Instant>,
     probe: &mut Probe,
 ) -> Result<GroundProgram, GroundError> {
@@ -455,7 +473,7 @@ fn ground_with(
         guards: guards.clone(),
         aux_count: 0,
         hybrid: probe.hybrid,
-        lazy: HashMap::new(),
+        lazy: HashMap::default(),
         join_rules: Vec::new(),
         atom_limit: options.max_atoms,
     };
@@ -478,8 +496,8 @@ fn ground_in(
         .filter(|r| !g.dynamic.contains(&rel_key(&r.head)))
         .collect();
     let components = fixpoint::static_components(&static_rules)?;
-    let mut lazy: HashSet<RelKey> = HashSet::new();
-    let mut complete: HashSet<RelKey> = HashSet::new();
+    let mut lazy: HashSet<RelKey> = HashSet::default();
+    let mut complete: HashSet<RelKey> = HashSet::default();
     let mut first_error: Option<GroundError> = None;
     for component in components {
         let rels: Vec<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
@@ -622,7 +640,7 @@ pub(crate) fn unsafe_rule(rule: &NRule) -> Diagnostic {
 
 /// The rules that some relation of [`OUTPUTS`] depends on.
 fn needed_rules(rules: &[NRule]) -> Vec<&NRule> {
-    let mut by_head: HashMap<RelKey, Vec<&NRule>> = HashMap::new();
+    let mut by_head: HashMap<RelKey, Vec<&NRule>> = HashMap::default();
     for r in rules {
         by_head.entry(rel_key(&r.head)).or_default().push(r);
     }

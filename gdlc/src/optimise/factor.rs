@@ -12,7 +12,7 @@
 //!
 //! Both are equivalences, so every output keeps its value.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::ir::{Input, Ir, Lit, Prop};
 

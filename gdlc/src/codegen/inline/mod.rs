@@ -289,7 +289,7 @@ fn legal_guard(ir: &Ir, r: usize) -> Option<((u32, bool), Vec<usize>)> {
         }
     };
     let legal = &ir.legal[r];
-    let mut counts: std::collections::HashMap<Lit, usize> = std::collections::HashMap::new();
+    let mut counts: rustc_hash::FxHashMap<Lit, usize> = rustc_hash::FxHashMap::default();
     for &l in legal {
         let candidates: Vec<Lit> = match (l.input, l.negated) {
             (crate::ir::Input::Prop(p), false) => ir.props[p as usize]
