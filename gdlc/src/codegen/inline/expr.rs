@@ -97,12 +97,46 @@ pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
     }
 }
 
+/// A binary operator of generated expressions (`|` and `&` on `bool` or `u64`).
+#[derive(Clone, Copy)]
+pub(super) enum Op {
+    Or,
+    And,
+}
+
+/// How many operands one parenthesised group of [`join_balanced`] holds.
+const FAN_IN: usize = 4;
+
+/// `parts` joined by `op` as a balanced tree of parenthesised groups of at most [`FAN_IN`]
+/// operands, so the nesting depth of the expression grows with the logarithm of the number of
+/// operands: a chain `a | b | ..` is a left-deep tree for rustc's parser, and one of 10,000
+/// operands overflows its stack. One operand is returned as it is; none gives an empty stream.
+pub(super) fn join_balanced(mut parts: Vec<TokenStream>, op: Op) -> TokenStream {
+    let join = |c: &[TokenStream]| match op {
+        Op::Or => quote! { #(#c)|* },
+        Op::And => quote! { #(#c)&* },
+    };
+    while parts.len() > FAN_IN {
+        parts = parts
+            .chunks(FAN_IN)
+            .map(|c| match c {
+                [one] => one.clone(),
+                _ => {
+                    let e = join(c);
+                    quote! { (#e) }
+                }
+            })
+            .collect();
+    }
+    join(&parts)
+}
+
 fn dnf_expr(d: &[Vec<Lit>], v: &View<'_>, chunk: u32) -> TokenStream {
     if d.is_empty() {
         return quote! { false };
     }
-    let conj = d.iter().map(|c| conj_expr(c, v, chunk));
-    quote! { #(#conj)|* }
+    let conj = d.iter().map(|c| conj_expr(c, v, chunk)).collect();
+    join_balanced(conj, Op::Or)
 }
 
 /// A conjunction; the state bits of one word are tested together with one mask.
@@ -159,7 +193,7 @@ fn conj_expr(c: &[Lit], v: &View<'_>, chunk: u32) -> TokenStream {
         });
     }
     parts.extend(others);
-    quote! { #(#parts)&* }
+    join_balanced(parts, Op::And)
 }
 
 pub(super) fn chunk_body(

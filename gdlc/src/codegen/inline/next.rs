@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use super::expr::{Op, join_balanced};
 use crate::ir::{Input, Ir, Lit};
 
 /// Per move of a role: (bit, the rest of the conjunction) for the disjuncts that need it.
@@ -106,8 +107,7 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
         if c.is_empty() {
             return quote! { true };
         }
-        let parts = c.iter().map(|&l| e(l));
-        quote! { #(#parts)&* }
+        join_balanced(c.iter().map(|&l| e(l)).collect(), Op::And)
     };
     let mut inits = Vec::new();
     for w in 0..words {
@@ -123,8 +123,8 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
                 None => e(ir.next[b]),
                 Some(ds) if ds.is_empty() => continue,
                 Some(ds) => {
-                    let cs = ds.iter().map(|c| conj(c));
-                    quote! { (#(#cs)|*) }
+                    let cs = join_balanced(ds.iter().map(|c| conj(c)).collect(), Op::Or);
+                    quote! { (#cs) }
                 }
             };
             match x.to_string().as_str() {
@@ -136,7 +136,7 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
         inits.push(if parts.is_empty() {
             quote! { 0u64 }
         } else {
-            quote! { #(#parts)|* }
+            join_balanced(parts, Op::Or)
         });
     }
     let mut matches = Vec::new();
