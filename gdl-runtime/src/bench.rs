@@ -67,6 +67,8 @@ pub enum BenchError {
     },
     /// A playout reached the step limit without a terminal state.
     StepLimit { playout: u64, steps: usize },
+    /// The game could not answer a query ([`Game::fault`]).
+    Fault { playout: u64, reason: String },
 }
 
 impl fmt::Display for BenchError {
@@ -81,6 +83,7 @@ impl fmt::Display for BenchError {
                 "playout {playout}: role {role} has no legal move in the non-terminal state of \
                  step {step}"
             ),
+            BenchError::Fault { playout, reason } => write!(f, "playout {playout}: {reason}"),
             BenchError::StepLimit { playout, steps } => {
                 write!(
                     f,
@@ -129,6 +132,13 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
             for r in 0..roles {
                 game.legal_moves(&state, r, &mut moves);
                 if moves.is_empty() {
+                    // A game that cannot answer (an engine past its budget) has no moves.
+                    if let Some(reason) = game.fault() {
+                        return Err(BenchError::Fault {
+                            playout: result.playouts,
+                            reason,
+                        });
+                    }
                     return Err(BenchError::NoLegalMove {
                         playout: result.playouts,
                         step: steps,
@@ -146,6 +156,12 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
                 Some(v) => result.goal_sums[r] += i64::from(v),
                 None => result.undefined_goals[r] += 1,
             }
+        }
+        if let Some(reason) = game.fault() {
+            return Err(BenchError::Fault {
+                playout: result.playouts,
+                reason,
+            });
         }
         result.playouts += 1;
         result.states += steps as u64 + 1;

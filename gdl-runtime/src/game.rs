@@ -77,6 +77,14 @@ pub trait Game {
         let _ = (state, joint, role, out);
     }
 
+    /// Why the game could not answer a query, if it could not: an engine past its step or
+    /// memory budget (the interpreter) says so here, names the rule, and answers nothing
+    /// more. Callers that play on check it after each step ([`crate::trace`] does). Compiled
+    /// games always answer.
+    fn fault(&self) -> Option<String> {
+        None
+    }
+
     /// The text of one move; a convenience over [`Game::write_move`].
     fn move_text(&self, role: RoleIndex, mv: Self::Move) -> String {
         let mut s = String::new();

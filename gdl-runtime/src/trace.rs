@@ -33,6 +33,9 @@ pub enum TraceError {
     StepLimit { steps: usize },
     /// The trace could not be written ([`write_trace_to`]); what was written before stands.
     Output(std::io::ErrorKind),
+    /// The game could not answer a query ([`Game::fault`]) at this step; nothing of the step
+    /// after the query is written.
+    Fault { step: usize, reason: String },
 }
 
 impl fmt::Display for TraceError {
@@ -52,6 +55,7 @@ impl fmt::Display for TraceError {
                 )
             }
             TraceError::Output(kind) => write!(f, "cannot write the trace: {kind}"),
+            TraceError::Fault { step, reason } => write!(f, "at step {step}: {reason}"),
         }
     }
 }
@@ -154,7 +158,13 @@ fn play<G: Game>(
     }
     let mut percepts = Vec::new();
 
+    // A game that could not answer a query: the trace stops before writing the answer.
+    let faulted = |step: usize| match game.fault() {
+        Some(reason) => Err(TraceError::Fault { step, reason }),
+        None => Ok(()),
+    };
     let mut state = game.initial_state();
+    faulted(0)?;
     let mut next = state.clone();
     let mut moves = Vec::new();
     let mut ranked: Vec<(String, G::Move)> = Vec::new();
@@ -170,10 +180,14 @@ fn play<G: Game>(
         out.push_str("state ");
         out.push_str(&facts.join(" "));
         out.push('\n');
-        if game.is_terminal(&state) {
+        let terminal = game.is_terminal(&state);
+        faulted(step)?;
+        if terminal {
             let _ = write!(out, "terminal {step} goals");
             for r in 0..roles {
-                let _ = match game.goal(&state, r) {
+                let goal = game.goal(&state, r);
+                faulted(step)?;
+                let _ = match goal {
                     Some(v) => write!(out, " {}={v}", game.role_name(r)),
                     None => write!(out, " {}=undef", game.role_name(r)),
                 };
@@ -188,6 +202,7 @@ fn play<G: Game>(
         let mut stuck = None;
         for r in 0..roles {
             game.legal_moves(&state, r, &mut moves);
+            faulted(step)?;
             ranked.clear();
             ranked.extend(moves.iter().map(|&m| (game.move_text(r, m), m)));
             ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -220,6 +235,7 @@ fn play<G: Game>(
             for r in 0..roles {
                 percepts.clear();
                 game.percepts(&state, &joint, r, &mut percepts);
+                faulted(step)?;
                 if percepts.is_empty() {
                     continue;
                 }
@@ -232,6 +248,7 @@ fn play<G: Game>(
             }
         }
         game.next_state(&state, &joint, &mut next);
+        faulted(step)?;
         std::mem::swap(&mut state, &mut next);
     }
     Err(TraceError::StepLimit {

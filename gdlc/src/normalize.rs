@@ -192,6 +192,7 @@ pub fn normalize(
             };
             drop_unbound_filters(&mut rule);
             bind_role_variable(&mut rule);
+            drop_repeated_literals(&mut rule.body);
             // A rule written twice (variables numbered alike) adds nothing; a description that
             // repeats itself must not multiply the engines' work.
             if seen.insert((rule.head.clone(), rule.body.clone())) {
@@ -373,6 +374,15 @@ impl Vars {
             rel: a.name,
             args: a.args.iter().map(|t| self.term(t)).collect(),
         }
+    }
+}
+
+/// Keeps the first of identical body literals: a conjunction holds the same with one copy, and
+/// a body of 25,000 copies of one literal must not cost the planner 25,000 squared.
+fn drop_repeated_literals(body: &mut Vec<NLit>) {
+    let mut seen: std::collections::HashSet<NLit> = Default::default();
+    if body.len() > 1 {
+        body.retain(|l| seen.insert(l.clone()));
     }
 }
 

@@ -1,6 +1,9 @@
 //! The reference interpreter against the reference traces: every traced game of the corpus,
 //! seed 1, byte for byte. One trial per game (`COLLECTION/NAME`), and one that counts the
 //! traced games; all ignored, after one line saying so, when the corpus is absent.
+//!
+//! The interpreter plays within a tenth of its default [`Limits`], so the defaults leave every
+//! game of the corpus ten times the room it needs.
 
 use std::time::Duration;
 
@@ -8,14 +11,21 @@ use gdl_runtime::trace::{TraceOptions, write_trace};
 use gdl_tests::{
     CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
 };
-use gdlc::interp::Interpreter;
+use gdlc::interp::{Interpreter, Limits};
 
 fn interpreted_trace(kif: &str, seed: u64) -> Result<String, String> {
     let (program, diags) = gdlc::parse_kif(kif);
     if let Some(d) = diags.iter().find(|d| d.is_error()) {
         return Err(format!("parse error: {}", d.message));
     }
-    let game = Interpreter::new(&program).map_err(|e| format!("{:?}", e[0].message))?;
+    let d = Limits::default();
+    let tenth = Limits {
+        max_query_steps: d.max_query_steps / 10,
+        max_terms: d.max_terms / 10,
+        max_relation_cells: d.max_relation_cells / 10,
+    };
+    let game =
+        Interpreter::with_limits(&program, tenth).map_err(|e| format!("{:?}", e[0].message))?;
     let mut out = String::new();
     write_trace(
         &game,

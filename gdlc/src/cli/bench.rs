@@ -42,6 +42,8 @@ pub struct Args {
     pub engine: Engine,
     #[command(flatten)]
     pub compile: CompileArgs,
+    #[command(flatten)]
+    pub limits: super::LimitArgs,
 }
 
 /// Runs `gdlc bench`: exit 0 with the summary line printed, 1 when the game does not compile or
@@ -71,7 +73,7 @@ pub fn run(args: Args) -> ExitCode {
             Err(code) => code,
         };
     }
-    let game = match loaded.interpreter() {
+    let game = match loaded.interpreter(&args.limits) {
         Ok(g) => g,
         Err(code) => return code,
     };
@@ -84,7 +86,10 @@ pub fn run(args: Args) -> ExitCode {
         Ok(r) => super::finish_out(&format!("{}\n", r.line(&stem, "interpreted"))),
         Err(e) => {
             eprintln!("gdlc bench: {name}: {e}");
-            ExitCode::FAILURE
+            match game.fault_diagnostic() {
+                Some(d) => loaded.report(&[d]),
+                None => ExitCode::FAILURE,
+            }
         }
     }
 }

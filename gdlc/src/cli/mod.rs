@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 use gdlc::codegen::Backend;
 use gdlc::diag::{ReportOptions, Reporter, SourceFile};
+use gdlc::interp::Limits;
 use gdlc::{CheckOptions, CompileOptions, Compiled, Diagnostic, Source};
 
 /// Exit code for usage and I/O problems.
@@ -82,14 +83,42 @@ impl Loaded {
 
     /// The reference interpreter for this description: read and checked by the front end (a
     /// description the checker rejects is reported, exit code 1).
-    pub fn interpreter(&self) -> Result<gdlc::interp::Interpreter, ExitCode> {
-        gdlc::interp::Interpreter::from_source(self.source(), &CheckOptions::default())
+    pub fn interpreter(&self, limits: &LimitArgs) -> Result<gdlc::interp::Interpreter, ExitCode> {
+        gdlc::frontend::load(self.source(), &CheckOptions::default())
+            .and_then(|checked| {
+                gdlc::interp::Interpreter::with_limits(&checked.program, limits.limits())
+            })
             .map_err(|errors| self.report(&errors))
     }
 
     /// Compiles this description with `options`; errors are reported (exit code 1).
     pub fn compile(&self, options: &CompileOptions) -> Result<Compiled, ExitCode> {
         gdlc::compile(self.source(), options).map_err(|errors| self.report(&errors))
+    }
+}
+
+/// The interpreter's budget on the command line (`trace`, `bench`): a query past it stops the
+/// run with an error naming the rule.
+#[derive(clap::Args, Debug, Clone)]
+pub struct LimitArgs {
+    /// The interpreter's step budget: the candidate rows one query may visit.
+    #[arg(long, value_name = "ROWS", default_value_t = Limits::default().max_query_steps)]
+    pub max_query_steps: u64,
+    /// The interpreter's memory budget: the ground terms it may hold.
+    #[arg(long, value_name = "TERMS", default_value_t = Limits::default().max_terms)]
+    pub max_terms: usize,
+    /// The interpreter's memory budget: the cells (rows times arity) of one relation.
+    #[arg(long, value_name = "CELLS", default_value_t = Limits::default().max_relation_cells)]
+    pub max_relation_cells: usize,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_query_steps: self.max_query_steps,
+            max_terms: self.max_terms,
+            max_relation_cells: self.max_relation_cells,
+        }
     }
 }
 

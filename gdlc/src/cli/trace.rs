@@ -30,6 +30,8 @@ pub struct Args {
     pub engine: Engine,
     #[command(flatten)]
     pub compile: CompileArgs,
+    #[command(flatten)]
+    pub limits: super::LimitArgs,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -53,7 +55,7 @@ pub fn run(args: Args) -> ExitCode {
             Err(code) => code,
         };
     }
-    let game = match loaded.interpreter() {
+    let game = match loaded.interpreter(&args.limits) {
         Ok(g) => g,
         Err(code) => return code,
     };
@@ -69,6 +71,11 @@ pub fn run(args: Args) -> ExitCode {
     match write_trace_to(&game, &options, &extras, &mut out) {
         Ok(()) => ExitCode::SUCCESS,
         Err(TraceError::Output(kind)) => super::output_error(&kind.into()),
+        Err(TraceError::Fault { step, .. }) => {
+            drop(out);
+            eprintln!("gdlc trace: {}: stopped at step {step}", loaded.name);
+            loaded.report(&game.fault_diagnostic().into_iter().collect::<Vec<_>>())
+        }
         Err(e) => {
             eprintln!("gdlc trace: {}: {e}", loaded.name);
             ExitCode::from(super::EXIT_ERRORS)

@@ -326,20 +326,24 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         Err(e) if e.is_too_large() && !probe.out_of_time => e,
         Err(e) => return Err(e),
     };
-    // A static relation too large to compute: first try evaluating it at run time.
+    // A static relation too large to compute: first try evaluating it at run time. The
+    // attempt is deterministic, so when it fails it is not repeated as the last resort.
+    let mut hybrid_failed = None;
     if probe.static_too_large {
         let mut again = Probe {
             hybrid: true,
             ..Probe::default()
         };
-        if let Ok(g) = ground_with(
+        match ground_with(
             nprog,
             options,
             &std::collections::HashSet::new(),
             deadline,
             &mut again,
         ) {
-            return Ok(g);
+            Ok(g) => return Ok(g),
+            Err(e) if !again.out_of_time => hybrid_failed = Some(e),
+            Err(_) => {}
         }
     }
     let materialized: std::collections::HashSet<(crate::ast::Sym, usize)> = probe
@@ -378,21 +382,25 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         hybrid: true,
         ..Probe::default()
     };
-    let result = ground_with(
-        nprog,
-        options,
-        &std::collections::HashSet::new(),
-        deadline,
-        &mut again,
-    );
+    let result = match hybrid_failed {
+        Some(e) => Err(e),
+        None => ground_with(
+            nprog,
+            options,
+            &std::collections::HashSet::new(),
+            deadline,
+            &mut again,
+        ),
+    };
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
     }
     match result {
         Ok(g) => Ok(g),
-        Err(e) if e.is_too_large() => Err(GroundError {
-            kind: last.kind,
-            diagnostics: last
+        Err(e) if e.is_too_large() => {
+            // The first limit met, then why the last resort failed (e.g. a game output that
+            // depends on a relation too large to compute).
+            let mut diagnostics: Vec<Diagnostic> = last
                 .diagnostics
                 .into_iter()
                 .map(|d| {
@@ -400,16 +408,35 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
                         "also when grounded on demand (magic sets), and with joins at run time",
                     )
                 })
-                .collect(),
-        }),
+                .collect();
+            for d in e.diagnostics {
+                if !diagnostics
+                    .iter()
+                    .any(|x| x.span == d.span && x.code == d.code)
+                {
+                    diagnostics.push(d);
+                }
+            }
+            Err(GroundError {
+                kind: last.kind,
+                diagnostics,
+            })
+        }
         Err(e) => Err(e),
     }
 }
 
 /// With hybrid grounding, makes the relations `rels` of a static component lazy (their rules
 /// run at run time, asked with bound arguments); returns whether it did. A recursive
-/// component cannot be lazy.
-fn make_lazy(g: &mut Grounder<'_>, component: &[&NRule], rels: &[RelKey]) -> bool {
+/// component cannot be lazy. Nor can a relation the game reads directly (`role`, `init`,
+/// `legal`, `goal`, `terminal`, `sees`): a lazy relation is only asked by the joins that read
+/// it, so the game would never see it (a static `terminal` read from a huge relation was
+/// silently `false`); that is an error naming the rule.
+fn make_lazy(
+    g: &mut Grounder<'_>,
+    component: &[&NRule],
+    rels: &[RelKey],
+) -> Result<bool, GroundError> {
     let recursive = component.iter().any(|r| {
         r.body.iter().any(|l| match l {
             NLit::Pos(a) | NLit::Neg(a) => rels.contains(&rel_key(a)),
@@ -417,7 +444,17 @@ fn make_lazy(g: &mut Grounder<'_>, component: &[&NRule], rels: &[RelKey]) -> boo
         })
     });
     if !g.hybrid || recursive {
-        return false;
+        return Ok(false);
+    }
+    if let Some(r) = component.iter().find(|r| is_game_output(r.head.rel)) {
+        return Err(GroundError::too_large(Diagnostic::error(
+            "output-too-large",
+            r.span,
+            format!(
+                "`{}` is read by the game but depends on a static relation too large to compute",
+                g.symbols.name(r.head.rel)
+            ),
+        )));
     }
     for r in component {
         g.lazy
@@ -425,7 +462,22 @@ fn make_lazy(g: &mut Grounder<'_>, component: &[&NRule], rels: &[RelKey]) -> boo
             .or_default()
             .push((*r).clone());
     }
-    true
+    Ok(true)
+}
+
+/// A relation the game reads directly, not only through the rules.
+fn is_game_output(rel: crate::ast::Sym) -> bool {
+    use crate::ast::kw;
+    [
+        kw::ROLE,
+        kw::INIT,
+        kw::LEGAL,
+        kw::GOAL,
+        kw::TERMINAL,
+        kw::SEES,
+        kw::NEXT,
+    ]
+    .contains(&rel)
 }
 
 /// What the static phase of an attempt learnt.
@@ -509,7 +561,7 @@ fn ground_in(
         });
         if reads_lazy {
             // Hybrid grounding asks it at run time (when defined without recursion).
-            make_lazy(g, &component, &rels);
+            make_lazy(g, &component, &rels)?;
             lazy.extend(rels);
             continue;
         }
@@ -530,8 +582,14 @@ fn ground_in(
                 g.db.truncate(&g.store, &rels, mark);
                 lazy.extend(rels.iter().copied());
                 // At run time, a relation defined without recursion can be asked.
-                if !make_lazy(g, &component, &rels) {
-                    first_error.get_or_insert(e);
+                match make_lazy(g, &component, &rels) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        first_error.get_or_insert(e);
+                    }
+                    Err(refused) => {
+                        first_error.get_or_insert(refused);
+                    }
                 }
             }
             Err(e) => return Err(e),

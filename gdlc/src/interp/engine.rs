@@ -9,6 +9,7 @@ use crate::ast::{Program, Sym, Symbols, Term, kw};
 use crate::diag::Diagnostic;
 use crate::normalize::{NLit, NProgram, NRule, NTerm};
 
+use super::budget::{Exceeded, Fault, Limits};
 use super::deps::{self, Phase};
 use super::exec;
 use super::plan::{self, Catalog, Plan, PlanRequest, RelId, RelKey, Step};
@@ -54,6 +55,9 @@ pub struct Engine {
     loaded_joint: Option<Vec<TermId>>,
     delta_start: Vec<u32>,
     out: Vec<TermId>,
+    limits: Limits,
+    /// The first query that exceeded the limits; nothing is evaluated after it.
+    fault: Option<Fault>,
 }
 
 /// Relations by key, with size hints for planning.
@@ -96,6 +100,9 @@ pub struct BuildOptions<'a> {
     /// How many candidate rows the evaluation of one static component may visit; a component
     /// that needs more is left unevaluated (see [`Engine::materialized`]).
     pub static_budget: u64,
+    /// The limits of every evaluation. With `static_budget` at `u64::MAX`, a static
+    /// component that exceeds them fails the build with a diagnostic naming the rule.
+    pub limits: Limits,
 }
 
 impl Engine {
@@ -148,6 +155,8 @@ impl Engine {
             loaded_joint: None,
             delta_start: Vec::new(),
             out: Vec::new(),
+            limits: options.limits,
+            fault: None,
         };
         engine.true_rel = engine.relation(kw::TRUE, 1);
         engine.does_rel = engine.relation(kw::DOES, 2);
@@ -287,7 +296,13 @@ impl Engine {
                     .min()
                     .unwrap_or(options.static_budget);
                 let ready = rc.inputs[c].iter().all(|i| !incomplete.contains(i));
-                let complete = ready && engine.eval(c, STATIC_EPOCH, &mut budget);
+                let complete = match ready.then(|| engine.eval(c, STATIC_EPOCH, &mut budget)) {
+                    Some(Ok(())) => true,
+                    None => false,
+                    // Probing: a component over the budget is left to demand.
+                    Some(Err(_)) if options.static_budget != u64::MAX => false,
+                    Some(Err(fault)) => return Err(vec![fault_diagnostic(&fault, program)]),
+                };
                 for h in heads {
                     spent.insert(h, budget);
                 }
@@ -356,29 +371,65 @@ impl Engine {
         }
     }
 
-    /// Evaluates component `c` for `epoch`, visiting at most `budget` candidate rows; false
-    /// if that was not enough.
-    fn eval(&mut self, c: usize, epoch: u64, budget: &mut u64) -> bool {
+    /// Evaluates component `c` for `epoch`, visiting at most `budget` candidate rows (and
+    /// at most the step limit).
+    fn eval(&mut self, c: usize, epoch: u64, budget: &mut u64) -> Result<(), Fault> {
         let t0 = std::time::Instant::now();
-        let complete = self.eval_inner(c, epoch, budget);
+        let result = self.eval_inner(c, epoch, budget);
         if tracing::enabled!(tracing::Level::TRACE) {
             let comp = &self.comps[c];
-            let names: Vec<String> = comp
-                .heads
-                .iter()
-                .map(|&r| {
-                    let key = self.rel_ids.iter().find(|(_, v)| **v == r).map(|(k, _)| *k);
-                    let (RelKey::Plain(s, a) | RelKey::True(s, a) | RelKey::Does(s, a)) =
-                        key.unwrap_or(RelKey::Plain(kw::ROLE, 0));
-                    format!("{}/{} rows={}", self.symbols.name(s), a, self.rels[r].len())
-                })
-                .collect();
-            tracing::trace!(component = c, phase = ?comp.phase, elapsed = ?t0.elapsed(), complete, relations = ?names, "evaluated");
+            let names: Vec<String> = comp.heads.iter().map(|&r| self.rel_name(r)).collect();
+            tracing::trace!(component = c, phase = ?comp.phase, elapsed = ?t0.elapsed(), ?result, relations = ?names, "evaluated");
         }
-        complete
+        result
     }
 
-    fn eval_inner(&mut self, c: usize, epoch: u64, budget: &mut u64) -> bool {
+    /// `name/arity` of a relation (for messages).
+    fn rel_name(&self, rel: RelId) -> String {
+        let key = self
+            .rel_ids
+            .iter()
+            .find(|(_, v)| **v == rel)
+            .map(|(k, _)| *k);
+        match key {
+            Some(RelKey::Plain(s, a) | RelKey::True(s, a) | RelKey::Does(s, a)) => {
+                format!("{}/{}", self.symbols.name(s), a)
+            }
+            None => format!("#{rel}"),
+        }
+    }
+
+    fn eval_inner(&mut self, c: usize, epoch: u64, budget: &mut u64) -> Result<(), Fault> {
+        let limits = self.limits;
+        let mut steps = (*budget).min(limits.max_query_steps);
+        let given = steps;
+        let result = self.eval_plans(c, epoch, &mut steps);
+        *budget -= given - steps;
+        result.map_err(|(exceeded, plan)| {
+            let p = match plan {
+                PlanRef::Base(i) => &self.comps[c].base[i],
+                PlanRef::Delta(i) => &self.comps[c].delta[i],
+            };
+            let (rule, head) = (p.origin, p.head_rel);
+            Fault {
+                exceeded,
+                limit: match exceeded {
+                    Exceeded::Steps => given,
+                    Exceeded::Terms => limits.max_terms as u64,
+                    Exceeded::Cells => limits.max_relation_cells as u64,
+                },
+                relation: self.rel_name(head),
+                rule,
+            }
+        })
+    }
+
+    fn eval_plans(
+        &mut self,
+        c: usize,
+        epoch: u64,
+        steps: &mut u64,
+    ) -> Result<(), (Exceeded, PlanRef)> {
         let Engine {
             comps,
             rels,
@@ -386,6 +437,7 @@ impl Engine {
             delta_start,
             out,
             rel_epoch,
+            limits,
             ..
         } = self;
         let comp = &mut comps[c];
@@ -397,45 +449,53 @@ impl Engine {
             }
             delta_start[r] = rels[r].len() as u32;
         }
-        for p in &comp.base {
-            if !run_and_insert(p, rels, store, delta_start, out, budget) {
-                return false;
-            }
+        let mut w = Work {
+            rels,
+            store,
+            delta_start,
+            out,
+            steps,
+            limits: *limits,
+        };
+        for (i, p) in comp.base.iter().enumerate() {
+            run_and_insert(p, &mut w).map_err(|e| (e, PlanRef::Base(i)))?;
         }
         if !comp.recursive {
-            return true;
+            return Ok(());
         }
         loop {
             let mut grew = false;
-            let before: Vec<u32> = comp.heads.iter().map(|&r| rels[r].len() as u32).collect();
+            let before: Vec<u32> = comp.heads.iter().map(|&r| w.rels[r].len() as u32).collect();
             if comp
                 .heads
                 .iter()
                 .zip(&before)
-                .all(|(&r, &b)| delta_start[r] == b)
+                .all(|(&r, &b)| w.delta_start[r] == b)
             {
                 break;
             }
-            for p in &comp.delta {
-                if !run_and_insert(p, rels, store, delta_start, out, budget) {
-                    return false;
-                }
+            for (i, p) in comp.delta.iter().enumerate() {
+                run_and_insert(p, &mut w).map_err(|e| (e, PlanRef::Delta(i)))?;
             }
             for (&r, &b) in comp.heads.iter().zip(&before) {
-                grew |= rels[r].len() as u32 > b;
-                delta_start[r] = b;
+                grew |= w.rels[r].len() as u32 > b;
+                w.delta_start[r] = b;
             }
             if !grew {
                 break;
             }
         }
-        true
+        Ok(())
     }
 
-    /// Evaluates what a query of `rel` needs, for the loaded state and joint move.
-    pub fn ensure(&mut self, rel: RelId) {
+    /// Evaluates what a query of `rel` needs, for the loaded state and joint move. After a
+    /// fault (here or before), nothing is evaluated and the fault is returned.
+    pub fn ensure(&mut self, rel: RelId) -> Result<(), Fault> {
+        if let Some(f) = &self.fault {
+            return Err(f.clone());
+        }
         let Some(need) = self.needs.get(&rel) else {
-            return;
+            return Ok(());
         };
         for i in 0..need.len() {
             let c = self.needs[&rel][i];
@@ -444,10 +504,21 @@ impl Engine {
                 Phase::State => self.state_epoch,
                 Phase::Move => self.move_epoch,
             };
-            if self.comps[c].done != Some(want) {
-                self.eval(c, want, &mut u64::MAX.clone());
+            if self.comps[c].done != Some(want)
+                && let Err(f) = self.eval(c, want, &mut u64::MAX.clone())
+            {
+                // What was partly evaluated is not to be read again.
+                self.comps[c].done = None;
+                self.fault = Some(f.clone());
+                return Err(f);
             }
         }
+        Ok(())
+    }
+
+    /// The first query that exceeded the limits, if one did.
+    pub fn fault(&self) -> Option<&Fault> {
+        self.fault.as_ref()
     }
 
     /// The static relations (name, arity) that were evaluated in full within the budget.
@@ -560,41 +631,70 @@ impl Engine {
     }
 }
 
-/// Runs a plan and adds what it derives; false if the budget ran out.
-fn run_and_insert(
-    p: &Plan,
-    rels: &mut [Relation],
-    store: &mut TermStore,
-    delta_start: &[u32],
-    out: &mut Vec<TermId>,
-    budget: &mut u64,
-) -> bool {
-    out.clear();
+/// A plan of a component, by its place.
+#[derive(Clone, Copy, Debug)]
+enum PlanRef {
+    Base(usize),
+    Delta(usize),
+}
+
+/// What the plans of one evaluation read and write.
+struct Work<'a> {
+    rels: &'a mut [Relation],
+    store: &'a mut TermStore,
+    delta_start: &'a mut [u32],
+    out: &'a mut Vec<TermId>,
+    steps: &'a mut u64,
+    limits: Limits,
+}
+
+/// Runs a plan and adds what it derives to its head relation.
+fn run_and_insert(p: &Plan, w: &mut Work<'_>) -> Result<(), Exceeded> {
+    w.out.clear();
     let found = exec::run(
         p,
         &mut exec::ExecCtx {
-            rels,
-            store,
-            delta_start,
-            out,
-            budget,
+            rels: w.rels,
+            store: w.store,
+            delta_start: w.delta_start,
+            out: w.out,
+            steps: w.steps,
+            max_terms: w.limits.max_terms,
+            max_out: w.limits.max_relation_cells,
         },
-    );
-    if *budget == 0 {
-        return false;
-    }
+    )?;
     let arity = p.head.len();
-    let rel = &mut rels[p.head_rel];
+    let rel = &mut w.rels[p.head_rel];
     if arity == 0 {
         if found {
             rel.insert(&[]);
         }
-        return true;
+        return Ok(());
     }
-    for row in out.chunks_exact(arity) {
+    for row in w.out.chunks_exact(arity) {
         rel.insert(row);
     }
-    true
+    if rel.len().saturating_mul(arity) > w.limits.max_relation_cells {
+        return Err(Exceeded::Cells);
+    }
+    Ok(())
+}
+
+/// A fault as a diagnostic at the rule it names.
+pub fn fault_diagnostic(fault: &Fault, program: &Program) -> Diagnostic {
+    let span = program
+        .rules
+        .get(fault.rule)
+        .map(|r| r.span)
+        .unwrap_or_default();
+    fault_at(fault, span)
+}
+
+/// A fault as a diagnostic at `span`.
+pub fn fault_at(fault: &Fault, span: crate::ast::Span) -> Diagnostic {
+    Diagnostic::error("interpreter-budget", span, fault.to_string()).with_note(
+        "the limits are set by gdlc's --max-query-steps, --max-terms and --max-relation-cells",
+    )
 }
 
 /// The index of a rule's demand guard (see [`crate::magic`]), if it has one.

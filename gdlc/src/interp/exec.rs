@@ -2,8 +2,9 @@
 
 use smallvec::{SmallVec, smallvec};
 
+use super::budget::Exceeded;
 use super::plan::{Pat, Plan, Source, Step};
-use super::relation::{Relation, has};
+use super::relation::{NIL, Relation, has};
 use crate::terms::{TermId, TermStore};
 
 /// A row or argument list, on the stack when short.
@@ -20,137 +21,203 @@ pub struct ExecCtx<'a> {
     pub delta_start: &'a [u32],
     /// Head rows found, flat.
     pub out: &'a mut Vec<TermId>,
-    /// How many more candidate rows may be visited; evaluation stops when it reaches 0.
-    pub budget: &'a mut u64,
+    /// How many more candidate rows may be visited.
+    pub steps: &'a mut u64,
+    /// The most terms `store` and cells `out` may hold.
+    pub max_terms: usize,
+    pub max_out: usize,
 }
 
-/// Set when the body was satisfied at least once (for 0-ary heads, whose rows are empty).
-struct Found(bool);
+/// Where the rows of one step of the plan come from, and how far they have been read.
+enum Cursor {
+    /// An index chain, from its newest row down to `start`.
+    Chain { index: usize, row: u32, start: u32 },
+    /// The rows `row..end`.
+    Range { row: u32, end: u32 },
+    /// A test (`not`, `distinct`, `=`): whether it was tried.
+    Once(bool),
+}
+
+/// One step of the plan being run: its cursor, and the trail length when it was entered.
+struct Frame {
+    cursor: Cursor,
+    mark: usize,
+}
 
 /// Runs `plan`, appending every head row it derives to `ctx.out`; returns whether the body
-/// was satisfied at all.
-pub fn run(plan: &Plan, ctx: &mut ExecCtx<'_>) -> bool {
+/// was satisfied at all, or which limit stopped it.
+///
+/// A backtracking search over the body with an explicit stack of [`Frame`]s, one per step:
+/// a rule of 25,000 literals needs no deeper native stack than a rule of one.
+pub fn run(plan: &Plan, ctx: &mut ExecCtx<'_>) -> Result<bool, Exceeded> {
     let mut env = vec![UNBOUND; plan.var_count];
-    let mut trail = Vec::new();
-    let mut found = Found(false);
-    step(plan, 0, &mut env, &mut trail, ctx, &mut found);
-    found.0
-}
-
-fn step<'a>(
-    plan: &Plan,
-    i: usize,
-    env: &mut [TermId],
-    trail: &mut Vec<u32>,
-    ctx: &mut ExecCtx<'a>,
-    found: &mut Found,
-) {
-    let rels: &'a [Relation] = ctx.rels;
-    if (found.0 && plan.head.is_empty()) || *ctx.budget == 0 {
-        return;
-    }
-    let Some(s) = plan.steps.get(i) else {
-        found.0 = true;
-        for p in plan.head.iter() {
-            let t = build(p, env, ctx.store);
-            ctx.out.push(t);
+    let mut trail: Vec<u32> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::with_capacity(plan.steps.len());
+    let mut found = false;
+    let mut descend = true;
+    loop {
+        if found && plan.head.is_empty() {
+            return Ok(true);
         }
-        return;
-    };
-    match s {
-        Step::Scan {
-            rel,
-            source,
-            args,
-            mask,
-            index,
-        } => {
-            let relation = &rels[*rel];
-            let start = match source {
-                Source::Full => 0,
-                Source::Delta => ctx.delta_start[*rel],
-            };
-            let end = relation.len() as u32;
-            match index {
-                Some(ix) if *mask != 0 => {
-                    let mut key: Row = smallvec![0; args.len()];
-                    for (k, p) in args.iter().enumerate() {
-                        if has(*mask, k) {
-                            match resolve(p, env, ctx.store) {
-                                Some(t) => key[k] = t,
-                                None => return,
-                            }
-                        }
+        if descend {
+            match plan.steps.get(frames.len()) {
+                None => {
+                    found = true;
+                    for p in plan.head.iter() {
+                        let t = build(p, &env, ctx.store);
+                        ctx.out.push(t);
                     }
-                    for r in relation.lookup(*ix, &key).take_while(|&r| r >= start) {
-                        if r < end {
-                            scan_row(plan, i, relation.row(r), *mask, env, trail, ctx, found);
-                        }
+                    if ctx.store.len() > ctx.max_terms {
+                        return Err(Exceeded::Terms);
+                    }
+                    if ctx.out.len() > ctx.max_out {
+                        return Err(Exceeded::Cells);
                     }
                 }
-                _ => {
-                    for r in start..end {
-                        scan_row(plan, i, relation.row(r), *mask, env, trail, ctx, found);
-                    }
+                Some(s) => {
+                    let cursor = open(s, &env, ctx);
+                    frames.push(Frame {
+                        cursor,
+                        mark: trail.len(),
+                    });
                 }
             }
         }
+        let Some(i) = frames.len().checked_sub(1) else {
+            return Ok(found);
+        };
+        let top = &mut frames[i];
+        undo(&mut env, &mut trail, top.mark);
+        let mark = top.mark;
+        descend = advance(
+            &plan.steps[i],
+            &mut top.cursor,
+            mark,
+            &mut env,
+            &mut trail,
+            ctx,
+        )?;
+        if !descend {
+            frames.pop();
+        }
+    }
+}
+
+/// The cursor of step `s` entered with the bindings `env`.
+fn open(s: &Step, env: &[TermId], ctx: &mut ExecCtx<'_>) -> Cursor {
+    let Step::Scan {
+        rel,
+        source,
+        args,
+        mask,
+        index,
+    } = s
+    else {
+        return Cursor::Once(false);
+    };
+    let relation = &ctx.rels[*rel];
+    let start = match source {
+        Source::Full => 0,
+        Source::Delta => ctx.delta_start[*rel],
+    };
+    let end = relation.len() as u32;
+    match index {
+        Some(ix) if *mask != 0 => {
+            let mut key: Row = smallvec![0; args.len()];
+            for (k, p) in args.iter().enumerate() {
+                if has(*mask, k) {
+                    match resolve(p, env, ctx.store) {
+                        Some(t) => key[k] = t,
+                        // A term that was never built is in no row.
+                        None => return Cursor::Range { row: 0, end: 0 },
+                    }
+                }
+            }
+            Cursor::Chain {
+                index: *ix,
+                row: relation.lookup_first(*ix, &key),
+                start,
+            }
+        }
+        _ => Cursor::Range { row: start, end },
+    }
+}
+
+/// Moves the cursor of step `s` to its next solution, binding its variables (recorded in
+/// `trail` above `mark`); false when it has none left.
+fn advance(
+    s: &Step,
+    cursor: &mut Cursor,
+    mark: usize,
+    env: &mut [TermId],
+    trail: &mut Vec<u32>,
+    ctx: &mut ExecCtx<'_>,
+) -> Result<bool, Exceeded> {
+    match s {
+        Step::Scan {
+            rel, args, mask, ..
+        } => {
+            let relation = &ctx.rels[*rel];
+            loop {
+                let r = match cursor {
+                    Cursor::Chain { index, row, start } => {
+                        if *row == NIL || *row < *start {
+                            return Ok(false);
+                        }
+                        let r = *row;
+                        *row = relation.older(*index, r);
+                        r
+                    }
+                    Cursor::Range { row, end } => {
+                        if *row >= *end {
+                            return Ok(false);
+                        }
+                        *row += 1;
+                        *row - 1
+                    }
+                    Cursor::Once(_) => return Ok(false),
+                };
+                if *ctx.steps == 0 {
+                    return Err(Exceeded::Steps);
+                }
+                *ctx.steps -= 1;
+                let row = relation.row(r);
+                let ok = args
+                    .iter()
+                    .zip(row)
+                    .enumerate()
+                    .all(|(k, (p, &t))| has(*mask, k) || matches(p, t, env, trail, ctx.store));
+                if ok {
+                    return Ok(true);
+                }
+                undo(env, trail, mark);
+            }
+        }
+        _ if matches!(cursor, Cursor::Once(true)) => Ok(false),
         Step::Not { rel, args } => {
+            *cursor = Cursor::Once(true);
             let mut row = Row::new();
             for p in args.iter() {
                 match resolve(p, env, ctx.store) {
                     Some(t) => row.push(t),
                     // A term that was never built is in no relation.
-                    None => return step(plan, i + 1, env, trail, ctx, found),
+                    None => return Ok(true),
                 }
             }
-            if !rels[*rel].contains(&row) {
-                step(plan, i + 1, env, trail, ctx, found);
-            }
+            Ok(!ctx.rels[*rel].contains(&row))
         }
         Step::Distinct(a, b) => {
+            *cursor = Cursor::Once(true);
             let x = build(a, env, ctx.store);
             let y = build(b, env, ctx.store);
-            if x != y {
-                step(plan, i + 1, env, trail, ctx, found);
-            }
+            Ok(x != y)
         }
         Step::Equal(a, b) => {
+            *cursor = Cursor::Once(true);
             let x = build(a, env, ctx.store);
-            let mark = trail.len();
-            if matches(b, x, env, trail, ctx.store) {
-                step(plan, i + 1, env, trail, ctx, found);
-            }
-            undo(env, trail, mark);
+            Ok(matches(b, x, env, trail, ctx.store))
         }
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn scan_row(
-    plan: &Plan,
-    i: usize,
-    row: &[TermId],
-    mask: u64,
-    env: &mut [TermId],
-    trail: &mut Vec<u32>,
-    ctx: &mut ExecCtx<'_>,
-    found: &mut Found,
-) {
-    let Some(Step::Scan { args, .. }) = plan.steps.get(i) else {
-        return;
-    };
-    *ctx.budget = ctx.budget.saturating_sub(1);
-    let mark = trail.len();
-    let ok = args
-        .iter()
-        .zip(row)
-        .enumerate()
-        .all(|(k, (p, &t))| has(mask, k) || matches(p, t, env, trail, ctx.store));
-    if ok {
-        step(plan, i + 1, env, trail, ctx, found);
-    }
-    undo(env, trail, mark);
 }
 
 fn undo(env: &mut [TermId], trail: &mut Vec<u32>, mark: usize) {

@@ -13,6 +13,7 @@
 //! Ground terms are hash-consed ([`store`]), so a move is a [`TermId`] and a state a sorted
 //! list of them.
 
+mod budget;
 mod deps;
 mod engine;
 mod exec;
@@ -28,6 +29,7 @@ use crate::diag::Diagnostic;
 use crate::normalize::{NormalizeOptions, normalize};
 
 pub use crate::terms::{TermId, TermStore};
+pub use budget::{Exceeded, Fault, Limits};
 use engine::{BuildOptions, Engine};
 use plan::RelId;
 
@@ -42,6 +44,8 @@ pub struct Interpreter {
     goal_rel: RelId,
     terminal_rel: RelId,
     sees_rel: RelId,
+    /// The span of each rule of the program (to locate a fault).
+    rule_spans: Vec<crate::ast::Span>,
 }
 
 impl Interpreter {
@@ -66,8 +70,13 @@ impl Interpreter {
     /// lower level of [`Interpreter::from_source`]; nothing checks it here). Fails only on what
     /// evaluation cannot survive: unsafe rules that the game needs, negation through recursion.
     pub fn new(program: &Program) -> Result<Interpreter, Vec<Diagnostic>> {
+        Interpreter::with_limits(program, Limits::default())
+    }
+
+    /// [`Interpreter::new`] within `limits` (see [`Interpreter::fault`]).
+    pub fn with_limits(program: &Program, limits: Limits) -> Result<Interpreter, Vec<Diagnostic>> {
         let nprog = normalize(program, NormalizeOptions::default())?;
-        let mut engine = build_engine(&nprog, program)?;
+        let mut engine = build_engine(&nprog, program, limits)?;
         let mut roles = Vec::new();
         let mut role_ids = Vec::new();
         for rule in &program.rules {
@@ -97,7 +106,9 @@ impl Interpreter {
             });
         }
         let init_rel = engine.relation(kw::INIT, 1);
-        engine.ensure(init_rel);
+        if let Err(fault) = engine.ensure(init_rel) {
+            return Err(vec![engine::fault_diagnostic(&fault, program)]);
+        }
         Ok(Interpreter {
             engine: RefCell::new(engine),
             roles,
@@ -107,6 +118,7 @@ impl Interpreter {
             goal_rel,
             terminal_rel,
             sees_rel,
+            rule_spans: program.rules.iter().map(|r| r.span).collect(),
         })
     }
 
@@ -121,6 +133,21 @@ impl Interpreter {
             out.extend(r.lookup(ix, &[role_id, 0]).map(|row| r.row(row)[1]));
             out.reverse();
         }
+    }
+
+    /// The first query that exceeded the [`Limits`], if one did. From then on the interpreter
+    /// answers nothing (no legal moves, not terminal, no goal, an empty next state): a caller
+    /// that plays on must check this after each query (the trace does).
+    pub fn fault(&self) -> Option<Fault> {
+        self.engine.borrow().fault().cloned()
+    }
+
+    /// [`Interpreter::fault`] as a diagnostic at the rule it names.
+    pub fn fault_diagnostic(&self) -> Option<Diagnostic> {
+        self.fault().map(|f| {
+            let span = self.rule_spans.get(f.rule).copied().unwrap_or_default();
+            engine::fault_at(&f, span)
+        })
     }
 
     /// The text of a term of this game.
@@ -140,6 +167,7 @@ const STATIC_BUDGET: u64 = 1_000_000;
 fn build_engine(
     nprog: &crate::normalize::NProgram,
     program: &Program,
+    limits: Limits,
 ) -> Result<Engine, Vec<Diagnostic>> {
     use crate::magic::{MagicOptions, NegationPolicy, magic_sets};
     let none = Default::default();
@@ -149,6 +177,7 @@ fn build_engine(
         &BuildOptions {
             guards: &none,
             static_budget: STATIC_BUDGET,
+            limits,
         },
     )?;
     let materialized = probe.materialized();
@@ -166,6 +195,7 @@ fn build_engine(
         let build = BuildOptions {
             guards: &magic.guards,
             static_budget: u64::MAX,
+            limits,
         };
         match Engine::build(&magic.program, program, &build) {
             Ok(engine) => {
@@ -190,6 +220,7 @@ fn build_engine(
         &BuildOptions {
             guards: &none,
             static_budget: u64::MAX,
+            limits,
         },
     )
 }
@@ -209,7 +240,9 @@ impl Game for Interpreter {
     fn initial_state(&self) -> Vec<TermId> {
         let mut e = self.engine.borrow_mut();
         let init = e.relation(kw::INIT, 1);
-        e.ensure(init);
+        if e.ensure(init).is_err() {
+            return Vec::new();
+        }
         let r = &e.rels[init];
         let mut state: Vec<TermId> = (0..r.len() as u32).map(|i| r.row(i)[0]).collect();
         state.sort_unstable();
@@ -219,24 +252,27 @@ impl Game for Interpreter {
     fn is_terminal(&self, state: &Vec<TermId>) -> bool {
         let mut e = self.engine.borrow_mut();
         e.load_state(state);
-        e.ensure(self.terminal_rel);
-        !e.rels[self.terminal_rel].is_empty()
+        e.ensure(self.terminal_rel).is_ok() && !e.rels[self.terminal_rel].is_empty()
     }
 
     fn legal_moves(&self, state: &Vec<TermId>, role: RoleIndex, out: &mut Vec<TermId>) {
         let mut e = self.engine.borrow_mut();
         e.load_state(state);
-        e.ensure(self.legal_rel);
-        self.by_role(&e, self.legal_rel, role, out);
+        out.clear();
+        if e.ensure(self.legal_rel).is_ok() {
+            self.by_role(&e, self.legal_rel, role, out);
+        }
     }
 
     fn next_state(&self, state: &Vec<TermId>, joint: &[TermId], next: &mut Vec<TermId>) {
         let mut e = self.engine.borrow_mut();
         e.load_state(state);
         e.load_joint(&self.role_ids, joint);
-        e.ensure(self.next_rel);
-        let r = &e.rels[self.next_rel];
         next.clear();
+        if e.ensure(self.next_rel).is_err() {
+            return;
+        }
+        let r = &e.rels[self.next_rel];
         next.extend((0..r.len() as u32).map(|i| r.row(i)[0]));
         next.sort_unstable();
     }
@@ -244,13 +280,17 @@ impl Game for Interpreter {
     fn goal(&self, state: &Vec<TermId>, role: RoleIndex) -> Option<i32> {
         let mut e = self.engine.borrow_mut();
         e.load_state(state);
-        e.ensure(self.goal_rel);
+        e.ensure(self.goal_rel).ok()?;
         let mut values = Vec::new();
         self.by_role(&e, self.goal_rel, role, &mut values);
         match values[..] {
             [v] if e.store.args(v).is_empty() => e.symbols.name(e.store.functor(v)).parse().ok(),
             _ => None,
         }
+    }
+
+    fn fault(&self) -> Option<String> {
+        Interpreter::fault(self).map(|f| f.to_string())
     }
 
     fn write_move(&self, _role: RoleIndex, mv: TermId, out: &mut String) {
@@ -277,7 +317,9 @@ impl Game for Interpreter {
         let mut e = self.engine.borrow_mut();
         e.load_state(state);
         e.load_joint(&self.role_ids, joint);
-        e.ensure(self.sees_rel);
+        if e.ensure(self.sees_rel).is_err() {
+            return;
+        }
         let mut seen = Vec::new();
         self.by_role(&e, self.sees_rel, role, &mut seen);
         // In byte order of the text, as compiled games list them.

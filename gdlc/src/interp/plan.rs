@@ -28,6 +28,12 @@ impl Pat {
         }
     }
 
+    fn is_ground(&self) -> bool {
+        let mut ground = true;
+        self.for_each_var(&mut |_| ground = false);
+        ground
+    }
+
     fn bound_by(&self, bound: &[bool]) -> bool {
         let mut all = true;
         self.for_each_var(&mut |v| all &= bound[v as usize]);
@@ -70,6 +76,8 @@ pub struct Plan {
     pub head: Box<[Pat]>,
     pub steps: Vec<Step>,
     pub var_count: usize,
+    /// The index of the source rule in `Program::rules` (to name it in a fault).
+    pub origin: usize,
 }
 
 /// How to plan one rule.
@@ -138,11 +146,14 @@ fn body_atom(a: &NAtom, store: &mut TermStore, catalog: &mut impl Catalog) -> (R
 }
 
 /// The estimated number of rows a scan yields, given which arguments are bound.
+/// The cost of a scan whose arguments are all bound: the least there is.
+const GROUND_COST: f64 = 0.5;
+
 fn scan_cost(size: f64, args: &[Pat], bound: &[bool]) -> f64 {
     let arity = args.len();
     let nb = args.iter().filter(|p| p.bound_by(bound)).count();
     if nb == arity {
-        return 0.5;
+        return GROUND_COST;
     }
     size.max(1.0).powf((arity - nb) as f64 / arity as f64)
 }
@@ -221,21 +232,51 @@ pub fn plan(
     {
         push_scan(rel, args, &mut bound, &mut steps);
     }
+    // Choosing the next scan looks at every literal left, and a body may have thousands:
+    // the size hints are looked up once, the literals without variables (which always cost
+    // the least, 0.5) wait in written order, and filters are kept apart.
+    let hints: Vec<f64> = lits
+        .iter()
+        .map(|l| match l {
+            Some(Lit::Pos(rel, _)) => catalog.size_hint(*rel),
+            _ => 0.0,
+        })
+        .collect();
+    let mut ground_left = std::collections::VecDeque::new();
+    let mut var_left = Vec::new();
+    let mut filters = Vec::new();
+    for (i, l) in lits.iter().enumerate() {
+        match l {
+            Some(Lit::Pos(_, args)) if args.iter().all(Pat::is_ground) => ground_left.push_back(i),
+            Some(Lit::Pos(..)) => var_left.push(i),
+            Some(_) => filters.push(i),
+            None => {}
+        }
+    }
     loop {
-        place_filters(&mut lits, &mut bound, &mut steps);
+        place_filters(&mut lits, &mut filters, &mut bound, &mut steps);
         // The next positive literal: the cheapest scan (fewest estimated rows); ties keep
         // the written order.
         let mut best: Option<(usize, f64)> = None;
-        for (i, l) in lits.iter().enumerate() {
-            if let Some(Lit::Pos(rel, args)) = l {
-                let cost = scan_cost(catalog.size_hint(*rel), args, &bound);
+        for (k, &i) in var_left.iter().enumerate() {
+            if let Some(Lit::Pos(_, args)) = &lits[i] {
+                let cost = scan_cost(hints[i], args, &bound);
                 if best.is_none_or(|(_, c)| cost < c) {
-                    best = Some((i, cost));
+                    best = Some((k, cost));
                 }
             }
         }
-        let Some((i, _)) = best else { break };
-        let Some(Lit::Pos(rel, args)) = lits[i].take() else {
+        let chosen = match (best, ground_left.front()) {
+            (Some((k, c)), Some(&g))
+                if c < GROUND_COST || (c == GROUND_COST && var_left[k] < g) =>
+            {
+                var_left.remove(k)
+            }
+            (_, Some(_)) => ground_left.pop_front().unwrap_or_default(),
+            (Some((k, _)), None) => var_left.remove(k),
+            (None, None) => break,
+        };
+        let Some(Lit::Pos(rel, args)) = lits[chosen].take() else {
             break;
         };
         push_scan(rel, args, &mut bound, &mut steps);
@@ -252,6 +293,7 @@ pub fn plan(
         head: head_pats,
         steps,
         var_count,
+        origin: rule.origin,
     })
 }
 
@@ -279,10 +321,17 @@ fn bound_mask(args: &[Pat], bound: &[bool]) -> Mask {
 
 /// Places every negation, `distinct` and equality whose variables are bound (equalities also
 /// when one side is bound: they bind the other).
-fn place_filters(lits: &mut [Option<Lit>], bound: &mut [bool], steps: &mut Vec<Step>) {
+fn place_filters(
+    lits: &mut [Option<Lit>],
+    filters: &mut Vec<usize>,
+    bound: &mut [bool],
+    steps: &mut Vec<Step>,
+) {
     loop {
         let mut placed = false;
-        for slot in lits.iter_mut() {
+        let mut k = 0;
+        while k < filters.len() {
+            let slot = &mut lits[filters[k]];
             let ready = match slot {
                 Some(Lit::Neg(_, args)) => args.iter().all(|p| p.bound_by(bound)),
                 Some(Lit::Distinct(a, b)) => a.bound_by(bound) && b.bound_by(bound),
@@ -290,8 +339,10 @@ fn place_filters(lits: &mut [Option<Lit>], bound: &mut [bool], steps: &mut Vec<S
                 _ => false,
             };
             if !ready {
+                k += 1;
                 continue;
             }
+            filters.remove(k);
             placed = true;
             match slot.take() {
                 Some(Lit::Neg(rel, args)) => steps.push(Step::Not { rel, args }),

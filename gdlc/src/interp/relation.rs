@@ -9,7 +9,7 @@ use rustc_hash::FxBuildHasher;
 use crate::terms::TermId;
 
 /// Marks the end of an index chain.
-const NIL: u32 = u32::MAX;
+pub const NIL: u32 = u32::MAX;
 
 /// A set of the argument positions that are bound when a relation is looked up.
 pub type Mask = u64;
@@ -137,6 +137,17 @@ impl Relation {
 
     /// The rows whose `mask` positions equal those of `key` (a full-width row whose other
     /// positions are ignored), newest first.
+    /// The newest row of `key` in index `index`, or [`NIL`]; older ones follow through
+    /// [`Relation::older`]. (The cursor form of [`Relation::lookup`], which holds no borrow.)
+    pub fn lookup_first(&self, index: usize, key: &[TermId]) -> u32 {
+        self.lookup(index, key).cur
+    }
+
+    /// The row after `r` in the chain of its key in index `index`, or [`NIL`].
+    pub fn older(&self, index: usize, r: u32) -> u32 {
+        self.indexes[index].next[r as usize]
+    }
+
     pub fn lookup<'a>(&'a self, index: usize, key: &[TermId]) -> RowIter<'a> {
         let ix = &self.indexes[index];
         let hash = hash_key(key, ix.mask);
