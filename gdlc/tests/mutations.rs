@@ -1,0 +1,280 @@
+//! A property test over mutated descriptions: whatever the front end accepts, the interpreter
+//! plays and the compiler compiles (to Rust that parses, with shallow expressions) without a
+//! panic, an abort or a hang; what it rejects, it rejects with located errors. The mutants are
+//! seeded token edits of the shipped games and of small corpus games (when the corpus is
+//! present), the kind of input that once broke gdlc (`../shared/regressions/`).
+//!
+//! `GDLC_MUTANTS=N` sets the mutants per game (default 20).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gdl_runtime::SplitMix64;
+use gdl_runtime::trace::{TraceError, TraceOptions, write_trace};
+use gdlc::check::CheckOptions;
+use gdlc::ground::GroundOptions;
+use gdlc::interp::{Interpreter, Limits};
+use gdlc::{CompileOptions, Source, compile, frontend};
+
+/// Splits KIF text into tokens: `(`, `)` and the words between.
+fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut comment = false;
+    for c in text.chars() {
+        if comment {
+            comment = c != '\n';
+            continue;
+        }
+        if c == ';' || c == '(' || c == ')' || c.is_whitespace() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            match c {
+                ';' => comment = true,
+                '(' | ')' => out.push(c.to_string()),
+                _ => {}
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// The index just past the form that starts at `i` (a word, or a parenthesised list).
+fn form_end(t: &[String], i: usize) -> usize {
+    if t[i] != "(" {
+        return i + 1;
+    }
+    let mut depth = 0usize;
+    for (j, tok) in t.iter().enumerate().skip(i) {
+        match tok.as_str() {
+            "(" => depth += 1,
+            ")" => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return j + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    t.len()
+}
+
+/// One seeded edit of the tokens.
+fn mutate(t: &mut Vec<String>, rng: &mut SplitMix64) {
+    if t.is_empty() {
+        t.push("(".into());
+        return;
+    }
+    let i = rng.below(t.len());
+    let words: Vec<usize> = (0..t.len())
+        .filter(|&k| t[k] != "(" && t[k] != ")")
+        .collect();
+    match rng.below(11) {
+        // Delete a token (unbalances, or changes arity).
+        0 => {
+            t.remove(i);
+        }
+        // Delete a whole form (a body literal, a rule, an argument).
+        9 | 10 => {
+            let end = form_end(t, i);
+            t.drain(i..end);
+        }
+        // Duplicate a token.
+        1 => {
+            let tok = t[i].clone();
+            t.insert(i, tok);
+        }
+        // Swap two tokens.
+        2 => {
+            let j = rng.below(t.len());
+            t.swap(i, j);
+        }
+        // A word replaced by another word of the file (a relation by a constant, ...).
+        3 if !words.is_empty() => {
+            let (a, b) = (words[rng.below(words.len())], words[rng.below(words.len())]);
+            t[a] = t[b].clone();
+        }
+        // A form repeated many times (a rule written 50 times, a wide body).
+        4 => {
+            let end = form_end(t, i);
+            let form: Vec<String> = t[i..end].to_vec();
+            for _ in 0..50 {
+                t.splice(end..end, form.iter().cloned());
+            }
+        }
+        // A word wrapped in parentheses: a constant becomes a 0-ary function, and so on.
+        5 if !words.is_empty() => {
+            let a = words[rng.below(words.len())];
+            t.insert(a + 1, ")".into());
+            t.insert(a, "(".into());
+        }
+        // A variable where a constant was, or the reverse.
+        6 if !words.is_empty() => {
+            let a = words[rng.below(words.len())];
+            t[a] = match t[a].strip_prefix('?') {
+                Some(v) => v.to_string(),
+                None => format!("?{}", t[a]),
+            };
+        }
+        // A term nested in itself: `(f x)` -> `(f (f x))`, growing terms.
+        7 if !words.is_empty() => {
+            let a = words[rng.below(words.len())];
+            let w = t[a].clone();
+            t.splice(a..=a, ["(".into(), "s".into(), w, ")".into()]);
+        }
+        // Truncated.
+        _ => t.truncate(i),
+    }
+}
+
+/// The limits mutants run within: small, so that a mutant that explodes says so at once.
+fn limits() -> Limits {
+    Limits {
+        max_query_steps: 5_000_000,
+        max_terms: 500_000,
+        max_relation_cells: 2_000_000,
+    }
+}
+
+fn ground_options() -> GroundOptions {
+    GroundOptions {
+        max_atoms: 100_000,
+        max_matches: 10_000_000,
+        time_limit: Some(Duration::from_secs(10)),
+        ..GroundOptions::default()
+    }
+}
+
+/// What became of one mutant.
+#[derive(Default, Debug)]
+struct Outcome {
+    rejected: bool,
+    played: bool,
+    compiled: bool,
+}
+
+/// The property, for one description.
+fn check(name: &str, text: &str) -> Outcome {
+    let mut outcome = Outcome::default();
+    let source = Source::new(name, text);
+    let checked = match frontend::load(source, &CheckOptions::default()) {
+        Ok(c) => c,
+        Err(errors) => {
+            assert!(!errors.is_empty(), "{name}: rejected without an error");
+            assert!(
+                errors.iter().any(|d| d.is_error()),
+                "{name}: rejected with warnings only: {errors:?}"
+            );
+            outcome.rejected = true;
+            return outcome;
+        }
+    };
+    if let Ok(game) = Interpreter::with_limits(&checked.program, limits()) {
+        let mut out = String::new();
+        let r = write_trace(
+            &game,
+            &TraceOptions {
+                seed: 7,
+                max_steps: 200,
+            },
+            &mut out,
+        );
+        if let Err(TraceError::Fault { reason, .. }) = &r {
+            assert!(
+                game.fault_diagnostic().is_some(),
+                "{name}: fault without a diagnostic: {reason}"
+            );
+        }
+        outcome.played = r.is_ok();
+    }
+    let mut options = CompileOptions::for_game("mutant");
+    options.ground = ground_options();
+    if let Ok(compiled) = compile(source, &options) {
+        let rust = compiled.rust;
+        let parsed = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(move || {
+                syn::parse_file(&rust)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
+            .expect("thread")
+            .join()
+            .expect("syn does not panic");
+        assert!(
+            parsed.is_ok(),
+            "{name}: generated code does not parse: {parsed:?}"
+        );
+        outcome.compiled = true;
+    }
+    outcome
+}
+
+/// The games mutated: the shipped ones, and every 12th small corpus game.
+fn games() -> Vec<PathBuf> {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut games: Vec<PathBuf> = ["ticTacToe.kif", "connectFour.kif", "montyHall.kif"]
+        .iter()
+        .map(|g| examples.join(g))
+        .collect();
+    if let Ok(corpus) = gdl_tests::try_corpus_games() {
+        let small: Vec<PathBuf> = corpus
+            .into_iter()
+            .map(|g| g.kif)
+            .filter(|k| std::fs::metadata(k).is_ok_and(|m| m.len() < 12_000))
+            .collect();
+        games.extend(small.into_iter().step_by(12));
+    } else {
+        eprintln!("no corpus: only the shipped games are mutated");
+    }
+    games
+}
+
+#[test]
+fn mutated_descriptions_end_in_an_answer_or_an_error() {
+    let per_game: u64 = std::env::var("GDLC_MUTANTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let games = games();
+    let results = gdl_tests::run_parallel(
+        &games,
+        |g| format!("mutants of {}", g.display()),
+        Duration::from_secs(300),
+        |kif| {
+            let text = gdl_tests::read_game(kif);
+            let original = tokens(&text);
+            let stem = kif.file_stem().unwrap_or_default().to_string_lossy();
+            let mut outcomes = Vec::new();
+            for m in 0..per_game {
+                let mut rng = SplitMix64::new(m * 7919 + original.len() as u64);
+                let mut t = original.clone();
+                for _ in 0..=rng.below(2) {
+                    mutate(&mut t, &mut rng);
+                }
+                let mutant = t.join(" ");
+                outcomes.push(check(&format!("{stem}~{m}.kif"), &mutant));
+            }
+            outcomes
+        },
+    );
+    let all: Vec<&Outcome> = results.iter().flat_map(|(o, _)| o).collect();
+    let count = |f: fn(&Outcome) -> bool| all.iter().filter(|o| f(o)).count();
+    eprintln!(
+        "{} mutants of {} games: {} rejected, {} played to the end, {} compiled",
+        all.len(),
+        games.len(),
+        count(|o| o.rejected),
+        count(|o| o.played),
+        count(|o| o.compiled)
+    );
+    // The mutants exercise both sides of the front end.
+    assert!(count(|o| o.rejected) > 0 && count(|o| !o.rejected) > 0);
+}
