@@ -5,7 +5,6 @@
 //! keeps its spelling (`nextFile` and `nextfile` are different constants).
 
 use std::collections::HashMap;
-use std::fmt;
 
 pub use gdl_runtime::sexpr::Span;
 
@@ -300,30 +299,18 @@ pub struct Program {
     pub comments: Vec<Comment>,
 }
 
-impl Program {
-    /// Structural equality of the rules, ignoring spans (names compared by spelling, so two
-    /// programs with their own interners compare).
-    pub fn same_rules(&self, other: &Program) -> bool {
-        let mut a = String::new();
-        let mut b = String::new();
-        self.rules.len() == other.rules.len()
-            && self.rules.iter().zip(&other.rules).all(|(x, y)| {
-                a.clear();
-                b.clear();
-                crate::print::write_rule_kif(&self.symbols, x, &mut a);
-                crate::print::write_rule_kif(&other.symbols, y, &mut b);
-                a == b
-            })
-    }
+/// Whether `c` may appear in a plain name or variable after its first character.
+pub fn is_name_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
 }
 
-/// Displays a term in KIF with the program's names.
-pub struct ShowTerm<'a>(pub &'a Symbols, pub &'a Term);
-
-impl fmt::Display for ShowTerm<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = String::new();
-        crate::print::write_term_kif(self.0, self.1, &mut s);
-        f.write_str(&s)
-    }
+/// Whether `name` can be written without quotes as a constant, function or relation name.
+pub fn is_plain_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    let rest_from = match b {
+        [c, ..] if c.is_ascii_lowercase() || c.is_ascii_digit() => 1,
+        [b'-', d, ..] if d.is_ascii_digit() => 2,
+        _ => return false,
+    };
+    b[rest_from..].iter().all(|&c| is_name_char(c))
 }

@@ -281,13 +281,6 @@ impl<'a> Reporter<'a> {
     }
 }
 
-/// Options of [`render`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RenderOptions {
-    /// Use ANSI colours.
-    pub color: bool,
-}
-
 /// Renders `diag` with its source line, without colours or box drawing (what the `gdl!` macro
 /// shows in a compile error; no dependency beyond the standard library):
 ///
@@ -339,13 +332,6 @@ pub fn render_plain(file: SourceFile<'_>, diag: &Diagnostic) -> String {
         out.push_str(&format!("  = note: {note}\n"));
     }
     out
-}
-
-/// Renders `diag` with its source snippet, as the `gdlc` command prints it (through
-/// `ariadne`; needs the `cli` feature).
-#[cfg(feature = "cli")]
-pub fn render(file: SourceFile<'_>, diag: &Diagnostic, options: RenderOptions) -> String {
-    render_with(file, &ariadne::Source::from(file.text), diag, options.color)
 }
 
 #[cfg(feature = "cli")]
@@ -488,14 +474,11 @@ mod tests {
     fn render_names_file_line_and_column() {
         let text = "(role x)\n(init (cell 1))\n";
         let d = Diagnostic::error("test", Span::new(15, 23), "something is wrong");
-        let out = render(
-            SourceFile {
-                name: "g.kif",
-                text,
-            },
-            &d,
-            RenderOptions::default(),
-        );
+        let file = SourceFile {
+            name: "g.kif",
+            text,
+        };
+        let out = Reporter::new(file, ReportOptions::default()).render(&d);
         assert!(out.contains("g.kif:2:7"), "{out}");
         assert!(out.contains("(init (cell 1))"), "{out}");
         assert!(out.contains("something is wrong"), "{out}");

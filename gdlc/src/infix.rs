@@ -113,22 +113,6 @@ pub fn parse_infix_term(source: &str, symbols: &mut Symbols) -> Result<Term, Vec
     }
 }
 
-/// Whether `c` may appear in a plain name or variable after its first character.
-pub fn is_name_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
-}
-
-/// Whether `name` can be written without quotes as a constant, function or relation name.
-pub fn is_plain_name(name: &str) -> bool {
-    let b = name.as_bytes();
-    let rest_from = match b {
-        [c, ..] if c.is_ascii_lowercase() || c.is_ascii_digit() => 1,
-        [b'-', d, ..] if d.is_ascii_digit() => 2,
-        _ => return false,
-    };
-    b[rest_from..].iter().all(|&c| is_name_char(c))
-}
-
 /// An error was reported; the rule is abandoned.
 struct Reported;
 

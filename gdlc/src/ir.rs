@@ -111,6 +111,9 @@ pub struct Prop {
     /// The ground atom it stands for, as GDL text (for comments and dumps).
     pub text: String,
     pub disjuncts: Vec<Vec<Lit>>,
+    /// The source rules that derive it (indices into `Program::rules`), ascending: generated
+    /// code names their lines.
+    pub origins: Vec<u32>,
 }
 
 /// A set of moves of one role.
@@ -562,6 +565,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             ir.props.push(Prop {
                 text: g.text(graph[n]),
                 disjuncts: Vec::new(),
+                origins: Vec::new(),
             });
         }
         if scc.len() > 1 || self_loops[scc[0].index()] {
@@ -600,7 +604,10 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             let mut conj: Vec<Lit> = r.pos.iter().map(|&a| lit_of(a)).collect();
             conj.extend(r.neg.iter().map(|&a| lit_of(a).negate()));
             prop.disjuncts.push(conj);
+            prop.origins.push(r.origin as u32);
         }
+        prop.origins.sort_unstable();
+        prop.origins.dedup();
         merge_moves(&mut prop.disjuncts, &mut ir.move_sets);
         prop.disjuncts.sort();
     }

@@ -4,6 +4,7 @@
 //! code. See `ARCHITECTURE.md` at the repository root for the passes and their invariants.
 
 pub mod ast;
+pub mod cargo;
 pub mod check;
 pub mod codegen;
 pub mod crate_gen;

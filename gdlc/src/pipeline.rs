@@ -172,6 +172,7 @@ pub fn run<'a>(
         return Ok(a);
     }
 
+    let text = source.text;
     let checked = frontend::load(source, &options.check)?;
     a.program = checked.program;
     a.warnings = checked.warnings;
@@ -205,6 +206,13 @@ pub fn run<'a>(
 
     let mut codegen_options = options.codegen.clone();
     codegen_options.backend = codegen::chosen_backend(&ir, &options.codegen);
+    let lines = crate::diag::LineIndex::new(text);
+    codegen_options.rule_lines = a
+        .program
+        .rules
+        .iter()
+        .map(|r| lines.line_col(text, r.span.start).0 as u32)
+        .collect();
     let rust = codegen::generate(&ir, &codegen_options);
     a.backend = Some(codegen_options.backend);
     a.ir = Some(ir);

@@ -20,7 +20,7 @@
 use std::borrow::Cow;
 
 use crate::ast::{Atom, Comment, Literal, Program, Rule, RuleKind, Symbols, Term};
-use crate::infix::{is_name_char, is_plain_name};
+use crate::ast::{is_name_char, is_plain_name};
 
 /// Appends the KIF text of a term: `(cell 1 1 b)`, `?x`, `noop`.
 pub fn write_term_kif(symbols: &Symbols, term: &Term, out: &mut String) {
@@ -450,6 +450,21 @@ pub fn write_rule_infix(symbols: &Symbols, rule: &Rule, layout: &Layout, out: &m
         out.push_str(if i == 0 { "\n  " } else { " &\n  " });
         write_literal_infix(symbols, lit, out);
     }
+}
+
+/// Structural equality of the rules of two programs, ignoring spans (names compared by
+/// spelling, so two programs with their own interners compare).
+pub fn same_rules(a: &Program, b: &Program) -> bool {
+    let mut x = String::new();
+    let mut y = String::new();
+    a.rules.len() == b.rules.len()
+        && a.rules.iter().zip(&b.rules).all(|(r, q)| {
+            x.clear();
+            y.clear();
+            write_rule_kif(&a.symbols, r, &mut x);
+            write_rule_kif(&b.symbols, q, &mut y);
+            x == y
+        })
 }
 
 #[cfg(test)]

@@ -240,19 +240,7 @@ fn remove_unlisted(src: &Path, wanted: &[String]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes files under `dir`, leaving those that already hold the same contents untouched.
-pub fn write_files(dir: &Path, files: &[crate_gen::CrateFile]) -> std::io::Result<()> {
-    for f in files {
-        let path = dir.join(&f.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        if std::fs::read(&path).ok().as_deref() != Some(f.contents.as_bytes()) {
-            std::fs::write(&path, &f.contents)?;
-        }
-    }
-    Ok(())
-}
+pub use gdlc::cargo::write_files;
 
 /// Limits of a child process.
 #[derive(Clone, Debug, Default)]
@@ -390,25 +378,17 @@ pub fn cargo_build(
     packages: Option<&[String]>,
     limits: &Limits,
 ) -> Result<(), RunError> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut args: Vec<String> = vec![
-        "build".into(),
-        "--release".into(),
-        "--quiet".into(),
-        "--manifest-path".into(),
-        scratch.root.join("Cargo.toml").display().to_string(),
-        "--target-dir".into(),
-        scratch.target.display().to_string(),
-    ];
-    match packages {
-        Some(ps) => {
-            for p in ps {
-                args.push("--package".into());
-                args.push(p.clone());
-            }
-        }
-        None => args.push("--workspace".into()),
+    let args = gdlc::cargo::Build {
+        manifest_dir: &scratch.root,
+        target_dir: &scratch.target,
+        packages: match packages {
+            Some(ps) => gdlc::cargo::Packages::Only(ps),
+            None => gdlc::cargo::Packages::Workspace,
+        },
+        quiet: true,
     }
+    .args();
+    let cargo = gdlc::cargo::program();
     run_limited(Path::new(&cargo), &args, &[], limits).map(|_| ())
 }
 

@@ -240,17 +240,15 @@ fn crate_options(scratch: &Scratch, package: &str) -> CrateOptions {
 /// `cargo build --release` of one crate, timed by `/usr/bin/time` when there is one: the
 /// seconds and the peak resident memory (KiB) of the largest process (rustc).
 fn cargo_build(dir: &Path, target: &Path, limits: &Limits) -> Result<(f64, Option<u64>), RunError> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let argv = vec![
-        cargo,
-        "build".to_string(),
-        "--release".to_string(),
-        "--quiet".to_string(),
-        "--manifest-path".to_string(),
-        dir.join("Cargo.toml").display().to_string(),
-        "--target-dir".to_string(),
-        target.display().to_string(),
-    ];
+    let build = gdlc::cargo::Build {
+        manifest_dir: dir,
+        target_dir: target,
+        packages: gdlc::cargo::Packages::Root,
+        quiet: true,
+    };
+    let argv: Vec<String> = std::iter::once(gdlc::cargo::program())
+        .chain(build.args())
+        .collect();
     timed(&argv, limits, &dir.join("time.txt")).map(|(_, t, m)| (t, m))
 }
 

@@ -95,27 +95,9 @@ pub fn stem_of(file: &Path) -> String {
         .unwrap_or_else(|| "game".to_string())
 }
 
-/// Writes the files of a crate under `dir`, leaving files that already hold the same contents
-/// untouched (so that cargo sees nothing new). Each file is written whole under another name,
-/// then renamed, so that a concurrent `gdlc` never reads half a file.
+/// Writes the files of a crate under `dir` ([`gdlc::cargo::write_files`]).
 pub fn write_crate(dir: &Path, files: &CrateFiles) -> std::io::Result<()> {
-    for f in &files.files {
-        let path = dir.join(&f.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        if std::fs::read(&path).ok().as_deref() != Some(f.contents.as_bytes()) {
-            let partial = path.with_extension(format!("partial-{}", std::process::id()));
-            std::fs::write(&partial, &f.contents)?;
-            std::fs::rename(&partial, &path)?;
-        }
-    }
-    Ok(())
-}
-
-/// The cargo to run: `$CARGO` (set when run under cargo), else `cargo` on the path.
-pub fn cargo_program() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
+    gdlc::cargo::write_files(dir, &files.files)
 }
 
 /// Builds a crate in release mode into `target_dir`. Cargo's progress goes to standard error
@@ -127,20 +109,20 @@ pub fn cargo_build(
     bin: &str,
     show: bool,
 ) -> Result<PathBuf, String> {
-    let mut cmd = Command::new(cargo_program());
-    cmd.arg("build")
-        .arg("--release")
-        .arg("--manifest-path")
-        .arg(manifest_dir.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target_dir)
-        .stdout(Stdio::null());
+    let build = gdlc::cargo::Build {
+        manifest_dir,
+        target_dir,
+        packages: gdlc::cargo::Packages::Root,
+        quiet: !show,
+    };
+    let mut cmd = Command::new(gdlc::cargo::program());
+    cmd.args(build.args()).stdout(Stdio::null());
     if !show {
-        cmd.arg("--quiet").stderr(Stdio::piped());
+        cmd.stderr(Stdio::piped());
     }
     let mut child = cmd
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", cargo_program()))?;
+        .map_err(|e| format!("cannot run {}: {e}", gdlc::cargo::program()))?;
     let mut errors = String::new();
     if let Some(mut err) = child.stderr.take() {
         let _ = err.read_to_string(&mut errors);
@@ -155,9 +137,7 @@ pub fn cargo_build(
             format!("cargo build failed ({status}):\n{errors}")
         });
     }
-    Ok(target_dir
-        .join("release")
-        .join(format!("{bin}{}", std::env::consts::EXE_SUFFIX)))
+    Ok(build.binary(bin))
 }
 
 /// A fingerprint of the running `gdlc` executable (its size and modification time), so that

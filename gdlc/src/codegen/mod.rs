@@ -72,6 +72,9 @@ pub struct CodegenOptions {
     pub comments: Comments,
     /// The backend.
     pub backend: Backend,
+    /// The line of each source rule (by its index in `Program::rules`), for the comments that
+    /// say which rules derive a prop; empty: no lines.
+    pub rule_lines: Vec<u32>,
     /// [`Backend::Auto`] generates inline code when the circuit has at most this many
     /// literals (plus one per prop), and the propnet otherwise.
     pub inline_limit: usize,
@@ -87,6 +90,7 @@ impl Default for CodegenOptions {
             comments: Comments::Props,
             backend: Backend::Auto,
             inline_limit: 40_000,
+            rule_lines: Vec::new(),
         }
     }
 }
@@ -286,6 +290,8 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
     } = b;
     let percepts = percepts_fn(ir, percepts);
     quote! {
+        // With one role, `match role { 0 => .., _ => {} }` has one arm.
+        #[allow(clippy::single_match)]
         impl Game for #ty {
             type State = State;
             type Move = u32;
@@ -342,5 +348,34 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
 
             #percepts
         }
+    }
+}
+
+/// The comment of prop `p`: its atom, and the lines of the rules that derive it (`(line o)
+/// (rules at lines 40, 44)`).
+pub(crate) fn prop_doc(ir: &Ir, options: &CodegenOptions, p: u32) -> String {
+    let prop = &ir.props[p as usize];
+    let lines: Vec<String> = prop
+        .origins
+        .iter()
+        .filter_map(|&o| options.rule_lines.get(o as usize))
+        .map(u32::to_string)
+        .collect();
+    match &lines[..] {
+        [] => format!(" {}", prop.text),
+        [one] => format!(" {} (rule at line {one})", prop.text),
+        [first @ .., last] if lines.len() <= 6 => {
+            format!(
+                " {} (rules at lines {}, {last})",
+                prop.text,
+                first.join(", ")
+            )
+        }
+        _ => format!(
+            " {} (rules at lines {} and {} more)",
+            prop.text,
+            lines[..5].join(", "),
+            lines.len() - 5
+        ),
     }
 }

@@ -1,7 +1,7 @@
 //! The tokens of infix GDL (see the grammar in the parent module).
 
-use super::is_name_char;
 use crate::ast::Span;
+use crate::ast::is_name_char;
 use crate::diag::Diagnostic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,10 +23,20 @@ pub fn factor(ir: &mut Ir) {
     let group_of = ir.group_of();
     // New props, numbered from `n`, and before which old prop each goes.
     let mut added: Vec<(u32, Prop)> = Vec::new();
+    let ir_origins: Vec<Vec<u32>> = ir.props.iter().map(|p| p.origins.clone()).collect();
     // A new prop (placed before prop `before`), as a literal.
     let add =
         |before: u32, text: String, disjuncts: Vec<Vec<Lit>>, added: &mut Vec<(u32, Prop)>| {
-            added.push((before, Prop { text, disjuncts }));
+            // A factored part comes from the rules of the prop it is factored from.
+            let origins = ir_origins[before as usize].clone();
+            added.push((
+                before,
+                Prop {
+                    text,
+                    disjuncts,
+                    origins,
+                },
+            ));
             Lit::pos(Input::Prop((n + added.len() - 1) as u32))
         };
     // Common literals of all disjuncts.
@@ -181,6 +191,7 @@ fn insert(ir: &mut Ir, added: Vec<(u32, Prop)>) {
             let mut prop = old[p].take().unwrap_or(Prop {
                 text: String::new(),
                 disjuncts: Vec::new(),
+                origins: Vec::new(),
             });
             for c in &mut prop.disjuncts {
                 for l in c.iter_mut() {

@@ -17,7 +17,7 @@ pub(super) fn cone_fn(
     spec: &ConeSpec<'_>,
 ) -> TokenStream {
     let name = format_ident!("{}", spec.name);
-    let ret = &spec.ret;
+    let ret = spec.ret.as_ref().map(|r| quote! { -> #r });
     let extra = &spec.extra_param;
     let (params, args) = if spec.moves {
         let n = Literal::usize_unsuffixed(ir.roles.len());
@@ -79,8 +79,7 @@ pub(super) fn cone_fn(
     }
     let scratch_words = (exports as usize).div_ceil(64).max(1);
     let sw = Literal::usize_unsuffixed(scratch_words);
-    let allow =
-        quote! { #[allow(unused_doc_comments, unused_parens, unused_variables, clippy::all)] };
+    let allow = quote! { #[allow(unused_doc_comments, unused_parens, unused_variables, clippy::precedence, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::identity_op, clippy::unnecessary_cast, clippy::single_match)] };
     let sets = set_locations(ir);
     let view = View {
         slot: &slot,
@@ -95,7 +94,7 @@ pub(super) fn cone_fn(
             .unwrap_or_default();
         return quote! {
             #allow
-            fn #name(#params, #extra) -> #ret {
+            fn #name(#params, #extra) #ret {
                 #body
                 #tail
             }
@@ -118,7 +117,7 @@ pub(super) fn cone_fn(
     quote! {
         #(#fns)*
         #allow
-        fn #name(#params, #extra) -> #ret {
+        fn #name(#params, #extra) #ret {
             let mut scratch = [0u64; #sw];
             #(#calls)*
             #tail
@@ -382,7 +381,7 @@ pub(super) fn shared_chunk_fns(ir: &Ir, options: &CodegenOptions, sh: &Shared) -
         };
         quote! {
             #[inline(never)]
-            #[allow(unused_doc_comments, unused_parens, unused_variables, clippy::all)]
+            #[allow(unused_doc_comments, unused_parens, unused_variables, clippy::precedence, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::identity_op, clippy::unnecessary_cast, clippy::single_match)]
             fn #f(#params, scratch: &mut [u64; #sw]) {
                 #body
             }
@@ -483,13 +482,13 @@ fn shared_output_fn(
     };
     let read = |l: Lit| lit_expr(l, &view, u32::MAX);
     let tail = (spec.tail)(&read);
-    let ret = &spec.ret;
+    let ret = spec.ret.as_ref().map(|r| quote! { -> #r });
     let extra = &spec.extra_param;
-    let allow = quote! { #[allow(unused_parens, unused_variables, unused_mut, clippy::all)] };
+    let allow = quote! { #[allow(unused_parens, unused_variables, unused_mut, clippy::precedence, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::identity_op, clippy::unnecessary_cast, clippy::single_match)] };
     if move_calls.is_empty() {
         quote! {
             #allow
-            fn #name(#params, #extra) -> #ret {
+            fn #name(#params, #extra) #ret {
                 MEMO.with_borrow_mut(|memo| {
                     memo.at(state);
                     #(#state_calls)*
@@ -501,7 +500,7 @@ fn shared_output_fn(
     } else {
         quote! {
             #allow
-            fn #name(#params, #extra) -> #ret {
+            fn #name(#params, #extra) #ret {
                 let mut scratch = MEMO.with_borrow_mut(|memo| {
                     memo.at(state);
                     #(#state_calls)*

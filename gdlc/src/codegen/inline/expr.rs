@@ -42,7 +42,7 @@ pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
         }
         Input::Bit(b) => {
             let w = Literal::usize_unsuffixed(b as usize / 64);
-            let mask = Literal::u64_suffixed(1u64 << (b % 64));
+            let mask = super::masks::name(b as usize / 64, 1u64 << (b % 64));
             if l.negated {
                 quote! { (state.0[#w] & #mask == 0) }
             } else {
@@ -95,6 +95,18 @@ pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
             }
         }
     }
+}
+
+/// `e` in parentheses, unless it is one parenthesised group already (`((x))` is noise, and
+/// clippy says so).
+pub(super) fn paren(e: TokenStream) -> TokenStream {
+    let mut trees = e.clone().into_iter();
+    if let (Some(proc_macro2::TokenTree::Group(g)), None) = (trees.next(), trees.next())
+        && g.delimiter() == proc_macro2::Delimiter::Parenthesis
+    {
+        return e;
+    }
+    quote! { (#e) }
 }
 
 /// A binary operator of generated expressions (`|` and `&` on `bool` or `u64`).
@@ -182,13 +194,13 @@ fn conj_expr(c: &[Lit], v: &View<'_>, chunk: u32) -> TokenStream {
             continue;
         }
         let wl = Literal::usize_unsuffixed(w);
-        let rl = Literal::u64_suffixed(read);
-        let sl = Literal::u64_suffixed(set);
+        let rl = super::masks::name(w, read);
         parts.push(if set == 0 {
             quote! { (state.0[#wl] & #rl == 0) }
         } else if set == read {
             quote! { (state.0[#wl] & #rl == #rl) }
         } else {
+            let sl = super::masks::name(w, set);
             quote! { (state.0[#wl] & #rl == #sl) }
         });
     }
@@ -211,7 +223,7 @@ pub(super) fn chunk_body(
         let p = chunk[i];
         let doc = |p: u32| match options.comments {
             Comments::Props => {
-                let t = format!(" {}", ir.props[p as usize].text);
+                let t = super::super::prop_doc(ir, options, p);
                 quote! { #[doc = #t] }
             }
             Comments::None => quote! {},

@@ -23,6 +23,7 @@ use quote::{format_ident, quote};
 
 mod cone;
 mod expr;
+mod masks;
 mod next;
 
 use super::{CodegenOptions, GameBodies};
@@ -34,6 +35,7 @@ pub(crate) use cone::{cost_per_state, prop_weight};
 pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     let nroles = ir.roles.len();
     let mut items = Vec::new();
+    masks::begin(ir);
     let shared = shared_chunks(ir, options);
     if let Some(sh) = &shared {
         items.extend(shared_chunk_fns(ir, options, sh));
@@ -46,7 +48,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             name: "terminal",
             moves: false,
             roots: vec![ir.terminal],
-            ret: quote! { bool },
+            ret: Some(quote! { bool }),
             extra_param: quote! {},
             tail: &|e| e(ir.terminal),
         },
@@ -78,7 +80,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                     format_ident!("{}", without_name),
                 );
                 let bit = Literal::usize_unsuffixed(guard.0 as usize / 64);
-                let mask = Literal::u64_suffixed(1 << (guard.0 % 64));
+                let mask = masks::name(guard.0 as usize / 64, 1 << (guard.0 % 64));
                 let test = if guard.1 {
                     quote! { state.0[#bit] & #mask == 0 }
                 } else {
@@ -109,7 +111,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 name: &name,
                 moves: false,
                 roots: ir.goals[r].iter().map(|g| g.when).collect(),
-                ret: quote! { Option<i32> },
+                ret: Some(quote! { Option<i32> }),
                 extra_param: quote! {},
                 tail: &|e| {
                     let tests = ir.goals[r].iter().zip(&values).map(|(g, v)| {
@@ -143,7 +145,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             name: "next",
             moves: true,
             roots: next_plan.reads.clone(),
-            ret: quote! { State },
+            ret: Some(quote! { State }),
             extra_param: quote! {},
             tail: &|e| next::tail(ir, &next_plan, e),
         },
@@ -154,7 +156,11 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
         .map(|r| {
             let rl = Literal::usize_unsuffixed(r);
             let n = Literal::u32_suffixed(ir.moves[r].len() as u32);
-            quote! { joint.get(#rl).copied().map_or(#n, |m| m.min(#n)) }
+            let get = match r {
+                0 => quote! { joint.first() },
+                _ => quote! { joint.get(#rl) },
+            };
+            quote! { #get.copied().map_or(#n, |m| m.min(#n)) }
         })
         .collect();
     let nroles_lit = Literal::usize_unsuffixed(nroles);
@@ -186,6 +192,8 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     };
     let mut out = vec![super::header(ir, options)];
     out.extend(move_set_tables(ir));
+    // Every function is built: the masks they test are all named.
+    out.push(masks::items());
     out.extend(items);
     out.push(super::game_impl(ir, options, &bodies));
     out
@@ -215,7 +223,7 @@ fn sees_fns(
                 name: &name,
                 moves: true,
                 roots: percepts.iter().map(|p| p.when).collect(),
-                ret: quote! { () },
+                ret: None,
                 extra_param: quote! { out: &mut Vec<String>, },
                 tail: &|e| {
                     let pushes = percepts.iter().enumerate().filter_map(|(k, p)| {
@@ -254,7 +262,7 @@ fn legal_fn(
             name,
             moves: false,
             roots: moves.iter().map(|&m| ir.legal[r][m]).collect(),
-            ret: quote! { () },
+            ret: None,
             extra_param: quote! { out: &mut Vec<u32>, },
             tail: &|e| {
                 let pushes = moves.iter().filter_map(|&m| {
@@ -380,7 +388,8 @@ pub(super) struct ConeSpec<'a> {
     /// The literals that `tail` reads (through the function it is given, which makes the
     /// expression of a literal).
     roots: Vec<Lit>,
-    ret: TokenStream,
+    /// The return type; `None`: `()`.
+    ret: Option<TokenStream>,
     extra_param: TokenStream,
     tail: &'a Tail<'a>,
 }

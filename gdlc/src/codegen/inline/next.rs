@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::expr::{Op, join_balanced};
+use super::expr::{Op, join_balanced, paren};
 use crate::ir::{Input, Ir, Lit};
 
 /// Per move of a role: (bit, the rest of the conjunction) for the disjuncts that need it.
@@ -114,7 +114,7 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
         let wl = Literal::usize_unsuffixed(w);
         let mut parts: Vec<TokenStream> = Vec::new();
         if plan.frame[w] != 0 {
-            let m = Literal::u64_suffixed(plan.frame[w]);
+            let m = super::masks::name(w, plan.frame[w]);
             parts.push(quote! { (state.0[#wl] & #m) });
         }
         for b in (w * 64)..((w + 1) * 64).min(ir.next.len()) {
@@ -122,15 +122,15 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
             let x = match &plan.free[b] {
                 None => e(ir.next[b]),
                 Some(ds) if ds.is_empty() => continue,
-                Some(ds) => {
-                    let cs = join_balanced(ds.iter().map(|c| conj(c)).collect(), Op::Or);
-                    quote! { (#cs) }
-                }
+                Some(ds) => paren(join_balanced(ds.iter().map(|c| conj(c)).collect(), Op::Or)),
             };
             match x.to_string().as_str() {
                 "false" => {}
                 "true" => parts.push(quote! { (1u64 << #k) }),
-                _ => parts.push(quote! { (((#x) as u64) << #k) }),
+                _ => {
+                    let x = paren(x);
+                    parts.push(quote! { ((#x as u64) << #k) })
+                }
             }
         }
         inits.push(if parts.is_empty() {
@@ -153,11 +153,16 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
                 if rest.is_empty() {
                     quote! { n[#w] |= 1u64 << #k; }
                 } else {
-                    let x = conj(rest);
-                    quote! { n[#w] |= ((#x) as u64) << #k; }
+                    let x = paren(conj(rest));
+                    quote! { n[#w] |= (#x as u64) << #k; }
                 }
             });
-            quote! { #m => { #(#stmts)* } }
+            // The move, as a doc comment (`/// (mark 1 1)`) on its arm.
+            let text = format!(
+                " {}",
+                ir.moves[r].get(mv as usize).map_or("", String::as_str)
+            );
+            quote! { #[doc = #text] #m => { #(#stmts)* } }
         });
         matches.push(quote! {
             match joint[#rl] {
