@@ -1,12 +1,13 @@
-//! A game played in the terminal between two programs: a uniformly random player against a flat
-//! Monte Carlo player, both written against the `gdl_runtime::Game` trait only.
+//! A game played in the terminal between two programs: a uniformly random player against a
+//! Monte Carlo tree search player, both the players of `gdl_runtime::player` (generic over the
+//! `Game` trait).
 //!
 //! ```sh
-//! cargo run --release --example duel -- [ticTacToe|connectFour] [PLAYOUTS] [SEED]
+//! cargo run --release --example duel -- [ticTacToe|connectFour] [ITERATIONS] [SEED]
 //! ```
 //!
-//! The first role plays at random; the second runs PLAYOUTS random playouts (default 200) after
-//! each of its legal moves and plays the one with the best average goal value. The state is
+//! The first role plays at random; the second runs ITERATIONS iterations of UCT (default 2000)
+//! per move. The state is
 //! printed after every move: facts `(NAME ROW COLUMN VALUE)` with numeric coordinates as a grid
 //! of the game's size (an empty cell, or one holding `b`, as `.`), the other facts as text.
 
@@ -14,7 +15,10 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
-use gdl_runtime::{Game, RoleIndex, SplitMix64};
+use std::time::{Duration, Instant};
+
+use gdl_runtime::Game;
+use gdl_runtime::player::{Mcts, MctsOptions, Player, RandomPlayer};
 
 /// `println!` that ignores a closed standard output (e.g. piped into `head`).
 macro_rules! out {
@@ -23,90 +27,11 @@ macro_rules! out {
     }};
 }
 
-/// A move-choosing strategy.
-trait Player<G: Game> {
-    /// Picks one of `legal` (never empty) for `role` in `state`.
-    fn choose(&mut self, game: &G, state: &G::State, role: RoleIndex, legal: &[G::Move])
-    -> G::Move;
-}
-
-/// Plays a uniformly random legal move.
-struct Random(SplitMix64);
-
-impl<G: Game> Player<G> for Random {
-    fn choose(&mut self, _: &G, _: &G::State, _: RoleIndex, legal: &[G::Move]) -> G::Move {
-        legal[self.0.below(legal.len())]
-    }
-}
-
-/// Flat Monte Carlo: for each legal move, `playouts` random games that start with it (the
-/// other roles' moves at random); plays the move with the highest average goal value.
-struct MonteCarlo {
-    rng: SplitMix64,
-    playouts: u32,
-}
-
-impl<G: Game> Player<G> for MonteCarlo {
-    fn choose(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        role: RoleIndex,
-        legal: &[G::Move],
-    ) -> G::Move {
-        let mut best = (legal[0], i64::MIN);
-        for &mv in legal {
-            let total: i64 = (0..self.playouts)
-                .map(|_| i64::from(random_playout(game, state, role, mv, &mut self.rng)))
-                .sum();
-            if total > best.1 {
-                best = (mv, total);
-            }
-        }
-        best.0
-    }
-}
-
-/// Plays `first` for `role` (random moves for the others), then random moves for everyone until
-/// the game ends; returns `role`'s goal value (0 if it has none, or the game does not end).
-fn random_playout<G: Game>(
-    game: &G,
-    start: &G::State,
-    role: RoleIndex,
-    first: G::Move,
-    rng: &mut SplitMix64,
-) -> i32 {
-    let mut state = start.clone();
-    let mut next = start.clone();
-    let mut moves = Vec::new();
-    let mut joint = Vec::with_capacity(game.role_count());
-    for step in 0..10_000 {
-        if game.is_terminal(&state) {
-            return game.goal(&state, role).unwrap_or(0);
-        }
-        joint.clear();
-        for r in 0..game.role_count() {
-            if step == 0 && r == role {
-                joint.push(first);
-                continue;
-            }
-            game.legal_moves(&state, r, &mut moves);
-            if moves.is_empty() {
-                return 0;
-            }
-            joint.push(moves[rng.below(moves.len())]);
-        }
-        game.next_state(&state, &joint, &mut next);
-        std::mem::swap(&mut state, &mut next);
-    }
-    0
-}
-
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let name = args.next().unwrap_or_else(|| "ticTacToe".to_string());
-    let playouts = match args.next().map(|s| s.parse::<u32>()) {
-        None => 200,
+    let iterations = match args.next().map(|s| s.parse::<u32>()) {
+        None => 2000,
         Some(Ok(n)) if n > 0 => n,
         Some(_) => return usage(),
     };
@@ -122,7 +47,7 @@ fn main() -> ExitCode {
                 rows: 3,
                 columns: 3,
             },
-            playouts,
+            iterations,
             seed,
         ),
         "connectFour" => duel(
@@ -131,7 +56,7 @@ fn main() -> ExitCode {
                 rows: 6,
                 columns: 7,
             },
-            playouts,
+            iterations,
             seed,
         ),
         _ => usage(),
@@ -145,24 +70,30 @@ struct Board {
     columns: usize,
 }
 
-fn duel<G: Game>(game: &G, board: Board, playouts: u32, seed: u64) -> ExitCode {
+fn duel<G: Game>(game: &G, board: Board, iterations: u32, seed: u64) -> ExitCode {
     if game.role_count() != 2 {
         eprintln!("duel: a game of two roles is needed");
         return ExitCode::FAILURE;
     }
-    let mut random = Random(SplitMix64::new(seed));
-    let mut monte_carlo = MonteCarlo {
-        rng: SplitMix64::new(seed.wrapping_add(1)),
-        playouts,
-    };
+    let far = || Instant::now() + Duration::from_secs(3600);
+    let mut players: [Box<dyn Player<G>>; 2] = [
+        Box::new(RandomPlayer::new(seed)),
+        Box::new(Mcts::new(MctsOptions {
+            max_iterations: Some(u64::from(iterations)),
+            seed: seed.wrapping_add(1),
+            ..MctsOptions::default()
+        })),
+    ];
+    for (r, p) in players.iter_mut().enumerate() {
+        p.start(game, r, Instant::now());
+    }
     out!(
-        "{} plays at random; {} is flat Monte Carlo with {playouts} playouts per move\n",
+        "{} plays at random; {} is Monte Carlo tree search with {iterations} iterations per move\n",
         game.role_name(0),
         game.role_name(1)
     );
     let mut state = game.initial_state();
     let mut next = state.clone();
-    let mut legal = Vec::new();
     let mut joint = Vec::new();
     print_state(game, board, &state);
     for _ in 0..10_000 {
@@ -176,18 +107,10 @@ fn duel<G: Game>(game: &G, board: Board, playouts: u32, seed: u64) -> ExitCode {
             return ExitCode::SUCCESS;
         }
         joint.clear();
-        for r in 0..game.role_count() {
-            game.legal_moves(&state, r, &mut legal);
-            if legal.is_empty() {
+        for (r, p) in players.iter_mut().enumerate() {
+            let Some(mv) = p.choose(game, &state, far()) else {
                 eprintln!("{} has no legal move", game.role_name(r));
                 return ExitCode::FAILURE;
-            }
-            let mv = if legal.len() == 1 {
-                legal[0]
-            } else if r == 0 {
-                random.choose(game, &state, r, &legal)
-            } else {
-                monte_carlo.choose(game, &state, r, &legal)
             };
             joint.push(mv);
         }
@@ -196,6 +119,9 @@ fn duel<G: Game>(game: &G, board: Board, playouts: u32, seed: u64) -> ExitCode {
             .collect();
         out!("{}", moves.join(", "));
         game.next_state(&state, &joint, &mut next);
+        for p in players.iter_mut() {
+            p.observe(game, &joint, &next);
+        }
         std::mem::swap(&mut state, &mut next);
         print_state(game, board, &state);
     }
@@ -245,6 +171,6 @@ fn print_state<G: Game>(game: &G, board: Board, state: &G::State) {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: duel [{}] [PLAYOUTS] [SEED]", GAMES.join("|"));
+    eprintln!("usage: duel [{}] [ITERATIONS] [SEED]", GAMES.join("|"));
     ExitCode::from(2)
 }

@@ -11,6 +11,7 @@
 //! - [`bench`](mod@bench): the benchmark loop (uniformly random playouts for T seconds).
 //! - [`compare`]: differential testing of two engines of one game over seeded playouts.
 //! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
+//! - `player` (feature `player`): random, flat Monte Carlo and MCTS players over any [`Game`].
 
 /// The version of this crate: generated crates that do not name a path to it depend on it
 /// by this version.
@@ -20,6 +21,8 @@ pub mod bench;
 pub mod cli;
 pub mod compare;
 pub mod game;
+#[cfg(feature = "player")]
+pub mod player;
 pub mod propnet;
 pub mod rng;
 pub mod sexpr;
