@@ -12,6 +12,7 @@
 //! - [`compare`]: differential testing of two engines of one game over seeded playouts.
 //! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
 //! - `player` (feature `player`): random, flat Monte Carlo and MCTS players over any [`Game`].
+//! - `protocol` (feature `player`): the messages of the GGP match protocol and the replies.
 
 /// The version of this crate: generated crates that do not name a path to it depend on it
 /// by this version.
@@ -24,6 +25,8 @@ pub mod game;
 #[cfg(feature = "player")]
 pub mod player;
 pub mod propnet;
+#[cfg(feature = "player")]
+pub mod protocol;
 pub mod rng;
 pub mod sexpr;
 pub mod text;
