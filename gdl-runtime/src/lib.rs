@@ -13,6 +13,7 @@
 //! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
 //! - `player` (feature `player`): random, flat Monte Carlo and MCTS players over any [`Game`].
 //! - `protocol` (feature `player`): the messages of the GGP match protocol and the replies.
+//! - `http` (feature `http`): the HTTP player, with tokio and hyper.
 
 /// The version of this crate: generated crates that do not name a path to it depend on it
 /// by this version.
@@ -22,6 +23,8 @@ pub mod bench;
 pub mod cli;
 pub mod compare;
 pub mod game;
+#[cfg(feature = "http")]
+pub mod http;
 #[cfg(feature = "player")]
 pub mod player;
 pub mod propnet;

@@ -1,0 +1,168 @@
+//! The server on 127.0.0.1 with the toy game, spoken to in raw HTTP/1.0 as managers do.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use super::*;
+use crate::player::{Mcts, MctsOptions};
+use crate::toy::Countdown;
+
+/// Starts a server of `Countdown` (10) with MCTS; returns its address.
+fn server() -> std::net::SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async move {
+            let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            tx.send(listener.local_addr().expect("addr")).expect("send");
+            let factory: EngineFactory = Box::new(|start: &StartRequest| {
+                let e = GameEngine::new(
+                    Countdown::new(10),
+                    Mcts::new(MctsOptions::default()),
+                    start,
+                    "toy",
+                )?;
+                Ok(Box::new(e) as Box<dyn MatchEngine>)
+            });
+            let options = ServerOptions {
+                name: "test player".into(),
+                margin: Duration::from_millis(900),
+            };
+            let _ = serve(listener, options, factory).await;
+        });
+    });
+    rx.recv_timeout(Duration::from_secs(10)).expect("server up")
+}
+
+/// Sends raw bytes, reads the whole reply (the server closes the connection).
+fn exchange(addr: std::net::SocketAddr, request: &str) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    s.write_all(request.as_bytes()).expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    out
+}
+
+fn post(addr: std::net::SocketAddr, message: &str) -> String {
+    let raw = exchange(
+        addr,
+        &format!(
+            "POST / HTTP/1.0\r\nAccept: text/delim\r\nSender: GAMESERVER\r\nReceiver: \r\n\
+             Content-Type: text/acl\r\nContent-Length: {}\r\n\r\n{message}",
+            message.len()
+        ),
+    );
+    body_of(&raw)
+}
+
+/// Checks the status line, headers and length; returns the body.
+fn body_of(raw: &str) -> String {
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
+    assert!(head.starts_with("HTTP/1.0 200 OK"), "{head}");
+    let lower = head.to_ascii_lowercase();
+    assert!(lower.contains("content-type: text/acl"), "{head}");
+    assert!(lower.contains("access-control-allow-origin: *"), "{head}");
+    let length: usize = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("content-length");
+    assert_eq!(length, body.len(), "{raw}");
+    assert!(body.is_ascii());
+    body.to_string()
+}
+
+#[test]
+fn a_match_from_start_to_stop() {
+    let addr = server();
+    assert_eq!(
+        post(addr, "( INFO )"),
+        "( ( name test_player ) ( status available ) )"
+    );
+    let rules = "((role only) (init (count 10)))";
+    assert_eq!(
+        post(addr, &format!("( START m.1 only {rules} 2 2 )")),
+        "ready"
+    );
+    assert!(post(addr, "( info )").contains("busy"));
+    // Another match while this one runs.
+    assert_eq!(
+        post(addr, &format!("( START m.2 only {rules} 2 2 )")),
+        "busy"
+    );
+    assert_eq!(post(addr, "( PLAY m.2 NIL )"), "busy");
+    let first = post(addr, "( PLAY m.1 NIL )");
+    assert!(first == "(minus 1)" || first == "(minus 2)", "{first}");
+    let second = post(addr, &format!("( PLAY m.1 ({first}) )"));
+    assert!(second.starts_with("(minus"), "{second}");
+    assert_eq!(post(addr, &format!("( STOP m.1 ({second}) )")), "done");
+    assert!(post(addr, "( INFO )").contains("available"));
+}
+
+#[test]
+fn abort_and_unknown_matches() {
+    let addr = server();
+    assert_eq!(post(addr, "( ABORT no.such.match )"), "busy");
+    assert_eq!(post(addr, "( STOP no.such.match NIL )"), "busy");
+    assert_eq!(post(addr, "( START m only ((role only)) 2 2 )"), "ready");
+    assert_eq!(post(addr, "( ABORT m )"), "aborted");
+    assert!(post(addr, "( INFO )").contains("available"));
+}
+
+#[test]
+fn a_start_for_another_game_is_busy() {
+    let addr = server();
+    assert_eq!(post(addr, "( START m nobody ((role nobody)) 2 2 )"), "busy");
+    assert!(post(addr, "( INFO )").contains("available"));
+}
+
+#[test]
+fn garbage_gets_a_reply_that_says_so() {
+    let addr = server();
+    let r = post(addr, "(garbage");
+    assert!(r.starts_with("error:"), "{r}");
+    let r = post(addr, "( FOO )");
+    assert!(r.contains("FOO"), "{r}");
+}
+
+#[test]
+fn get_and_options() {
+    let addr = server();
+    let raw = exchange(addr, "GET /%28+INFO+%29 HTTP/1.0\r\nHost: x\r\n\r\n");
+    assert!(body_of(&raw).contains("available"), "{raw}");
+    let raw = exchange(
+        addr,
+        "OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: http://example\r\n\r\n",
+    );
+    assert_eq!(body_of(&raw.replace("HTTP/1.1 200", "HTTP/1.0 200")), "");
+}
+
+#[test]
+fn info_is_answered_while_a_move_is_computed() {
+    let addr = server();
+    assert_eq!(post(addr, "( START m only ((role only)) 2 2 )"), "ready");
+    // The PLAY searches for about 1.1 s (a 2 s clock less the 0.9 s margin).
+    let play = std::thread::spawn(move || post(addr, "( PLAY m NIL )"));
+    std::thread::sleep(Duration::from_millis(200));
+    let asked = std::time::Instant::now();
+    assert!(post(addr, "( INFO )").contains("busy"));
+    assert!(
+        asked.elapsed() < Duration::from_millis(800),
+        "INFO waited for the move"
+    );
+    let mv = play.join().expect("play");
+    assert!(mv.starts_with("(minus"), "{mv}");
+}
+
+#[test]
+fn url_decoding() {
+    assert_eq!(url_decode("%28+INFO+%29"), "( INFO )");
+    assert_eq!(url_decode("a%2"), "a%2");
+    assert_eq!(url_decode("%zz"), "%zz");
+}
