@@ -32,6 +32,8 @@ enum Command {
     /// Time random playouts (from the initial state, uniformly random legal moves for every role
     /// until the end) on the interpreter or the compiled game; prints one line.
     Bench(cli::bench::Args),
+    /// Play matches over HTTP (the GGP protocol): any game a manager sends, or only FILE.
+    Play(cli::play::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,5 +61,6 @@ fn main() -> ExitCode {
         Command::Emit(args) => cli::emit::run(args),
         Command::Build(args) => cli::build::run(args),
         Command::Bench(args) => cli::bench::run(args),
+        Command::Play(args) => cli::play::run(args),
     }
 }

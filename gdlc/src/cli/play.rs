@@ -1,0 +1,145 @@
+//! `gdlc play`: a GGP player over HTTP (the HTTP player of `gdl_runtime::http` with MCTS).
+//!
+//! Without a file it plays any game it is sent: on START it reads and checks the rules and
+//! plays them with the interpreter. With a file it plays that game only, and answers `busy`
+//! to a START whose rules are not the file's (as a set of rules, whatever their order and
+//! layout).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use gdl_runtime::http::{
+    EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, serve,
+};
+use gdl_runtime::player::{Mcts, MctsOptions};
+use gdlc::interp::Interpreter;
+use gdlc::{CheckOptions, Program, Source};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The game to play; without it, any game a manager sends.
+    pub file: Option<PathBuf>,
+    /// The port to listen on (0: any free port, printed at start).
+    #[arg(long, default_value_t = 9147)]
+    pub port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "0.0.0.0")]
+    pub bind: String,
+    /// The name INFO answers.
+    #[arg(long, default_value = "gdlc")]
+    pub name: String,
+    /// Seconds kept in hand before each deadline.
+    #[arg(long, default_value_t = 1.5)]
+    pub margin: f64,
+    /// The most nodes of the search tree.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_nodes: usize,
+    #[command(flatten)]
+    pub limits: super::LimitArgs,
+}
+
+/// The rules of a program as a set of texts (order and layout do not matter).
+fn rule_set(program: &Program) -> BTreeSet<String> {
+    program
+        .rules
+        .iter()
+        .map(|r| {
+            let mut s = String::new();
+            gdlc::print::write_rule_kif(&program.symbols, r, &mut s);
+            s
+        })
+        .collect()
+}
+
+pub fn run(args: Args) -> ExitCode {
+    if !(args.margin.is_finite() && (0.0..3600.0).contains(&args.margin)) {
+        eprintln!("gdlc play: --margin must be a number of seconds");
+        return ExitCode::from(super::EXIT_USAGE);
+    }
+    let expected = match &args.file {
+        None => None,
+        Some(path) => {
+            let loaded = match super::Loaded::read(path) {
+                Ok(l) => l,
+                Err(code) => return code,
+            };
+            match gdlc::frontend::load(loaded.source(), &CheckOptions::default()) {
+                Ok(checked) => Some(rule_set(&checked.program)),
+                Err(errors) => return loaded.report(&errors),
+            }
+        }
+    };
+    let limits = args.limits.limits();
+    let max_nodes = args.max_nodes;
+    let mut matches = 0u64;
+    let factory: EngineFactory = Box::new(move |start: &StartRequest| {
+        let checked = gdlc::frontend::load(
+            Source::new(&start.match_id, &start.rules),
+            &CheckOptions::default(),
+        )
+        .map_err(|errors| {
+            let first = errors.iter().find(|d| d.is_error()).or(errors.first());
+            format!(
+                "the rules do not check: {}",
+                first.map_or("", |d| d.message.as_str())
+            )
+        })?;
+        if let Some(expected) = &expected
+            && *expected != rule_set(&checked.program)
+        {
+            return Err("the rules are not the ones this player plays".to_string());
+        }
+        let game = Interpreter::with_limits(&checked.program, limits)
+            .map_err(|e| format!("the rules cannot be played: {:?}", e.first()))?;
+        matches += 1;
+        let player = Mcts::new(MctsOptions {
+            max_nodes,
+            seed: matches,
+            ..MctsOptions::default()
+        });
+        let engine = GameEngine::new(game, player, start, "interpreted")?;
+        eprintln!(
+            "[player] {}: playing {} with the interpreter",
+            start.match_id, start.role
+        );
+        Ok(Box::new(engine) as Box<dyn MatchEngine>)
+    });
+    let options = ServerOptions {
+        name: args.name.clone(),
+        margin: Duration::from_secs_f64(args.margin),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("gdlc play: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let address = format!("{}:{}", args.bind, args.port);
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(&address).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("gdlc play: cannot listen on {address}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match listener.local_addr() {
+            Ok(a) => eprintln!("gdlc play: {} listening on {a}", options.name),
+            Err(_) => eprintln!("gdlc play: {} listening on {address}", options.name),
+        }
+        match serve(listener, options, factory).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("gdlc play: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}

@@ -1,0 +1,155 @@
+//! `gdlc play` on 127.0.0.1: a whole tic-tac-toe match with this test as the game manager
+//! (the other role played at random here), every move of the player checked legal with the
+//! interpreter; and a player for one game refusing another.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use gdl_runtime::{Game, SplitMix64};
+use gdlc::CheckOptions;
+use gdlc::interp::Interpreter;
+
+/// A `gdlc play` child, killed when dropped.
+struct Player {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Player {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn start_player(extra: &[&str]) -> Player {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlc"))
+        .args([
+            "play",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--margin",
+            "0.5",
+        ])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gdlc play starts");
+    let stderr = child.stderr.take().expect("piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("gdlc play says where it listens")
+            .expect("readable");
+        if let Some(a) = line.split("listening on ").nth(1) {
+            break a.trim().parse().expect("an address");
+        }
+    };
+    // Keep draining its log so that it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Player { child, addr }
+}
+
+fn post(addr: SocketAddr, message: &str) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    write!(
+        s,
+        "POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n{message}",
+        message.len()
+    )
+    .expect("write");
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).expect("read");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a reply");
+    assert!(head.starts_with("HTTP/1.0 200 OK"), "{head}");
+    body.to_string()
+}
+
+#[test]
+fn a_whole_match_of_tic_tac_toe() {
+    let player = start_player(&[]);
+    let rules = std::fs::read_to_string(example("ticTacToe.kif")).expect("readable");
+    let game = Interpreter::from_source(rules.as_str(), &CheckOptions::default()).expect("game");
+    assert!(post(player.addr, "( INFO )").contains("available"));
+    let ready = post(player.addr, &format!("( START test.1 x ({rules}) 5 1 )"));
+    assert_eq!(ready, "ready");
+    let mut rng = SplitMix64::new(7);
+    let mut state = game.initial_state();
+    let mut last: Option<String> = None;
+    let mut moves = Vec::new();
+    for _ in 0..20 {
+        if game.is_terminal(&state) {
+            break;
+        }
+        let message = match &last {
+            None => "( PLAY test.1 NIL )".to_string(),
+            Some(joint) => format!("( PLAY test.1 ({joint}) )"),
+        };
+        let ours = post(player.addr, &message);
+        let ours = game
+            .parse_move(0, &ours)
+            .unwrap_or_else(|| panic!("not a move: {ours}"));
+        game.legal_moves(&state, 0, &mut moves);
+        assert!(moves.contains(&ours), "an illegal move");
+        game.legal_moves(&state, 1, &mut moves);
+        let theirs = moves[rng.below(moves.len())];
+        let joint = [ours, theirs];
+        last = Some(format!(
+            "{} {}",
+            game.move_text(0, ours),
+            game.move_text(1, theirs)
+        ));
+        let mut next = state.clone();
+        game.next_state(&state, &joint, &mut next);
+        state = next;
+    }
+    assert!(game.is_terminal(&state), "the match did not end");
+    let stop = format!("( STOP test.1 ({}) )", last.unwrap_or_default());
+    assert_eq!(post(player.addr, &stop), "done");
+    assert!(post(player.addr, "( INFO )").contains("available"));
+}
+
+#[test]
+fn a_player_of_one_game_refuses_another() {
+    let player = start_player(&[&example("ticTacToe.kif")]);
+    let other = std::fs::read_to_string(example("connectFour.kif")).expect("readable");
+    let reply = post(player.addr, &format!("( START m red ({other}) 5 1 )"));
+    assert_eq!(reply, "busy");
+    let own = std::fs::read_to_string(example("ticTacToe.kif")).expect("readable");
+    assert_eq!(
+        post(player.addr, &format!("( START m x ({own}) 5 1 )")),
+        "ready"
+    );
+    assert_eq!(post(player.addr, "( ABORT m )"), "aborted");
+}
+
+#[test]
+fn bad_rules_are_refused_with_busy() {
+    let player = start_player(&[]);
+    assert_eq!(
+        post(
+            player.addr,
+            "( START m x ((role x) (<= (legal x ?m))) 5 1 )"
+        ),
+        "busy"
+    );
+    assert!(post(player.addr, "( INFO )").contains("available"));
+}
