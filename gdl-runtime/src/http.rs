@@ -293,6 +293,15 @@ fn end_match(shared: &Shared) {
     let _ = shared.jobs.send(Job::End);
 }
 
+/// The headers of every reply: the content type and the CORS headers.
+const HEADERS: [(&str, &str); 5] = [
+    ("Content-Type", "text/acl"),
+    ("Access-Control-Allow-Origin", "*"),
+    ("Access-Control-Allow-Methods", "POST, GET, OPTIONS"),
+    ("Access-Control-Allow-Headers", "Content-Type"),
+    ("Access-Control-Allow-Age", "86400"),
+];
+
 /// A `200 OK` with the protocol's headers.
 fn respond(body: String) -> Response<Full<Bytes>> {
     // Replies are ASCII.
@@ -301,27 +310,10 @@ fn respond(body: String) -> Response<Full<Bytes>> {
         .map(|c| if c.is_ascii() { c } else { '?' })
         .collect();
     let mut r = Response::new(Full::new(Bytes::from(body)));
-    let h = r.headers_mut();
-    h.insert(
-        "Content-Type",
-        hyper::header::HeaderValue::from_static("text/acl"),
-    );
-    h.insert(
-        "Access-Control-Allow-Origin",
-        hyper::header::HeaderValue::from_static("*"),
-    );
-    h.insert(
-        "Access-Control-Allow-Methods",
-        hyper::header::HeaderValue::from_static("POST, GET, OPTIONS"),
-    );
-    h.insert(
-        "Access-Control-Allow-Headers",
-        hyper::header::HeaderValue::from_static("Content-Type"),
-    );
-    h.insert(
-        "Access-Control-Allow-Age",
-        hyper::header::HeaderValue::from_static("86400"),
-    );
+    for (name, value) in HEADERS {
+        r.headers_mut()
+            .insert(name, hyper::header::HeaderValue::from_static(value));
+    }
     r
 }
 

@@ -2,6 +2,7 @@
 //! separate processes (each with its own hash seeds) print the same text. The shipped games
 //! always; with the corpus, larger games of both backends.
 
+use gdl_tests::example;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -33,14 +34,6 @@ fn same_bytes(args: &[&str]) {
             );
         }
     }
-}
-
-fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples")
-        .join(name)
-        .display()
-        .to_string()
 }
 
 fn corpus_game(name: &str) -> Option<String> {

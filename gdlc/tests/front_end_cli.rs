@@ -2,6 +2,7 @@
 //! interpreter's entry runs the checker, a syntax error is the only error shown, and a reader
 //! that closes the pipe early ends a command quietly. Needs no corpus.
 
+use gdl_tests::example;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -12,14 +13,6 @@ fn gdlc(args: &[&str]) -> Output {
         .env("GDLC_CACHE", scratch("cache"))
         .output()
         .expect("gdlc runs")
-}
-
-fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples")
-        .join(name)
-        .display()
-        .to_string()
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -4,11 +4,11 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use gdl_runtime::{Game, SplitMix64};
+use gdl_tests::example;
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;
 
@@ -23,14 +23,6 @@ impl Drop for Player {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples")
-        .join(name)
-        .display()
-        .to_string()
 }
 
 fn start_player(extra: &[&str]) -> Player {

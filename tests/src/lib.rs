@@ -20,6 +20,15 @@ pub fn corpus_dir() -> PathBuf {
     }
 }
 
+/// The path of a game shipped in `examples/` (e.g. `ticTacToe.kif`), as text.
+pub fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name)
+        .display()
+        .to_string()
+}
+
 /// A game of the corpus.
 #[derive(Clone, Debug)]
 pub struct CorpusGame {
