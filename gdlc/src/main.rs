@@ -34,6 +34,9 @@ enum Command {
     Bench(cli::bench::Args),
     /// Play matches over HTTP (the GGP protocol): any game a manager sends, or only FILE.
     Play(cli::play::Args),
+    /// Run one match (a game manager): players in role order, remote (HOST:PORT) or in this
+    /// process (random, mcts); writes the ggp.org match record with --out.
+    Match(cli::manager::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,5 +65,6 @@ fn main() -> ExitCode {
         Command::Build(args) => cli::build::run(args),
         Command::Bench(args) => cli::bench::run(args),
         Command::Play(args) => cli::play::run(args),
+        Command::Match(args) => cli::manager::run(args),
     }
 }

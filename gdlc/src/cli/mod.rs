@@ -10,6 +10,7 @@ pub mod check;
 pub mod dump;
 pub mod emit;
 pub mod fmt;
+pub mod manager;
 pub mod play;
 pub mod trace;
 
