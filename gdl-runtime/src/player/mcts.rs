@@ -360,3 +360,115 @@ impl<G: Game> Player<G> for Mcts<G> {
         }
     }
 }
+
+/// Root-parallel MCTS: one tree per thread (seeds differ), searched at once until the
+/// deadline; the visits of the player's moves at the roots are summed and the most visited
+/// move is played. Needs a game that threads can share (`Sync`), as compiled games are.
+pub struct ParallelMcts<G: Game> {
+    trees: Vec<Mcts<G>>,
+    stats: SearchStats,
+}
+
+impl<G: Game + Sync> ParallelMcts<G>
+where
+    G::State: Send + Sync,
+    G::Move: Send,
+{
+    /// `threads` trees (at least one), each with `options` and its own seed.
+    pub fn new(options: MctsOptions, threads: usize) -> Self {
+        let trees = (0..threads.max(1))
+            .map(|t| {
+                Mcts::new(MctsOptions {
+                    seed: options.seed.wrapping_add(t as u64 * 0x9E37_79B9),
+                    max_nodes: options.max_nodes / threads.max(1),
+                    ..options.clone()
+                })
+            })
+            .collect();
+        ParallelMcts {
+            trees,
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// What the last search did (iterations and nodes summed over the trees).
+    pub fn stats(&self) -> SearchStats {
+        self.stats
+    }
+}
+
+impl<G: Game + Sync> Player<G> for ParallelMcts<G>
+where
+    G::State: Send + Sync,
+    G::Move: Send,
+{
+    fn name(&self) -> &str {
+        "mcts"
+    }
+
+    fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
+        std::thread::scope(|s| {
+            for t in &mut self.trees {
+                s.spawn(move || t.start(game, role, deadline));
+            }
+        });
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State, deadline: Instant) -> Option<G::Move> {
+        std::thread::scope(|s| {
+            for t in &mut self.trees {
+                s.spawn(move || {
+                    t.set_root(game, state);
+                    let n = t.search(game, deadline);
+                    t.stats.iterations = n;
+                });
+            }
+        });
+        // Sum the root visits of the player's moves over the trees.
+        let mut totals: Vec<(G::Move, u64, f64)> = Vec::new();
+        let mut stats = SearchStats::default();
+        for t in &self.trees {
+            stats.iterations += t.stats.iterations;
+            stats.nodes += t.nodes.len();
+            let Some(root) = t.nodes.get(t.root as usize) else {
+                continue;
+            };
+            let Some(moves) = root.moves.get(t.role) else {
+                continue;
+            };
+            for (i, m) in moves.iter().enumerate() {
+                let (v, sum) = (root.visits[t.role][i], root.sums[t.role][i]);
+                match totals.iter_mut().find(|x| x.0 == *m) {
+                    Some(x) => {
+                        x.1 += u64::from(v);
+                        x.2 += sum;
+                    }
+                    None => totals.push((*m, u64::from(v), sum)),
+                }
+            }
+        }
+        let best = totals
+            .iter()
+            .max_by(|a, b| {
+                a.1.cmp(&b.1)
+                    .then((a.2 / a.1.max(1) as f64).total_cmp(&(b.2 / b.1.max(1) as f64)))
+            })
+            .copied();
+        stats.value = best.map_or(0.0, |b| b.2 / b.1.max(1) as f64);
+        self.stats = stats;
+        match best {
+            Some(b) => Some(b.0),
+            // Nothing searched: the first tree knows the legal moves.
+            None => self
+                .trees
+                .first_mut()
+                .and_then(|t| t.choose(game, state, deadline)),
+        }
+    }
+
+    fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
+        for t in &mut self.trees {
+            t.observe(game, joint, next);
+        }
+    }
+}

@@ -9,7 +9,7 @@
 
 mod mcts;
 
-pub use mcts::{Mcts, MctsOptions, SearchStats};
+pub use mcts::{Mcts, MctsOptions, ParallelMcts, SearchStats};
 
 use std::time::Instant;
 

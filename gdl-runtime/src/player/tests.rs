@@ -187,3 +187,18 @@ fn mcts_beats_random_at_nim() {
     // 14 is a won pile for the first role: perfect play wins every game.
     assert_eq!(wins, 20);
 }
+
+#[test]
+fn parallel_mcts_finds_the_winning_move_and_uses_every_tree() {
+    let game = Nim { pile: 10 };
+    let mut p = ParallelMcts::new(
+        MctsOptions {
+            max_iterations: Some(2000),
+            ..MctsOptions::default()
+        },
+        2,
+    );
+    p.start(&game, 0, Instant::now());
+    assert_eq!(p.choose(&game, &(7, 0), far()), Some(1));
+    assert_eq!(p.stats().iterations, 4000, "{:?}", p.stats());
+}

@@ -1,0 +1,62 @@
+//! MCTS iterations per second on an embedded game with 1 and 2 (or N) threads: the search of
+//! `gdl_runtime::player::ParallelMcts` from the initial state for S seconds per thread count.
+//!
+//! ```sh
+//! cargo run --release --example mcts_speed -- connectFour 5 2
+//! ```
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
+use gdl_runtime::Game;
+use gdl_runtime::player::{MctsOptions, ParallelMcts, Player};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = args.first().map_or("connectFour", String::as_str);
+    let seconds: f64 = match args.get(1).map(|s| s.parse()) {
+        None => 5.0,
+        Some(Ok(s)) if s > 0.0 => s,
+        Some(_) => return usage(),
+    };
+    let threads: usize = match args.get(2).map(|s| s.parse()) {
+        None => 2,
+        Some(Ok(t)) if t > 0 => t,
+        Some(_) => return usage(),
+    };
+    match name {
+        "ticTacToe" => speed(&TicTacToe, name, seconds, threads),
+        "connectFour" => speed(&ConnectFour, name, seconds, threads),
+        _ => usage(),
+    }
+}
+
+fn usage() -> ExitCode {
+    eprintln!("usage: mcts_speed [{}] [SECONDS] [MAX_THREADS]", GAMES.join("|"));
+    ExitCode::FAILURE
+}
+
+fn speed<G: Game + Sync>(game: &G, name: &str, seconds: f64, max_threads: usize) -> ExitCode
+where
+    G::State: Send + Sync,
+    G::Move: Send,
+{
+    let mut base = 0.0;
+    for threads in 1..=max_threads {
+        let mut p = ParallelMcts::new(MctsOptions::default(), threads);
+        p.start(game, 0, Instant::now());
+        let state = game.initial_state();
+        let start = Instant::now();
+        p.choose(game, &state, start + Duration::from_secs_f64(seconds));
+        let rate = p.stats().iterations as f64 / start.elapsed().as_secs_f64();
+        if threads == 1 {
+            base = rate;
+        }
+        println!(
+            "game={name} threads={threads} iterations_per_sec={rate:.0} speedup={:.2}",
+            rate / base.max(1e-9)
+        );
+    }
+    ExitCode::SUCCESS
+}
