@@ -209,12 +209,27 @@ pub fn run(args: Args) -> ExitCode {
     );
     print!("{report}");
     if let Some(path) = &args.out
-        && let Err(e) = std::fs::write(path, &report)
+        && let Err(e) = std::fs::write(path, keep_hand_written(path, report))
     {
         eprintln!("cannot write {}: {e}", path.display());
         return ExitCode::from(2);
     }
     ExitCode::SUCCESS
+}
+
+/// The line after which `BENCHMARKS.md` holds sections measured by other commands (the
+/// players); a regenerated report keeps them.
+const KEPT_MARKER: &str = "<!-- Sections below are measured by the commands they give; cargo xtask bench keeps them. -->";
+
+/// `report`, followed by what the file at `path` holds from [`KEPT_MARKER`] on.
+fn keep_hand_written(path: &std::path::Path, mut report: String) -> String {
+    if let Ok(old) = std::fs::read_to_string(path)
+        && let Some(i) = old.find(KEPT_MARKER)
+    {
+        report.push('\n');
+        report.push_str(&old[i..]);
+    }
+    report
 }
 
 /// Builds gdl-runtime into the bench target directory, so that no game's build time has it.
