@@ -33,7 +33,10 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: mcts_speed [{}] [SECONDS] [MAX_THREADS]", GAMES.join("|"));
+    eprintln!(
+        "usage: mcts_speed [{}] [SECONDS] [MAX_THREADS]",
+        GAMES.join("|")
+    );
     ExitCode::FAILURE
 }
 

@@ -219,7 +219,8 @@ pub fn run(args: Args) -> ExitCode {
 
 /// The line after which `BENCHMARKS.md` holds sections measured by other commands (the
 /// players); a regenerated report keeps them.
-const KEPT_MARKER: &str = "<!-- Sections below are measured by the commands they give; cargo xtask bench keeps them. -->";
+const KEPT_MARKER: &str =
+    "<!-- Sections below are measured by the commands they give; cargo xtask bench keeps them. -->";
 
 /// `report`, followed by what the file at `path` holds from [`KEPT_MARKER`] on.
 fn keep_hand_written(path: &std::path::Path, mut report: String) -> String {
