@@ -472,5 +472,8 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
     }
 }
 
+mod binary;
+pub use binary::{PLAY_USAGE, main_with_player, rule_set};
+
 #[cfg(test)]
 mod tests;

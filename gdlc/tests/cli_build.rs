@@ -56,7 +56,9 @@ fn build_writes_a_crate_whose_binary_plays_the_reference_trace() {
         assert!(crate_dir.join(f).is_file(), "{f} missing");
     }
     let main = std::fs::read_to_string(crate_dir.join("src/main.rs")).unwrap();
-    assert!(main.contains("gdl_runtime::cli::main_for(&gdl_tictactoe::TicTacToe, \"ticTacToe\")"));
+    assert!(main.contains(
+        "gdl_runtime::http::main_with_player(&gdl_tictactoe::TicTacToe, \"ticTacToe\", include_str!(\"rules.kif\"))"
+    ), "{main}");
 
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-build-target");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -89,6 +91,37 @@ fn build_writes_a_crate_whose_binary_plays_the_reference_trace() {
             && line.contains(" o="),
         "{line}"
     );
+
+    // The binary is also a player for these rules (and these only).
+    let rules = std::fs::read_to_string(&kif).unwrap();
+    let mut child = Command::new(&binary)
+        .args([
+            "play",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--margin",
+            "0.5",
+        ])
+        .args(["--threads", "2"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let addr = gdl_tests::listening_address(&mut child);
+    let start = format!("( START m x ({rules}) 2 1 )");
+    let replies = [
+        gdl_tests::post(addr, "( START m x ((role x) (role o)) 2 1 )"),
+        gdl_tests::post(addr, &start),
+        gdl_tests::post(addr, "( PLAY m NIL )"),
+        gdl_tests::post(addr, "( ABORT m )"),
+    ];
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(replies[0], "busy", "other rules");
+    assert_eq!(replies[1], "ready");
+    assert!(replies[2].starts_with("(mark "), "{}", replies[2]);
+    assert_eq!(replies[3], "aborted");
 
     // Building again into the same directory is fine; over someone else's crate it is not.
     let again = gdlc()

@@ -2,13 +2,13 @@
 //! listening, answering garbage, never answering); every match completes, its record keeps
 //! the ggp.org invariants, and the faults are in `errors`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use gdl_tests::example;
+use gdl_tests::{example, listening_address};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("match-cli");
@@ -94,15 +94,8 @@ fn a_match_against_gdlc_play() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("gdlc play");
-    let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+    let addr = listening_address(&mut child);
     let player = Killed(child);
-    let addr: SocketAddr = loop {
-        let line = lines.next().expect("a line").expect("readable");
-        if let Some(a) = line.split("listening on ").nth(1) {
-            break a.trim().parse().expect("an address");
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
     let record = run_match(&addr.to_string(), "played.json", "1");
     assert!(x_errors(&record).iter().all(String::is_empty), "{record}");
     drop(player);

@@ -2,13 +2,11 @@
 //! (the other role played at random here), every move of the player checked legal with the
 //! interpreter; and a player for one game refusing another.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use gdl_runtime::{Game, SplitMix64};
-use gdl_tests::example;
+use gdl_tests::{example, listening_address, post};
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;
 
@@ -42,37 +40,8 @@ fn start_player(extra: &[&str]) -> Player {
         .stderr(Stdio::piped())
         .spawn()
         .expect("gdlc play starts");
-    let stderr = child.stderr.take().expect("piped");
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("gdlc play says where it listens")
-            .expect("readable");
-        if let Some(a) = line.split("listening on ").nth(1) {
-            break a.trim().parse().expect("an address");
-        }
-    };
-    // Keep draining its log so that it never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
+    let addr = listening_address(&mut child);
     Player { child, addr }
-}
-
-fn post(addr: SocketAddr, message: &str) -> String {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("timeout");
-    write!(
-        s,
-        "POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n{message}",
-        message.len()
-    )
-    .expect("write");
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).expect("read");
-    let (head, body) = raw.split_once("\r\n\r\n").expect("a reply");
-    assert!(head.starts_with("HTTP/1.0 200 OK"), "{head}");
-    body.to_string()
 }
 
 #[test]

@@ -192,6 +192,7 @@ pub fn write_workspace(
             package: package.clone(),
             runtime: RuntimeDep::Path(scratch.runtime.display().to_string()),
             layout: Layout::Member,
+            player_rules: None,
         };
         let files = crate_gen::multi_game_crate(&batch_modules, &options);
         let dir = scratch.root.join(&package);

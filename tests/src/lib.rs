@@ -29,6 +29,46 @@ pub fn example(name: &str) -> String {
         .to_string()
 }
 
+/// Reads a player's standard error (piped) until it says `listening on ADDR`, and returns
+/// the address; the rest of its log is drained on a thread, so it never blocks on the pipe.
+pub fn listening_address(child: &mut std::process::Child) -> std::net::SocketAddr {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().expect("a piped standard error");
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("the player says where it listens")
+            .expect("readable");
+        if let Some(a) = line.split("listening on ").nth(1) {
+            let a = a.split_whitespace().next().unwrap_or_default();
+            break a.parse().expect("an address");
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    addr
+}
+
+/// POSTs a protocol message as game managers do and returns the reply's body (the status line
+/// must be `HTTP/1.0 200 OK`).
+pub fn post(addr: std::net::SocketAddr, message: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    write!(
+        s,
+        "POST / HTTP/1.0\r\nContent-Type: text/acl\r\nContent-Length: {}\r\n\r\n{message}",
+        message.len()
+    )
+    .expect("write");
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).expect("read");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a reply");
+    assert!(head.starts_with("HTTP/1.0 200 OK"), "{head}");
+    body.to_string()
+}
+
 /// A game of the corpus.
 #[derive(Clone, Debug)]
 pub struct CorpusGame {

@@ -250,6 +250,7 @@ fn crate_options(scratch: &Scratch, package: &str) -> CrateOptions {
         package: package.to_string(),
         runtime: RuntimeDep::Path(scratch.runtime.display().to_string()),
         layout: Layout::Standalone(ReleaseProfile::default()),
+        player_rules: None,
     }
 }
 

@@ -166,3 +166,12 @@ fn url_decoding() {
     assert_eq!(url_decode("a%2"), "a%2");
     assert_eq!(url_decode("%zz"), "%zz");
 }
+
+#[test]
+fn rule_sets_ignore_layout_comments_and_order() {
+    let a = rule_set("(role x) ; c\n(init (p 1))").unwrap();
+    let b = rule_set("( init ( p 1 ) )\n( role x )").unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, rule_set("(role y) (init (p 1))").unwrap());
+    assert!(rule_set("(role").is_none());
+}

@@ -74,6 +74,7 @@ pub fn run(args: Args) -> ExitCode {
         package,
         runtime,
         layout: Layout::Standalone(ReleaseProfile::default()),
+        player_rules: Some(loaded.text.clone()),
     };
     let files = crate_gen::single_game_crate(&stem, &compiled, &options);
     if let Err(e) = cache::write_crate(&args.output, &files) {

@@ -191,6 +191,7 @@ pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<Pat
         package: crate_gen::package_name(&stem),
         runtime,
         layout: Layout::Standalone(ReleaseProfile::default()),
+        player_rules: None,
     };
     let files = crate_gen::single_game_crate(&stem, &compiled, &crate_options);
     let fail = |what: String| {

@@ -1,0 +1,143 @@
+//! The `play` sub-command of a compiled game's binary (`gdlc build` writes it): the game
+//! served over HTTP with root-parallel MCTS, for the rules it was compiled from only.
+
+use std::collections::BTreeSet;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::{EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, serve};
+use crate::Game;
+use crate::cli::{EXIT_USAGE, run_game};
+use crate::player::{MctsOptions, ParallelMcts};
+use crate::sexpr;
+
+/// The usage of `play`.
+pub const PLAY_USAGE: &str =
+    "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T]
+                                           a GGP player over HTTP for this game (MCTS)";
+
+/// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
+/// that layout, comments and order do not matter.
+pub fn rule_set(text: &str) -> Option<BTreeSet<String>> {
+    let tree = sexpr::read(text);
+    tree.errors.is_empty().then(|| {
+        tree.top_level()
+            .iter()
+            .map(|&n| sexpr::canonical(text, &tree, n))
+            .collect()
+    })
+}
+
+/// The `main` of a compiled game's binary with a player: `BIN play ...` serves the game,
+/// anything else is [`run_game`]. `rules` is the description the game was compiled from: a
+/// START with other rules is answered `busy`.
+pub fn main_with_player<G>(game: &G, name: &str, rules: &str) -> ExitCode
+where
+    G: Game + Clone + Send + Sync + 'static,
+    G::State: Send + Sync,
+    G::Move: Send,
+{
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some("play") {
+        return run_game(game, name, &args);
+    }
+    let mut port = 9147u16;
+    let mut bind = "0.0.0.0".to_string();
+    let mut options = ServerOptions {
+        name: name.to_string(),
+        ..ServerOptions::default()
+    };
+    let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut it = args[1..].iter();
+    while let Some(flag) = it.next() {
+        let Some(value) = it.next() else {
+            eprintln!("{name}: {flag} needs a value\n{PLAY_USAGE}");
+            return ExitCode::from(EXIT_USAGE);
+        };
+        let ok = match flag.as_str() {
+            "--port" => value.parse().map(|p| port = p).is_ok(),
+            "--bind" => {
+                bind = value.clone();
+                true
+            }
+            "--name" => {
+                options.name = value.clone();
+                true
+            }
+            "--margin" => match value.parse::<f64>() {
+                Ok(s) if (0.0..3600.0).contains(&s) => {
+                    options.margin = Duration::from_secs_f64(s);
+                    true
+                }
+                _ => false,
+            },
+            "--threads" => match value.parse::<usize>() {
+                Ok(t) if t > 0 => {
+                    threads = t;
+                    true
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if !ok {
+            eprintln!("{name}: bad option {flag} {value}\n{PLAY_USAGE}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    }
+    let Some(expected) = rule_set(rules) else {
+        eprintln!("{name}: the rules built in do not read");
+        return ExitCode::FAILURE;
+    };
+    let game = game.clone();
+    let mut matches = 0u64;
+    let factory: EngineFactory = Box::new(move |start: &StartRequest| {
+        if rule_set(&start.rules).as_ref() != Some(&expected) {
+            return Err("the rules are not the ones this player was compiled from".into());
+        }
+        matches += 1;
+        let player = ParallelMcts::new(
+            MctsOptions {
+                seed: matches,
+                ..MctsOptions::default()
+            },
+            threads,
+        );
+        let engine = GameEngine::new(game.clone(), player, start, "compiled")?;
+        Ok(Box::new(engine) as Box<dyn MatchEngine>)
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{name}: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let address = format!("{bind}:{port}");
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(&address).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("{name}: cannot listen on {address}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if let Ok(a) = listener.local_addr() {
+            eprintln!(
+                "{name}: {} listening on {a} ({threads} threads)",
+                options.name
+            );
+        }
+        match serve(listener, options, factory).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{name}: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
