@@ -96,6 +96,53 @@ struct Shared {
     jobs: std::sync::mpsc::Sender<Job>,
 }
 
+/// The tokio runtime of a player or a manager: two worker threads (the search runs on the
+/// match thread, not on them).
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
+/// Listens on `address` (`host:port`; port 0 picks a free one), says where on standard error
+/// (`<who>: <name> listening on <addr>`), and serves the player until the process ends.
+/// Errors are printed as `<who>: ...`.
+pub fn serve_on(
+    who: &str,
+    address: &str,
+    options: ServerOptions,
+    factory: EngineFactory,
+) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{who}: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let listener = match TcpListener::bind(address).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("{who}: cannot listen on {address}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if let Ok(a) = listener.local_addr() {
+            eprintln!("{who}: {} listening on {a}", options.name);
+        }
+        match serve(listener, options, factory).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{who}: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
 /// Serves the player on `listener` until the task is dropped.
 pub async fn serve(
     listener: TcpListener,

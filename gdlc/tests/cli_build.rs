@@ -94,21 +94,7 @@ fn build_writes_a_crate_whose_binary_plays_the_reference_trace() {
 
     // The binary is also a player for these rules (and these only).
     let rules = std::fs::read_to_string(&kif).unwrap();
-    let mut child = Command::new(&binary)
-        .args([
-            "play",
-            "--port",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--margin",
-            "0.5",
-        ])
-        .args(["--threads", "2"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let addr = gdl_tests::listening_address(&mut child);
+    let (mut child, addr) = gdl_tests::spawn_player(&binary, &["--threads", "2"]);
     let start = format!("( START m x ({rules}) 2 1 )");
     let replies = [
         gdl_tests::post(addr, "( START m x ((role x) (role o)) 2 1 )"),

@@ -5,10 +5,10 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
-use gdl_tests::{example, listening_address};
+use gdl_tests::example;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("match-cli");
@@ -80,21 +80,7 @@ impl Drop for Killed {
 
 #[test]
 fn a_match_against_gdlc_play() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlc"))
-        .args([
-            "play",
-            "--port",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--margin",
-            "0.5",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("gdlc play");
-    let addr = listening_address(&mut child);
+    let (child, addr) = gdl_tests::spawn_player(env!("CARGO_BIN_EXE_gdlc"), &[]);
     let player = Killed(child);
     let record = run_match(&addr.to_string(), "played.json", "1");
     assert!(x_errors(&record).iter().all(String::is_empty), "{record}");

@@ -3,10 +3,10 @@
 //! interpreter; and a player for one game refusing another.
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use gdl_runtime::{Game, SplitMix64};
-use gdl_tests::{example, listening_address, post};
+use gdl_tests::{example, post, spawn_player};
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;
 
@@ -24,23 +24,7 @@ impl Drop for Player {
 }
 
 fn start_player(extra: &[&str]) -> Player {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlc"))
-        .args([
-            "play",
-            "--port",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--margin",
-            "0.5",
-        ])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("gdlc play starts");
-    let addr = listening_address(&mut child);
+    let (child, addr) = spawn_player(env!("CARGO_BIN_EXE_gdlc"), extra);
     Player { child, addr }
 }
 

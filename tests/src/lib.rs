@@ -49,6 +49,32 @@ pub fn listening_address(child: &mut std::process::Child) -> std::net::SocketAdd
     addr
 }
 
+/// Starts `program play --port 0 --bind 127.0.0.1 --margin 0.5 EXTRA...` (`gdlc` or a built
+/// game's binary) and returns it with the address it listens on. Kill it when done.
+pub fn spawn_player(
+    program: impl AsRef<std::ffi::OsStr>,
+    extra: &[&str],
+) -> (std::process::Child, std::net::SocketAddr) {
+    let mut child = std::process::Command::new(program)
+        .args([
+            "play",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--margin",
+            "0.5",
+        ])
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the player starts");
+    let addr = listening_address(&mut child);
+    (child, addr)
+}
+
 /// POSTs a protocol message as game managers do and returns the reply's body (the status line
 /// must be `HTTP/1.0 200 OK`).
 pub fn post(addr: std::net::SocketAddr, message: &str) -> String {

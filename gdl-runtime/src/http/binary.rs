@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::{EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, serve};
+use super::{EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, serve_on};
 use crate::Game;
 use crate::cli::{EXIT_USAGE, run_game};
 use crate::player::{MctsOptions, ParallelMcts};
@@ -106,38 +106,6 @@ where
         let engine = GameEngine::new(game.clone(), player, start, "compiled")?;
         Ok(Box::new(engine) as Box<dyn MatchEngine>)
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{name}: cannot start: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let address = format!("{bind}:{port}");
-    runtime.block_on(async move {
-        let listener = match tokio::net::TcpListener::bind(&address).await {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("{name}: cannot listen on {address}: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        if let Ok(a) = listener.local_addr() {
-            eprintln!(
-                "{name}: {} listening on {a} ({threads} threads)",
-                options.name
-            );
-        }
-        match serve(listener, options, factory).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("{name}: {e}");
-                ExitCode::FAILURE
-            }
-        }
-    })
+    eprintln!("{name}: {threads} search threads");
+    serve_on(name, &format!("{bind}:{port}"), options, factory)
 }

@@ -162,11 +162,7 @@ pub fn run(args: Args) -> ExitCode {
             }
         };
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match gdl_runtime::http::runtime() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("gdlc match: cannot start: {e}");

@@ -10,9 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use gdl_runtime::http::{
-    EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, serve,
-};
+use gdl_runtime::http::{EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest};
 use gdl_runtime::player::{Mcts, MctsOptions};
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
@@ -110,36 +108,10 @@ pub fn run(args: Args) -> ExitCode {
         name: args.name.clone(),
         margin: Duration::from_secs_f64(args.margin),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("gdlc play: cannot start: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let address = format!("{}:{}", args.bind, args.port);
-    runtime.block_on(async move {
-        let listener = match tokio::net::TcpListener::bind(&address).await {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("gdlc play: cannot listen on {address}: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        match listener.local_addr() {
-            Ok(a) => eprintln!("gdlc play: {} listening on {a}", options.name),
-            Err(_) => eprintln!("gdlc play: {} listening on {address}", options.name),
-        }
-        match serve(listener, options, factory).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("gdlc play: {e}");
-                ExitCode::FAILURE
-            }
-        }
-    })
+    gdl_runtime::http::serve_on(
+        "gdlc play",
+        &format!("{}:{}", args.bind, args.port),
+        options,
+        factory,
+    )
 }
