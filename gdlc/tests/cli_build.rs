@@ -264,3 +264,41 @@ fn errors_are_reported_not_panics() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).1.contains("no gdl-runtime crate"));
 }
+
+/// `gdlc play FILE` builds the game's player through the cache and becomes it.
+#[test]
+fn play_with_a_file_runs_the_compiled_player() {
+    let (kif, _) = tic_tac_toe();
+    let cache = scratch("play-cache");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"));
+    command
+        .args([
+            "play",
+            "--port",
+            "0",
+            "--bind",
+            "127.0.0.1",
+            "--margin",
+            "0.5",
+        ])
+        .arg(&kif)
+        .env("GDLC_CACHE", &cache)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let addr = gdl_tests::listening_address(&mut child);
+    let rules = std::fs::read_to_string(&kif).unwrap();
+    let replies = [
+        gdl_tests::post(addr, "( INFO )"),
+        gdl_tests::post(addr, &format!("( START m x ({rules}) 2 1 )")),
+        gdl_tests::post(addr, "( PLAY m NIL )"),
+        gdl_tests::post(addr, "( STOP m NIL )"),
+    ];
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(replies[0].contains("available"), "{}", replies[0]);
+    assert_eq!(replies[1], "ready");
+    assert!(replies[2].starts_with("(mark "), "{}", replies[2]);
+    assert_eq!(replies[3], "done");
+}

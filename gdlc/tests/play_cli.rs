@@ -74,7 +74,7 @@ fn a_whole_match_of_tic_tac_toe() {
 
 #[test]
 fn a_player_of_one_game_refuses_another() {
-    let player = start_player(&[&example("ticTacToe.kif")]);
+    let player = start_player(&["--engine", "interpreted", &example("ticTacToe.kif")]);
     let other = std::fs::read_to_string(example("connectFour.kif")).expect("readable");
     let reply = post(player.addr, &format!("( START m red ({other}) 5 1 )"));
     assert_eq!(reply, "busy");

@@ -49,11 +49,19 @@ where
     };
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut it = args[1..].iter();
-    while let Some(flag) = it.next() {
-        let Some(value) = it.next() else {
-            eprintln!("{name}: {flag} needs a value\n{PLAY_USAGE}");
-            return ExitCode::from(EXIT_USAGE);
+    while let Some(arg) = it.next() {
+        // `--flag value` or `--flag=value`.
+        let (flag, value) = match arg.split_once('=') {
+            Some((f, v)) => (f.to_string(), v.to_string()),
+            None => match it.next() {
+                Some(v) => (arg.clone(), v.clone()),
+                None => {
+                    eprintln!("{name}: {arg} needs a value\n{PLAY_USAGE}");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            },
         };
+        let value = &value;
         let ok = match flag.as_str() {
             "--port" => value.parse().map(|p| port = p).is_ok(),
             "--bind" => {

@@ -161,6 +161,27 @@ fn compiler_build() -> String {
 /// building it into the cache unless it is there already. Errors are printed; the exit code
 /// is returned.
 pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<PathBuf, ExitCode> {
+    cached_binary(loaded, args, Flavour::Game)
+}
+
+/// [`compiled_binary`] with the `play` sub-command (the game's player; see
+/// [`crate_gen::CrateOptions::player_rules`]), cached apart from the plain one.
+pub fn compiled_player(loaded: &super::Loaded, args: &CompileArgs) -> Result<PathBuf, ExitCode> {
+    cached_binary(loaded, args, Flavour::Player)
+}
+
+/// Which binary a cached crate has.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    Game,
+    Player,
+}
+
+fn cached_binary(
+    loaded: &super::Loaded,
+    args: &CompileArgs,
+    flavour: Flavour,
+) -> Result<PathBuf, ExitCode> {
     let file = loaded.path.as_path();
     let source = loaded.text.as_str();
     let runtime = runtime_dep(args)?;
@@ -175,6 +196,11 @@ pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<Pat
         options.codegen.type_name.as_bytes(),
         backend.as_bytes(),
         source.as_bytes(),
+        if flavour == Flavour::Player {
+            b"player"
+        } else {
+            b"game"
+        },
     ]);
     let cache = cache_dir();
     let dir = cache.join("games").join(format!("{stem}-{key}"));
@@ -191,7 +217,7 @@ pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<Pat
         package: crate_gen::package_name(&stem),
         runtime,
         layout: Layout::Standalone(ReleaseProfile::default()),
-        player_rules: None,
+        player_rules: (flavour == Flavour::Player).then(|| source.to_string()),
     };
     let files = crate_gen::single_game_crate(&stem, &compiled, &crate_options);
     let fail = |what: String| {
@@ -213,6 +239,20 @@ pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<Pat
         .and_then(|_| std::fs::rename(&partial, &binary))
         .map_err(|e| fail(format!("cannot copy {}: {e}", built.display())))?;
     Ok(binary)
+}
+
+/// Becomes a compiled game's binary run with `args` (on Unix the process is replaced, so that
+/// signals and the listening socket belong to the player itself); elsewhere, [`run_binary`].
+pub fn exec_binary(binary: &Path, args: &[String]) -> ExitCode {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let e = Command::new(binary).args(args).exec();
+        eprintln!("gdlc: cannot run {}: {e}", binary.display());
+        ExitCode::FAILURE
+    }
+    #[cfg(not(unix))]
+    run_binary(binary, args)
 }
 
 /// Runs a compiled game's binary with `args`, its output going to this process's; returns its

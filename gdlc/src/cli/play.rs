@@ -34,6 +34,16 @@ pub struct Args {
     /// The most nodes of the search tree.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_nodes: usize,
+    /// The engine that plays FILE: the compiled game (built through the cache, then its
+    /// binary's `play` runs, with root-parallel MCTS), or the interpreter. Without FILE, the
+    /// interpreter. [default: compiled with FILE]
+    #[arg(long, value_enum)]
+    pub engine: Option<super::cache::Engine>,
+    /// Search threads of the compiled player.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    #[command(flatten)]
+    pub compile: super::cache::CompileArgs,
     #[command(flatten)]
     pub limits: super::LimitArgs,
 }
@@ -56,13 +66,38 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("gdlc play: --margin must be a number of seconds");
         return ExitCode::from(super::EXIT_USAGE);
     }
+    use super::cache::Engine;
+    let engine = args.engine.unwrap_or(match args.file {
+        Some(_) => Engine::Compiled,
+        None => Engine::Interpreted,
+    });
     let expected = match &args.file {
+        None if engine == Engine::Compiled => {
+            eprintln!("gdlc play: --engine compiled needs the game's file");
+            return ExitCode::from(super::EXIT_USAGE);
+        }
         None => None,
         Some(path) => {
             let loaded = match super::Loaded::read(path) {
                 Ok(l) => l,
                 Err(code) => return code,
             };
+            if engine == Engine::Compiled {
+                return match super::cache::compiled_player(&loaded, &args.compile) {
+                    Ok(binary) => super::cache::exec_binary(
+                        &binary,
+                        &[
+                            "play".to_string(),
+                            format!("--port={}", args.port),
+                            format!("--bind={}", args.bind),
+                            format!("--name={}", args.name),
+                            format!("--margin={}", args.margin),
+                            format!("--threads={}", args.threads.max(1)),
+                        ],
+                    ),
+                    Err(code) => code,
+                };
+            }
             match gdlc::frontend::load(loaded.source(), &CheckOptions::default()) {
                 Ok(checked) => Some(rule_set(&checked.program)),
                 Err(errors) => return loaded.report(&errors),
