@@ -270,24 +270,9 @@ fn errors_are_reported_not_panics() {
 fn play_with_a_file_runs_the_compiled_player() {
     let (kif, _) = tic_tac_toe();
     let cache = scratch("play-cache");
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"));
-    command
-        .args([
-            "play",
-            "--port",
-            "0",
-            "--bind",
-            "127.0.0.1",
-            "--margin",
-            "0.5",
-        ])
-        .arg(&kif)
-        .env("GDLC_CACHE", &cache)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let addr = gdl_tests::listening_address(&mut child);
+    let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
+    command.arg(&kif).env("GDLC_CACHE", &cache);
+    let (mut child, addr) = gdl_tests::spawn_listening(&mut command);
     let rules = std::fs::read_to_string(&kif).unwrap();
     let replies = [
         gdl_tests::post(addr, "( INFO )"),

@@ -49,13 +49,12 @@ pub fn listening_address(child: &mut std::process::Child) -> std::net::SocketAdd
     addr
 }
 
-/// Starts `program play --port 0 --bind 127.0.0.1 --margin 0.5 EXTRA...` (`gdlc` or a built
-/// game's binary) and returns it with the address it listens on. Kill it when done.
-pub fn spawn_player(
-    program: impl AsRef<std::ffi::OsStr>,
-    extra: &[&str],
-) -> (std::process::Child, std::net::SocketAddr) {
-    let mut child = std::process::Command::new(program)
+/// `program play --port 0 --bind 127.0.0.1 --margin 0.5` (`gdlc` or a built game's binary),
+/// its standard error piped for [`listening_address`]; add arguments or environment, then
+/// [`spawn_listening`].
+pub fn player_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
+    command
         .args([
             "play",
             "--port",
@@ -65,14 +64,27 @@ pub fn spawn_player(
             "--margin",
             "0.5",
         ])
-        .args(extra)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the player starts");
+        .stderr(std::process::Stdio::piped());
+    command
+}
+
+/// Starts a player command and returns it with the address it listens on. Kill it when done.
+pub fn spawn_listening(
+    command: &mut std::process::Command,
+) -> (std::process::Child, std::net::SocketAddr) {
+    let mut child = command.spawn().expect("the player starts");
     let addr = listening_address(&mut child);
     (child, addr)
+}
+
+/// [`player_command`] with `extra` arguments, started ([`spawn_listening`]).
+pub fn spawn_player(
+    program: impl AsRef<std::ffi::OsStr>,
+    extra: &[&str],
+) -> (std::process::Child, std::net::SocketAddr) {
+    spawn_listening(player_command(program).args(extra))
 }
 
 /// POSTs a protocol message as game managers do and returns the reply's body (the status line

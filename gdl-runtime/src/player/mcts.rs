@@ -101,6 +101,19 @@ impl<G: Game> Node<G> {
     }
 }
 
+/// The buffers of [`Mcts::search`], kept across its iterations.
+struct Scratch<G: Game> {
+    playout: Playout<G>,
+    next: G::State,
+    joint: Vec<G::Move>,
+    /// The nodes of the path taken, from the root.
+    path: Vec<u32>,
+    /// The joint move (a move index per role) taken in each node of `path`, one after the
+    /// other (every node of a game has the same number of roles).
+    keys: Vec<u32>,
+    goals: Vec<f64>,
+}
+
 /// The UCT player.
 pub struct Mcts<G: Game> {
     options: MctsOptions,
@@ -154,42 +167,55 @@ impl<G: Game> Mcts<G> {
 
     /// Runs iterations until `deadline` or the iteration budget; returns how many ran.
     pub fn search(&mut self, game: &G, deadline: Instant) -> u64 {
-        let mut playout = Playout::<G>::new(&self.nodes[self.root as usize].state);
-        let mut path: Vec<(u32, Box<[u32]>)> = Vec::new();
-        let mut next = self.nodes[self.root as usize].state.clone();
-        let mut joint = Vec::new();
+        let state = &self.nodes[self.root as usize].state;
+        let mut scratch = Scratch {
+            playout: Playout::new(state),
+            next: state.clone(),
+            joint: Vec::new(),
+            path: Vec::new(),
+            keys: Vec::new(),
+            goals: Vec::new(),
+        };
         let mut done = 0u64;
         // The clock is read every few iterations: a playout is short next to a deadline.
         while self.options.max_iterations.is_none_or(|m| done < m)
             && (done % 8 != 0 || Instant::now() < deadline)
         {
-            self.iterate(game, &mut path, &mut playout, &mut next, &mut joint);
+            self.iterate(game, &mut scratch);
             done += 1;
         }
         done
     }
 
-    fn iterate(
-        &mut self,
-        game: &G,
-        path: &mut Vec<(u32, Box<[u32]>)>,
-        playout: &mut Playout<G>,
-        next: &mut G::State,
-        joint: &mut Vec<G::Move>,
-    ) {
+    /// One iteration: descend, expand, play out, update the path. Allocates only the node it
+    /// adds (the joint move's key is looked up as a slice of `scratch.keys`).
+    fn iterate(&mut self, game: &G, scratch: &mut Scratch<G>) {
+        let Scratch {
+            playout,
+            next,
+            joint,
+            path,
+            keys,
+            goals,
+        } = scratch;
         path.clear();
+        keys.clear();
+        goals.clear();
         let mut n = self.root;
-        let goals: Vec<f64> = loop {
-            let node = &self.nodes[n as usize];
-            if node.leaf {
-                break node.goals.clone();
+        loop {
+            if self.nodes[n as usize].leaf {
+                goals.extend_from_slice(&self.nodes[n as usize].goals);
+                break;
             }
-            let key: Box<[u32]> = (0..node.moves.len())
-                .map(|r| self.pick(game, n, r))
-                .collect();
+            let start = keys.len();
+            for r in 0..self.nodes[n as usize].moves.len() {
+                let i = self.pick(game, n, r);
+                keys.push(i);
+            }
+            path.push(n);
             let node = &self.nodes[n as usize];
-            if let Some(&c) = node.children.get(&key) {
-                path.push((n, key));
+            let key = &keys[start..];
+            if let Some(&c) = node.children.get(key) {
                 n = c;
                 continue;
             }
@@ -200,34 +226,27 @@ impl<G: Game> Mcts<G> {
                     .map(|(r, &i)| node.moves[r][i as usize]),
             );
             game.next_state(&node.state, joint, next);
-            path.push((n, key.clone()));
+            let steps = self.options.max_playout_steps;
             if self.nodes.len() < self.options.max_nodes {
                 let child = Node::new(game, next.clone());
-                let c = self.nodes.len() as u32;
-                let goals = if child.leaf {
-                    child.goals.clone()
+                if child.leaf {
+                    goals.extend_from_slice(&child.goals);
                 } else {
-                    playout
-                        .run(
-                            game,
-                            &child.state,
-                            &mut self.rng,
-                            self.options.max_playout_steps,
-                        )
-                        .to_vec()
-                };
+                    goals.extend_from_slice(playout.run(game, &child.state, &mut self.rng, steps));
+                }
+                let c = self.nodes.len() as u32;
                 self.nodes.push(child);
-                self.nodes[n as usize].children.insert(key, c);
-                break goals;
+                self.nodes[n as usize].children.insert(key.into(), c);
+            } else {
+                goals.extend_from_slice(playout.run(game, next, &mut self.rng, steps));
             }
-            break playout
-                .run(game, next, &mut self.rng, self.options.max_playout_steps)
-                .to_vec();
-        };
-        for (n, key) in path.iter() {
-            let node = &mut self.nodes[*n as usize];
+            break;
+        }
+        for (k, &n) in path.iter().enumerate() {
+            let node = &mut self.nodes[n as usize];
+            let roles = node.visits.len();
             node.total += 1;
-            for (r, &i) in key.iter().enumerate() {
+            for (r, &i) in keys[k * roles..(k + 1) * roles].iter().enumerate() {
                 node.visits[r][i as usize] += 1;
                 node.sums[r][i as usize] += goals.get(r).copied().unwrap_or(0.5);
             }
