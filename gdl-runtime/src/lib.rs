@@ -13,6 +13,8 @@
 //! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
 //! - `player` (feature `player`): random, flat Monte Carlo and MCTS players over any [`Game`].
 //! - `protocol` (feature `player`): the messages of the GGP match protocol and the replies.
+//! - `subprocess` (feature `player`): a player in another process over its standard input and
+//!   output (how the universal player hands a match to the compiled game).
 //! - `http` (feature `http`): the HTTP player, with tokio and hyper.
 
 /// The version of this crate: generated crates that do not name a path to it depend on it
@@ -32,6 +34,8 @@ pub mod propnet;
 pub mod protocol;
 pub mod rng;
 pub mod sexpr;
+#[cfg(feature = "player")]
+pub mod subprocess;
 pub mod text;
 pub mod trace;
 

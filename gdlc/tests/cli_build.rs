@@ -269,9 +269,9 @@ fn errors_are_reported_not_panics() {
 #[test]
 fn play_with_a_file_runs_the_compiled_player() {
     let (kif, _) = tic_tac_toe();
-    let cache = scratch("play-cache");
+    // The build cache shared by the tests' players (gdl_tests::test_cache).
     let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
-    command.arg(&kif).env("GDLC_CACHE", &cache);
+    command.arg(&kif);
     let (mut child, addr) = gdl_tests::spawn_listening(&mut command);
     let rules = std::fs::read_to_string(&kif).unwrap();
     let replies = [
@@ -286,4 +286,73 @@ fn play_with_a_file_runs_the_compiled_player() {
     assert_eq!(replies[1], "ready");
     assert!(replies[2].starts_with("(mark "), "{}", replies[2]);
     assert_eq!(replies[3], "done");
+}
+
+/// `gdlc play` without a game: the interpreter plays from START while the game is built in
+/// the background; once built, the compiled game plays the rest of the match (it is told the
+/// moves so far), and every move is legal.
+#[test]
+fn the_universal_player_switches_to_the_compiled_game() {
+    use gdl_runtime::{Game, SplitMix64};
+    let (kif, _) = tic_tac_toe();
+    let rules = std::fs::read_to_string(&kif).unwrap();
+    let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
+    let mut child = command.spawn().expect("the player starts");
+    let (addr, log) = gdl_tests::listening_with_log(&mut child);
+    let _kill = KillOnDrop(child);
+    // The first build of the runtime's HTTP stack may take minutes on a loaded machine.
+    let warm = gdl_tests::wait_for_line(
+        &log,
+        "the build cache is ready",
+        std::time::Duration::from_secs(900),
+    );
+    assert!(warm.is_ok(), "no warm-up: {warm:#?}");
+    let game =
+        gdlc::interp::Interpreter::from_source(rules.as_str(), &gdlc::CheckOptions::default())
+            .unwrap();
+    // The start clock leaves rustc time to build tic-tac-toe; the match is played in 1 s moves.
+    assert_eq!(
+        gdl_tests::post(addr, &format!("( START u x ({rules}) 20 1 )")),
+        "ready"
+    );
+    let mut rng = SplitMix64::new(3);
+    let mut state = game.initial_state();
+    let mut last = "NIL".to_string();
+    let mut moves = Vec::new();
+    while !game.is_terminal(&state) {
+        let ours = gdl_tests::post(addr, &format!("( PLAY u {last} )"));
+        let ours = game.parse_move(0, &ours).expect("a move");
+        game.legal_moves(&state, 0, &mut moves);
+        assert!(moves.contains(&ours), "an illegal move");
+        game.legal_moves(&state, 1, &mut moves);
+        let joint = [ours, moves[rng.below(moves.len())]];
+        last = format!(
+            "({} {})",
+            game.move_text(0, joint[0]),
+            game.move_text(1, joint[1])
+        );
+        let mut next = state.clone();
+        game.next_state(&state, &joint, &mut next);
+        state = next;
+    }
+    assert_eq!(gdl_tests::post(addr, &format!("( STOP u {last} )")), "done");
+    let played = gdl_tests::wait_for_line(
+        &log,
+        "by the compiled game",
+        std::time::Duration::from_secs(5),
+    );
+    assert!(
+        played.is_ok(),
+        "the compiled game never played: {played:#?}"
+    );
+}
+
+/// A child process killed when dropped (also when a test fails).
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -1,12 +1,14 @@
-//! `gdlc play` on 127.0.0.1: a whole tic-tac-toe match with this test as the game manager
+//! `gdlc play` on 127.0.0.1: whole tic-tac-toe matches with this test as the game manager
 //! (the other role played at random here), every move of the player checked legal with the
-//! interpreter; and a player for one game refusing another.
+//! interpreter, with the interpreter only and with a build that fails (the interpreter plays
+//! on); a player for one game refusing another. (The universal player switching to the
+//! compiled game is tested in `cli_build.rs`, with the other tests that build games.)
 
 use std::net::SocketAddr;
 use std::process::Child;
 
 use gdl_runtime::{Game, SplitMix64};
-use gdl_tests::{example, post, spawn_player};
+use gdl_tests::{example, listening_with_log, player_command, post, wait_for_line};
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;
 
@@ -14,6 +16,7 @@ use gdlc::interp::Interpreter;
 struct Player {
     child: Child,
     addr: SocketAddr,
+    log: std::sync::mpsc::Receiver<String>,
 }
 
 impl Drop for Player {
@@ -24,13 +27,37 @@ impl Drop for Player {
 }
 
 fn start_player(extra: &[&str]) -> Player {
-    let (child, addr) = spawn_player(env!("CARGO_BIN_EXE_gdlc"), extra);
-    Player { child, addr }
+    let mut child = player_command(env!("CARGO_BIN_EXE_gdlc"))
+        .args(extra)
+        .spawn()
+        .expect("the player starts");
+    let (addr, log) = listening_with_log(&mut child);
+    Player { child, addr, log }
+}
+
+/// The player's log says `needle` within a minute.
+fn logs(player: &Player, needle: &str) {
+    if let Err(seen) = wait_for_line(&player.log, needle, std::time::Duration::from_secs(60)) {
+        panic!("the log does not say {needle:?}: {seen:#?}");
+    }
 }
 
 #[test]
-fn a_whole_match_of_tic_tac_toe() {
-    let player = start_player(&[]);
+fn a_whole_match_with_the_interpreter() {
+    let player = start_player(&["--engine", "interpreted"]);
+    play_tic_tac_toe(&player);
+    logs(&player, "by the interpreter (compiling is off)");
+}
+
+#[test]
+fn a_failed_build_leaves_the_match_to_the_interpreter() {
+    let player = start_player(&["--runtime", "/nonexistent/gdl-runtime"]);
+    play_tic_tac_toe(&player);
+    logs(&player, "the interpreter plays on");
+}
+
+/// A whole match of tic-tac-toe: the player is `x`, every move of its checked legal.
+fn play_tic_tac_toe(player: &Player) {
     let rules = std::fs::read_to_string(example("ticTacToe.kif")).expect("readable");
     let game = Interpreter::from_source(rules.as_str(), &CheckOptions::default()).expect("game");
     assert!(post(player.addr, "( INFO )").contains("available"));
@@ -88,7 +115,7 @@ fn a_player_of_one_game_refuses_another() {
 
 #[test]
 fn bad_rules_are_refused_with_busy() {
-    let player = start_player(&[]);
+    let player = start_player(&["--engine", "interpreted"]);
     assert_eq!(
         post(
             player.addr,

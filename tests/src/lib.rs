@@ -32,6 +32,13 @@ pub fn example(name: &str) -> String {
 /// Reads a player's standard error (piped) until it says `listening on ADDR`, and returns
 /// the address; the rest of its log is drained on a thread, so it never blocks on the pipe.
 pub fn listening_address(child: &mut std::process::Child) -> std::net::SocketAddr {
+    listening_with_log(child).0
+}
+
+/// [`listening_address`], and the lines the player logs after it, as they come.
+pub fn listening_with_log(
+    child: &mut std::process::Child,
+) -> (std::net::SocketAddr, std::sync::mpsc::Receiver<String>) {
     use std::io::BufRead;
     let stderr = child.stderr.take().expect("a piped standard error");
     let mut lines = std::io::BufReader::new(stderr).lines();
@@ -45,11 +52,42 @@ pub fn listening_address(child: &mut std::process::Child) -> std::net::SocketAdd
             break a.parse().expect("an address");
         }
     };
-    std::thread::spawn(move || for _ in lines {});
-    addr
+    let (sender, log) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            // Nobody listening any more: keep draining.
+            let _ = sender.send(line);
+        }
+    });
+    (addr, log)
+}
+
+/// The lines of `log` until one contains `needle` (returned last), waiting at most `patience`
+/// in all; `Err` with the lines seen when it does not come.
+pub fn wait_for_line(
+    log: &std::sync::mpsc::Receiver<String>,
+    needle: &str,
+    patience: Duration,
+) -> Result<Vec<String>, Vec<String>> {
+    let until = std::time::Instant::now() + patience;
+    let mut seen = Vec::new();
+    loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        match log.recv_timeout(left) {
+            Ok(line) => {
+                let found = line.contains(needle);
+                seen.push(line);
+                if found {
+                    return Ok(seen);
+                }
+            }
+            Err(_) => return Err(seen),
+        }
+    }
 }
 
 /// `program play --port 0 --bind 127.0.0.1 --margin 0.5` (`gdlc` or a built game's binary),
+/// with the build cache [`test_cache`],
 /// its standard error piped for [`listening_address`]; add arguments or environment, then
 /// [`spawn_listening`].
 pub fn player_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
@@ -64,10 +102,18 @@ pub fn player_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Com
             "--margin",
             "0.5",
         ])
+        .env("GDLC_CACHE", test_cache())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
     command
+}
+
+/// The build cache of the tests' players (`GDLC_CACHE`), kept between runs under the
+/// workspace's `target/`: the runtime and its HTTP stack are built there once, whichever test
+/// builds first.
+pub fn test_cache() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-player-cache")
 }
 
 /// Starts a player command and returns it with the address it listens on. Kill it when done.

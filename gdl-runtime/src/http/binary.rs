@@ -29,7 +29,8 @@ pub fn rule_set(text: &str) -> Option<BTreeSet<String>> {
 }
 
 /// The `main` of a compiled game's binary with a player: `BIN play ...` serves the game,
-/// anything else is [`run_game`]. `rules` is the description the game was compiled from: a
+/// `BIN engine [--threads T]` plays over standard input and output for the universal player
+/// ([`crate::subprocess`]), anything else is [`run_game`]. `rules` is the description the game was compiled from: a
 /// START with other rules is answered `busy`.
 pub fn main_with_player<G>(game: &G, name: &str, rules: &str) -> ExitCode
 where
@@ -38,8 +39,10 @@ where
     G::Move: Send,
 {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) != Some("play") {
-        return run_game(game, name, &args);
+    match args.first().map(String::as_str) {
+        Some("play") => {}
+        Some("engine") => return engine(game, name, &args[1..]),
+        _ => return run_game(game, name, &args),
     }
     let mut port = 9147u16;
     let mut bind = "0.0.0.0".to_string();
@@ -116,4 +119,54 @@ where
     });
     eprintln!("{name}: {threads} search threads");
     serve_on(name, &format!("{bind}:{port}"), options, factory)
+}
+
+/// `BIN engine [--threads T]`: root-parallel MCTS served over standard input and output
+/// ([`crate::subprocess::serve`]) until the input ends.
+fn engine<G>(game: &G, name: &str, args: &[String]) -> ExitCode
+where
+    G: Game + Sync,
+    G::State: Send + Sync,
+    G::Move: Send,
+{
+    let threads = match args {
+        [] => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        [flag, value] if flag == "--threads" => match value.parse::<usize>() {
+            Ok(t) if t > 0 => t,
+            _ => 0,
+        },
+        [flag] => match flag.strip_prefix("--threads=").map(str::parse::<usize>) {
+            Some(Ok(t)) if t > 0 => t,
+            _ => 0,
+        },
+        _ => 0,
+    };
+    if threads == 0 {
+        eprintln!("{name}: usage: BIN engine [--threads T]");
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let mut player = ParallelMcts::new(MctsOptions::default(), threads);
+    let stdin = std::io::stdin();
+    let served = crate::subprocess::serve(
+        game,
+        &mut player,
+        stdin.lock(),
+        std::io::stdout().lock(),
+        |p: &ParallelMcts<G>| {
+            let s = p.stats();
+            format!(
+                "{} iterations, {} nodes, value {:.2}",
+                s.iterations, s.nodes, s.value
+            )
+        },
+    );
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        // The universal player went away.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: engine: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

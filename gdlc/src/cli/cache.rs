@@ -161,27 +161,57 @@ fn compiler_build() -> String {
 /// building it into the cache unless it is there already. Errors are printed; the exit code
 /// is returned.
 pub fn compiled_binary(loaded: &super::Loaded, args: &CompileArgs) -> Result<PathBuf, ExitCode> {
-    cached_binary(loaded, args, Flavour::Game)
+    cached_binary(loaded, args, Wanted::default())
 }
 
-/// [`compiled_binary`] with the `play` sub-command (the game's player; see
+/// [`compiled_binary`] with the `play` and `engine` sub-commands (the game's player; see
 /// [`crate_gen::CrateOptions::player_rules`]), cached apart from the plain one.
 pub fn compiled_player(loaded: &super::Loaded, args: &CompileArgs) -> Result<PathBuf, ExitCode> {
-    cached_binary(loaded, args, Flavour::Player)
+    cached_binary(
+        loaded,
+        args,
+        Wanted {
+            flavour: Flavour::Player,
+            ..Wanted::default()
+        },
+    )
 }
 
 /// Which binary a cached crate has.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Flavour {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Flavour {
+    /// The game's command line (`trace`, `bench`, ...).
+    #[default]
     Game,
+    /// The game's command line and its player (`play`, `engine`).
     Player,
 }
 
-fn cached_binary(
+/// When cargo's progress is shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CargoOutput {
+    /// With `--verbose`, or when standard error is a terminal.
+    #[default]
+    Auto,
+    /// Never (a build in the background); its errors are still printed.
+    Quiet,
+}
+
+/// What [`cached_binary`] builds, and how.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wanted {
+    pub flavour: Flavour,
+    pub output: CargoOutput,
+}
+
+/// The binary of `loaded`'s compiled game, from the cache or compiled and built into it.
+/// Errors are printed; the exit code is returned.
+pub fn cached_binary(
     loaded: &super::Loaded,
     args: &CompileArgs,
-    flavour: Flavour,
+    wanted: Wanted,
 ) -> Result<PathBuf, ExitCode> {
+    let flavour = wanted.flavour;
     let file = loaded.path.as_path();
     let source = loaded.text.as_str();
     let runtime = runtime_dep(args)?;
@@ -205,7 +235,8 @@ fn cached_binary(
     let cache = cache_dir();
     let dir = cache.join("games").join(format!("{stem}-{key}"));
     let binary = dir.join(format!("game{}", std::env::consts::EXE_SUFFIX));
-    let show = args.verbose || std::io::stderr().is_terminal();
+    let show =
+        wanted.output == CargoOutput::Auto && (args.verbose || std::io::stderr().is_terminal());
     if binary.is_file() {
         if args.verbose {
             eprintln!("gdlc: {stem}: cached at {}", dir.display());

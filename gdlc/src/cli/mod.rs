@@ -13,6 +13,7 @@ pub mod fmt;
 pub mod manager;
 pub mod play;
 pub mod trace;
+pub mod universal;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -1,19 +1,23 @@
 //! `gdlc play`: a GGP player over HTTP (the HTTP player of `gdl_runtime::http` with MCTS).
 //!
-//! Without a file it plays any game it is sent: on START it reads and checks the rules and
-//! plays them with the interpreter. With a file it plays that game only, and answers `busy`
-//! to a START whose rules are not the file's (as a set of rules, whatever their order and
-//! layout).
+//! Without a file it plays any game it is sent: on START it reads and checks the rules, plays
+//! them with the interpreter at once and compiles them in the background, switching to the
+//! compiled game as soon as it is built ([`super::universal`]). With a file it plays that game
+//! only, and answers `busy` to a START whose rules are not the file's (as a set of rules,
+//! whatever their order and layout): compiled (the game's player is built through the cache,
+//! then runs), or with the interpreter.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use gdl_runtime::http::{EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest};
-use gdl_runtime::player::{Mcts, MctsOptions};
+use gdl_runtime::http::{EngineFactory, MatchEngine, ServerOptions, StartRequest};
+use gdl_runtime::player::MctsOptions;
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
+
+use super::universal::{Universal, UniversalOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -34,12 +38,13 @@ pub struct Args {
     /// The most nodes of the search tree.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_nodes: usize,
-    /// The engine that plays FILE: the compiled game (built through the cache, then its
-    /// binary's `play` runs, with root-parallel MCTS), or the interpreter. Without FILE, the
-    /// interpreter. [default: compiled with FILE]
-    #[arg(long, value_enum)]
-    pub engine: Option<super::cache::Engine>,
-    /// Search threads of the compiled player.
+    /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
+    /// FILE, built through the cache before the player starts; without, built in the
+    /// background at each START while the interpreter plays, which the compiled game then
+    /// takes over from); `interpreted` is the interpreter only.
+    #[arg(long, value_enum, default_value = "compiled")]
+    pub engine: super::cache::Engine,
+    /// Search threads of the compiled game.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
     #[command(flatten)]
@@ -67,15 +72,8 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::from(super::EXIT_USAGE);
     }
     use super::cache::Engine;
-    let engine = args.engine.unwrap_or(match args.file {
-        Some(_) => Engine::Compiled,
-        None => Engine::Interpreted,
-    });
+    let engine = args.engine;
     let expected = match &args.file {
-        None if engine == Engine::Compiled => {
-            eprintln!("gdlc play: --engine compiled needs the game's file");
-            return ExitCode::from(super::EXIT_USAGE);
-        }
         None => None,
         Some(path) => {
             let loaded = match super::Loaded::read(path) {
@@ -105,8 +103,18 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let limits = args.limits.limits();
-    let max_nodes = args.max_nodes;
-    let mut matches = 0u64;
+    let mut options = UniversalOptions {
+        mcts: MctsOptions {
+            max_nodes: args.max_nodes,
+            ..MctsOptions::default()
+        },
+        // A player of one game given by FILE that is asked for the interpreter keeps to it.
+        compile: (engine == Engine::Compiled).then(|| args.compile.clone()),
+        threads: args.threads.max(1),
+    };
+    if let Some(compile) = &options.compile {
+        super::universal::warm_up(compile);
+    }
     let factory: EngineFactory = Box::new(move |start: &StartRequest| {
         let checked = gdlc::frontend::load(
             Source::new(&start.match_id, &start.rules),
@@ -126,17 +134,8 @@ pub fn run(args: Args) -> ExitCode {
         }
         let game = Interpreter::with_limits(&checked.program, limits)
             .map_err(|e| format!("the rules cannot be played: {:?}", e.first()))?;
-        matches += 1;
-        let player = Mcts::new(MctsOptions {
-            max_nodes,
-            seed: matches,
-            ..MctsOptions::default()
-        });
-        let engine = GameEngine::new(game, player, start, "interpreted")?;
-        eprintln!(
-            "[player] {}: playing {} with the interpreter",
-            start.match_id, start.role
-        );
+        options.mcts.seed += 1;
+        let engine = Universal::start(game, start, &options)?;
         Ok(Box::new(engine) as Box<dyn MatchEngine>)
     });
     let options = ServerOptions {

@@ -1,0 +1,361 @@
+//! A player in another process, spoken to over its standard input and output (feature
+//! `player`). This is how the universal player (`gdlc play` without a game) hands a match to
+//! the compiled game once it is built: it runs the game's binary as `BIN engine`, tells it the
+//! role, replays the joint moves played so far, and from then on asks it for each move.
+//!
+//! The exchange is one request a line, fields separated by tabs, and one reply line for each:
+//!
+//! | request | reply |
+//! |---|---|
+//! | `start` ROLE MS | `ready` (after searching MS milliseconds from the initial state) |
+//! | `observe` M1 ... Mn | `ok` (the joint move, in role order, applied) |
+//! | `choose` MS | `move` MOVE REPORT (searched MS milliseconds; REPORT may be empty) |
+//!
+//! Any request may instead get `error` WHY. Moves are GDL text ([`Game::move_text`]); tabs
+//! and line breaks in them are sent as spaces (GDL does not tell them apart). End of input
+//! ends the engine.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::Game;
+use crate::player::Player;
+
+/// Serves `player` on `game` over `input` / `output` until `input` ends (the `engine`
+/// sub-command of a compiled game's binary). `report` describes the last search for the
+/// `move` reply (e.g. iterations and nodes).
+pub fn serve<G: Game, P: Player<G>>(
+    game: &G,
+    player: &mut P,
+    input: impl BufRead,
+    mut output: impl Write,
+    report: impl Fn(&P) -> String,
+) -> std::io::Result<()> {
+    let mut state = game.initial_state();
+    let mut next = state.clone();
+    let mut role = None;
+    for line in input.lines() {
+        let line = line?;
+        let fields: Vec<&str> = line.trim_end_matches('\r').split('\t').collect();
+        let reply = match fields.as_slice() {
+            ["start", name, ms] => match (find_role(game, name), millis(ms)) {
+                (Some(r), Some(think)) => {
+                    role = Some(r);
+                    state = game.initial_state();
+                    player.start(game, r, Instant::now() + think);
+                    "ready".to_string()
+                }
+                (None, _) => format!("error\tthe game has no role `{name}`"),
+                (_, None) => format!("error\tnot a number of milliseconds: {ms}"),
+            },
+            ["observe", moves @ ..] => match parse_joint(game, moves) {
+                Ok(joint) => {
+                    game.next_state(&state, &joint, &mut next);
+                    player.observe(game, &joint, &next);
+                    std::mem::swap(&mut state, &mut next);
+                    "ok".to_string()
+                }
+                Err(why) => format!("error\t{why}"),
+            },
+            ["choose", ms] => match (role, millis(ms)) {
+                (None, _) => "error\tno role yet: `start` first".to_string(),
+                (_, None) => format!("error\tnot a number of milliseconds: {ms}"),
+                (Some(r), Some(think)) => match player.choose(game, &state, Instant::now() + think)
+                {
+                    Some(m) => format!(
+                        "move\t{}\t{}",
+                        one_line(&game.move_text(r, m)),
+                        one_line(&report(player))
+                    ),
+                    None => "error\tno legal move".to_string(),
+                },
+            },
+            _ => format!("error\tunknown request: {}", one_line(&line)),
+        };
+        writeln!(output, "{reply}")?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+fn find_role<G: Game>(game: &G, name: &str) -> Option<usize> {
+    (0..game.role_count()).find(|&r| game.role_name(r).eq_ignore_ascii_case(name))
+}
+
+fn millis(text: &str) -> Option<Duration> {
+    text.parse::<u64>().ok().map(Duration::from_millis)
+}
+
+fn parse_joint<G: Game>(game: &G, moves: &[&str]) -> Result<Vec<G::Move>, String> {
+    if moves.len() != game.role_count() {
+        return Err(format!(
+            "{} moves for {} roles",
+            moves.len(),
+            game.role_count()
+        ));
+    }
+    moves
+        .iter()
+        .enumerate()
+        .map(|(r, m)| {
+            game.parse_move(r, m)
+                .ok_or_else(|| format!("`{m}` is not a move of {}", game.role_name(r)))
+        })
+        .collect()
+}
+
+/// `text` without tabs or line breaks.
+fn one_line(text: &str) -> String {
+    text.replace(['\t', '\n', '\r'], " ")
+}
+
+/// Why an engine in another process did not answer.
+#[derive(Debug)]
+pub enum EngineError {
+    /// It could not be started, or its input broke.
+    Io(std::io::Error),
+    /// Its output ended (it exited).
+    Exited,
+    /// No reply in time.
+    Timeout,
+    /// It replied `error` (the reason), or something that is not a reply.
+    Refused(String),
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineError::Io(e) => write!(f, "{e}"),
+            EngineError::Exited => write!(f, "the engine exited"),
+            EngineError::Timeout => write!(f, "the engine did not answer in time"),
+            EngineError::Refused(why) => write!(f, "the engine refused: {why}"),
+        }
+    }
+}
+
+/// A move chosen by an engine in another process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chosen {
+    pub text: String,
+    /// What its search did, in its own words.
+    pub report: String,
+}
+
+/// An engine in another process (see the module documentation). Dropping it ends the process.
+pub struct Engine {
+    child: Child,
+    input: ChildStdin,
+    replies: mpsc::Receiver<String>,
+}
+
+impl Engine {
+    /// Runs `command` with piped standard input and output (standard error is inherited: the
+    /// engine's log goes where ours goes).
+    pub fn spawn(mut command: Command) -> Result<Engine, EngineError> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(EngineError::Io)?;
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(EngineError::Exited);
+        };
+        // Replies are read on a thread of their own, so that waiting for one has a deadline.
+        let (sender, replies) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("engine-replies".into())
+            .spawn(move || {
+                for line in BufReader::new(output).lines() {
+                    let Ok(line) = line else { break };
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(EngineError::Io)?;
+        Ok(Engine {
+            child,
+            input,
+            replies,
+        })
+    }
+
+    /// One request and its reply, waited for until `until`.
+    fn ask(&mut self, request: &str, until: Instant) -> Result<String, EngineError> {
+        writeln!(self.input, "{request}")
+            .and_then(|()| self.input.flush())
+            .map_err(EngineError::Io)?;
+        let wait = until.saturating_duration_since(Instant::now());
+        match self.replies.recv_timeout(wait) {
+            Ok(reply) => match reply.strip_prefix("error\t") {
+                Some(why) => Err(EngineError::Refused(why.to_string())),
+                None => Ok(reply),
+            },
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(EngineError::Timeout),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(EngineError::Exited),
+        }
+    }
+
+    fn expect(&mut self, request: &str, until: Instant, reply: &str) -> Result<(), EngineError> {
+        match self.ask(request, until)? {
+            r if r == reply => Ok(()),
+            other => Err(EngineError::Refused(format!("unexpected reply `{other}`"))),
+        }
+    }
+
+    /// Plays `role` from the initial state, searching until `deadline`; waits for the reply
+    /// until `deadline` plus `slack`.
+    pub fn start(
+        &mut self,
+        role: &str,
+        deadline: Instant,
+        slack: Duration,
+    ) -> Result<(), EngineError> {
+        let think = deadline.saturating_duration_since(Instant::now());
+        self.expect(
+            &format!("start\t{}\t{}", one_line(role), think.as_millis()),
+            deadline + slack,
+            "ready",
+        )
+    }
+
+    /// Applies a joint move (in role order); waits `patience` for the reply.
+    pub fn observe(&mut self, moves: &[String], patience: Duration) -> Result<(), EngineError> {
+        let mut request = "observe".to_string();
+        for m in moves {
+            request.push('\t');
+            request.push_str(&one_line(m));
+        }
+        self.expect(&request, Instant::now() + patience, "ok")
+    }
+
+    /// The move to play, searched until `deadline`; waits for the reply until `deadline` plus
+    /// `slack`.
+    pub fn choose(&mut self, deadline: Instant, slack: Duration) -> Result<Chosen, EngineError> {
+        let think = deadline.saturating_duration_since(Instant::now());
+        let reply = self.ask(&format!("choose\t{}", think.as_millis()), deadline + slack)?;
+        let mut fields = reply.splitn(3, '\t');
+        match (fields.next(), fields.next(), fields.next()) {
+            (Some("move"), Some(text), report) if !text.trim().is_empty() => Ok(Chosen {
+                text: text.to_string(),
+                report: report.unwrap_or("").to_string(),
+            }),
+            _ => Err(EngineError::Refused(format!("unexpected reply `{reply}`"))),
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::{Mcts, MctsOptions};
+    use crate::toy::Countdown;
+
+    /// The requests' replies, served by [`serve`] on the countdown game.
+    fn exchange(requests: &str) -> Vec<String> {
+        let game = Countdown::new(5);
+        let mut player = Mcts::new(MctsOptions {
+            max_iterations: Some(200),
+            ..MctsOptions::default()
+        });
+        let mut out = Vec::new();
+        serve(&game, &mut player, requests.as_bytes(), &mut out, |p| {
+            format!("{} iterations", p.stats().iterations)
+        })
+        .unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn serves_start_observe_choose() {
+        let replies = exchange("start\tONLY\t10\nobserve\t(minus 2)\nchoose\t50\n");
+        assert_eq!(replies[..2], ["ready", "ok"]);
+        let fields: Vec<&str> = replies[2].split('\t').collect();
+        assert_eq!(fields[0], "move");
+        // From 3, taking 1 or 2 are both legal; the reply is one of them, with its report.
+        assert!(
+            ["(minus 1)", "(minus 2)"].contains(&fields[1]),
+            "{fields:?}"
+        );
+        assert_eq!(fields[2], "200 iterations");
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_do() {
+        let replies = exchange(
+            "choose\t10\nstart\tnobody\t0\nstart\tonly\tsoon\nstart\tonly\t0\n\
+             observe\t(minus 9)\nobserve\t(minus 1)\t(minus 1)\nhello\n",
+        );
+        assert_eq!(replies.len(), 7);
+        for (i, r) in replies.iter().enumerate() {
+            assert_eq!(r.starts_with("error\t"), i != 3, "{i}: {r}");
+        }
+        assert!(replies[1].contains("no role `nobody`"));
+        assert!(replies[4].contains("(minus 9)"));
+    }
+
+    /// A fake engine: a shell script that answers each line as `script` says.
+    #[cfg(unix)]
+    fn fake(script: &str) -> Engine {
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(script);
+        Engine::spawn(command).unwrap()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn client_reads_replies_and_faults() {
+        let soon = |ms| Instant::now() + Duration::from_millis(ms);
+        let slack = Duration::from_secs(5);
+        let mut e = fake(
+            "read a; echo ready; read b; echo ok; read c; printf 'move\\t( mark 1 1 )\\t9 iterations\\n'; \
+             read d; printf 'error\\tno legal move\\n'; read e; echo what",
+        );
+        e.start("x", soon(10), slack).unwrap();
+        e.observe(&["noop".into(), "(mark 2 2)".into()], slack)
+            .unwrap();
+        let chosen = e.choose(soon(10), slack).unwrap();
+        assert_eq!(chosen.text, "( mark 1 1 )");
+        assert_eq!(chosen.report, "9 iterations");
+        assert!(
+            matches!(e.choose(soon(10), slack), Err(EngineError::Refused(w)) if w == "no legal move")
+        );
+        assert!(matches!(
+            e.choose(soon(10), slack),
+            Err(EngineError::Refused(_))
+        ));
+        // The script has ended: its output is closed.
+        assert!(matches!(
+            e.choose(soon(10), slack),
+            Err(EngineError::Exited | EngineError::Io(_))
+        ));
+        // An engine that never answers.
+        let mut silent = fake("sleep 30");
+        let asked = Instant::now();
+        let r = silent.start("x", soon(0), Duration::from_millis(200));
+        assert!(matches!(r, Err(EngineError::Timeout)), "{r:?}");
+        assert!(asked.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error() {
+        let r = Engine::spawn(Command::new("/nonexistent/gdlc-engine"));
+        assert!(matches!(r, Err(EngineError::Io(_))));
+    }
+}
