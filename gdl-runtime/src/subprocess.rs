@@ -3,22 +3,27 @@
 //! the compiled game once it is built: it runs the game's binary as `BIN engine`, tells it the
 //! role, replays the joint moves played so far, and from then on asks it for each move.
 //!
-//! The exchange is one request a line, fields separated by tabs, and one reply line for each:
+//! The exchange is one request a line, fields separated by tabs, and one reply line for each,
+//! both starting with the request's number N, in order:
 //!
 //! | request | reply |
 //! |---|---|
-//! | `start` ROLE MS | `ready` (after searching MS milliseconds from the initial state) |
-//! | `observe` M1 ... Mn | `ok` (the joint move, in role order, applied) |
-//! | `choose` MS | `move` MOVE REPORT (searched MS milliseconds; REPORT may be empty) |
+//! | N `start` ROLE T | N `ready` (after searching from the initial state until T) |
+//! | N `observe` M1 ... Mn | N `ok` (the joint move, in role order, applied) |
+//! | N `choose` T | N `move` MOVE REPORT (searched until T; REPORT may be empty) |
 //!
-//! Any request may instead get `error` WHY. Moves are GDL text ([`Game::move_text`]); tabs
+//! T is a deadline on the system clock, in milliseconds since the Unix epoch (both processes
+//! run on one machine), so that a request read late is not searched for longer.
+//!
+//! Any request may instead get N `error` WHY. Moves are GDL text ([`Game::move_text`]); tabs
 //! and line breaks in them are sent as spaces (GDL does not tell them apart). End of input
-//! ends the engine.
+//! ends the engine. The numbers let the client stop waiting for a late reply and go on: the
+//! engine answers its requests in order, and the client skips the replies it gave up on.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::Game;
 use crate::player::Player;
@@ -38,17 +43,19 @@ pub fn serve<G: Game, P: Player<G>>(
     let mut role = None;
     for line in input.lines() {
         let line = line?;
-        let fields: Vec<&str> = line.trim_end_matches('\r').split('\t').collect();
+        let line = line.trim_end_matches('\r');
+        let (number, request) = line.split_once('\t').unwrap_or(("0", line));
+        let fields: Vec<&str> = request.split('\t').collect();
         let reply = match fields.as_slice() {
-            ["start", name, ms] => match (find_role(game, name), millis(ms)) {
-                (Some(r), Some(think)) => {
+            ["start", name, until] => match (find_role(game, name), deadline(until)) {
+                (Some(r), Some(deadline)) => {
                     role = Some(r);
                     state = game.initial_state();
-                    player.start(game, r, Instant::now() + think);
+                    player.start(game, r, deadline);
                     "ready".to_string()
                 }
                 (None, _) => format!("error\tthe game has no role `{name}`"),
-                (_, None) => format!("error\tnot a number of milliseconds: {ms}"),
+                (_, None) => format!("error\tnot a deadline: {until}"),
             },
             ["observe", moves @ ..] => match parse_joint(game, moves) {
                 Ok(joint) => {
@@ -59,11 +66,10 @@ pub fn serve<G: Game, P: Player<G>>(
                 }
                 Err(why) => format!("error\t{why}"),
             },
-            ["choose", ms] => match (role, millis(ms)) {
+            ["choose", until] => match (role, deadline(until)) {
                 (None, _) => "error\tno role yet: `start` first".to_string(),
-                (_, None) => format!("error\tnot a number of milliseconds: {ms}"),
-                (Some(r), Some(think)) => match player.choose(game, &state, Instant::now() + think)
-                {
+                (_, None) => format!("error\tnot a deadline: {until}"),
+                (Some(r), Some(deadline)) => match player.choose(game, &state, deadline) {
                     Some(m) => format!(
                         "move\t{}\t{}",
                         one_line(&game.move_text(r, m)),
@@ -72,9 +78,9 @@ pub fn serve<G: Game, P: Player<G>>(
                     None => "error\tno legal move".to_string(),
                 },
             },
-            _ => format!("error\tunknown request: {}", one_line(&line)),
+            _ => format!("error\tunknown request: {}", one_line(request)),
         };
-        writeln!(output, "{reply}")?;
+        writeln!(output, "{number}\t{reply}")?;
         output.flush()?;
     }
     Ok(())
@@ -84,8 +90,20 @@ fn find_role<G: Game>(game: &G, name: &str) -> Option<usize> {
     (0..game.role_count()).find(|&r| game.role_name(r).eq_ignore_ascii_case(name))
 }
 
-fn millis(text: &str) -> Option<Duration> {
-    text.parse::<u64>().ok().map(Duration::from_millis)
+/// The instant of a deadline in milliseconds since the Unix epoch (a past one is now).
+fn deadline(text: &str) -> Option<Instant> {
+    let at = UNIX_EPOCH.checked_add(Duration::from_millis(text.parse::<u64>().ok()?))?;
+    let left = at
+        .duration_since(SystemTime::now())
+        .unwrap_or(Duration::ZERO);
+    // A deadline more than a day away is a mistake: a day it is.
+    Some(Instant::now() + left.min(Duration::from_secs(86_400)))
+}
+
+/// `deadline` in milliseconds since the Unix epoch.
+fn epoch_millis(deadline: Instant) -> u128 {
+    let at = SystemTime::now() + deadline.saturating_duration_since(Instant::now());
+    at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis())
 }
 
 fn parse_joint<G: Game>(game: &G, moves: &[&str]) -> Result<Vec<G::Move>, String> {
@@ -148,6 +166,8 @@ pub struct Engine {
     child: Child,
     input: ChildStdin,
     replies: mpsc::Receiver<String>,
+    /// The number of the last request.
+    asked: u64,
 }
 
 impl Engine {
@@ -182,22 +202,43 @@ impl Engine {
             child,
             input,
             replies,
+            asked: 0,
         })
     }
 
-    /// One request and its reply, waited for until `until`.
+    /// One request and its reply, waited for until `until` (replies to earlier requests
+    /// that came too late are skipped).
     fn ask(&mut self, request: &str, until: Instant) -> Result<String, EngineError> {
-        writeln!(self.input, "{request}")
+        self.asked += 1;
+        let number = self.asked.to_string();
+        writeln!(self.input, "{number}\t{request}")
             .and_then(|()| self.input.flush())
             .map_err(EngineError::Io)?;
-        let wait = until.saturating_duration_since(Instant::now());
-        match self.replies.recv_timeout(wait) {
-            Ok(reply) => match reply.strip_prefix("error\t") {
-                Some(why) => Err(EngineError::Refused(why.to_string())),
-                None => Ok(reply),
-            },
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(EngineError::Timeout),
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(EngineError::Exited),
+        loop {
+            let wait = until.saturating_duration_since(Instant::now());
+            let line = match self.replies.recv_timeout(wait) {
+                Ok(line) => line,
+                Err(mpsc::RecvTimeoutError::Timeout) => return Err(EngineError::Timeout),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(EngineError::Exited),
+            };
+            match line.split_once('\t') {
+                Some((n, reply)) if n == number => {
+                    return match reply.strip_prefix("error\t") {
+                        Some(why) => Err(EngineError::Refused(why.to_string())),
+                        None => Ok(reply.to_string()),
+                    };
+                }
+                // A late reply to a request given up on: skipped, unless it says the engine
+                // failed (it may no longer be in the state the client thinks).
+                Some((n, reply)) if n.parse::<u64>().is_ok_and(|n| n < self.asked) => {
+                    if let Some(why) = reply.strip_prefix("error\t") {
+                        return Err(EngineError::Refused(format!(
+                            "an earlier request failed: {why}"
+                        )));
+                    }
+                }
+                _ => return Err(EngineError::Refused(format!("unexpected reply `{line}`"))),
+            }
         }
     }
 
@@ -216,9 +257,8 @@ impl Engine {
         deadline: Instant,
         slack: Duration,
     ) -> Result<(), EngineError> {
-        let think = deadline.saturating_duration_since(Instant::now());
         self.expect(
-            &format!("start\t{}\t{}", one_line(role), think.as_millis()),
+            &format!("start\t{}\t{}", one_line(role), epoch_millis(deadline)),
             deadline + slack,
             "ready",
         )
@@ -237,8 +277,10 @@ impl Engine {
     /// The move to play, searched until `deadline`; waits for the reply until `deadline` plus
     /// `slack`.
     pub fn choose(&mut self, deadline: Instant, slack: Duration) -> Result<Chosen, EngineError> {
-        let think = deadline.saturating_duration_since(Instant::now());
-        let reply = self.ask(&format!("choose\t{}", think.as_millis()), deadline + slack)?;
+        let reply = self.ask(
+            &format!("choose\t{}", epoch_millis(deadline)),
+            deadline + slack,
+        )?;
         let mut fields = reply.splitn(3, '\t');
         match (fields.next(), fields.next(), fields.next()) {
             (Some("move"), Some(text), report) if !text.trim().is_empty() => Ok(Chosen {
@@ -284,30 +326,48 @@ mod tests {
 
     #[test]
     fn serves_start_observe_choose() {
-        let replies = exchange("start\tONLY\t10\nobserve\t(minus 2)\nchoose\t50\n");
-        assert_eq!(replies[..2], ["ready", "ok"]);
+        let soon = epoch_millis(Instant::now() + Duration::from_millis(20));
+        let replies = exchange(&format!(
+            "1\tstart\tONLY\t{soon}\n2\tobserve\t(minus 2)\n3\tchoose\t{soon}\n"
+        ));
+        assert_eq!(replies[..2], ["1\tready", "2\tok"]);
         let fields: Vec<&str> = replies[2].split('\t').collect();
-        assert_eq!(fields[0], "move");
+        assert_eq!(fields[..2], ["3", "move"]);
         // From 3, taking 1 or 2 are both legal; the reply is one of them, with its report.
         assert!(
-            ["(minus 1)", "(minus 2)"].contains(&fields[1]),
+            ["(minus 1)", "(minus 2)"].contains(&fields[2]),
             "{fields:?}"
         );
-        assert_eq!(fields[2], "200 iterations");
+        assert_eq!(fields[3], "200 iterations");
     }
 
     #[test]
     fn refuses_what_it_cannot_do() {
         let replies = exchange(
-            "choose\t10\nstart\tnobody\t0\nstart\tonly\tsoon\nstart\tonly\t0\n\
-             observe\t(minus 9)\nobserve\t(minus 1)\t(minus 1)\nhello\n",
+            "1\tchoose\t10\n2\tstart\tnobody\t0\n3\tstart\tonly\tsoon\n4\tstart\tonly\t0\n\
+             5\tobserve\t(minus 9)\n6\tobserve\t(minus 1)\t(minus 1)\n7\thello\n",
         );
         assert_eq!(replies.len(), 7);
         for (i, r) in replies.iter().enumerate() {
+            let (n, r) = r.split_once('\t').unwrap();
+            assert_eq!(n, (i + 1).to_string());
             assert_eq!(r.starts_with("error\t"), i != 3, "{i}: {r}");
         }
         assert!(replies[1].contains("no role `nobody`"));
         assert!(replies[4].contains("(minus 9)"));
+    }
+
+    #[test]
+    fn deadlines_cross_the_pipe_as_epoch_milliseconds() {
+        let at = Instant::now() + Duration::from_secs(3);
+        let back = deadline(&epoch_millis(at).to_string()).unwrap();
+        let gap = if back > at { back - at } else { at - back };
+        assert!(gap < Duration::from_millis(50), "{gap:?}");
+        // Past deadlines are now; nonsense is refused; far ones are cut to a day.
+        assert!(deadline("0").unwrap() <= Instant::now());
+        assert!(deadline("soon").is_none());
+        let far = deadline(&u64::MAX.to_string());
+        assert!(far.is_none_or(|f| f <= Instant::now() + Duration::from_secs(86_401)));
     }
 
     /// A fake engine: a shell script that answers each line as `script` says.
@@ -324,8 +384,9 @@ mod tests {
         let soon = |ms| Instant::now() + Duration::from_millis(ms);
         let slack = Duration::from_secs(5);
         let mut e = fake(
-            "read a; echo ready; read b; echo ok; read c; printf 'move\\t( mark 1 1 )\\t9 iterations\\n'; \
-             read d; printf 'error\\tno legal move\\n'; read e; echo what",
+            "read a; printf '1\\tready\\n'; read b; printf '2\\tok\\n'; \
+             read c; printf '3\\tmove\\t( mark 1 1 )\\t9 iterations\\n'; \
+             read d; printf '4\\terror\\tno legal move\\n'; read e; echo what",
         );
         e.start("x", soon(10), slack).unwrap();
         e.observe(&["noop".into(), "(mark 2 2)".into()], slack)
@@ -351,6 +412,11 @@ mod tests {
         let r = silent.start("x", soon(0), Duration::from_millis(200));
         assert!(matches!(r, Err(EngineError::Timeout)), "{r:?}");
         assert!(asked.elapsed() < Duration::from_secs(10));
+        // A late reply is skipped: the next request gets its own.
+        let mut late = fake("read a; sleep 1; printf '1\\tready\\n'; read b; printf '2\\tok\\n'");
+        let r = late.start("x", soon(0), Duration::from_millis(100));
+        assert!(matches!(r, Err(EngineError::Timeout)), "{r:?}");
+        late.observe(&["noop".into()], slack).unwrap();
     }
 
     #[test]

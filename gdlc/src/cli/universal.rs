@@ -27,10 +27,14 @@ pub const SLICE: Duration = Duration::from_millis(50);
 
 /// How long past its deadline a reply of the compiled engine is waited for before the
 /// interpreter answers instead.
-const SLACK: Duration = Duration::from_millis(300);
+const SLACK: Duration = Duration::from_millis(500);
 
-/// How long the compiled engine may take to apply one joint move.
+/// How long the compiled engine may take to apply one joint move when it is brought to the
+/// current state.
 const PATIENCE: Duration = Duration::from_secs(5);
+
+/// After this many late replies in a row, the compiled engine is given up.
+const MAX_LATE: u32 = 3;
 
 /// Settings of the universal player.
 #[derive(Clone, Debug)]
@@ -47,8 +51,11 @@ pub struct UniversalOptions {
 enum Compiled {
     /// Being built on another thread, since the instant given.
     Building(mpsc::Receiver<Result<PathBuf, String>>, Instant),
-    /// Playing.
-    Running(subprocess::Engine),
+    /// Playing; `late` replies in a row came after their deadline.
+    Running {
+        engine: subprocess::Engine,
+        late: u32,
+    },
     /// Not playing, for the reason given.
     Off(String),
 }
@@ -202,7 +209,7 @@ impl Universal {
     /// plays from now on.
     fn poll_build(&mut self, search_until: Instant) -> bool {
         let (built, began) = match &self.compiled {
-            Compiled::Running(_) => return true,
+            Compiled::Running { .. } => return true,
             Compiled::Off(_) => return false,
             Compiled::Building(receiver, began) => match receiver.try_recv() {
                 Ok(built) => (built, *began),
@@ -224,7 +231,7 @@ impl Universal {
                     self.match_id,
                     self.history.len() + 1
                 ));
-                self.compiled = Compiled::Running(engine);
+                self.compiled = Compiled::Running { engine, late: 0 };
                 // The interpreter's tree is not needed any more; it follows from a fresh one.
                 self.mcts = Mcts::new(self.mcts_options.clone());
                 true
@@ -285,13 +292,16 @@ impl Universal {
         Ok(())
     }
 
-    /// The compiled engine's move, when it plays and its move is legal here.
+    /// The compiled engine's move, when it plays and its move is legal here. A late reply
+    /// leaves this move to the interpreter; [`MAX_LATE`] of them in a row, or any other
+    /// failure, leave it the match.
     fn compiled_move(&mut self, deadline: Instant) -> Option<String> {
-        let Compiled::Running(engine) = &mut self.compiled else {
+        let Compiled::Running { engine, late } = &mut self.compiled else {
             return None;
         };
         let failure = match engine.choose(deadline, SLACK) {
             Ok(chosen) => {
+                *late = 0;
                 let legal = self
                     .game
                     .parse_move(self.role, &chosen.text)
@@ -312,6 +322,15 @@ impl Universal {
                 }
                 format!("its move `{}` is not legal", chosen.text)
             }
+            Err(EngineError::Timeout) if *late + 1 < MAX_LATE => {
+                *late += 1;
+                log(&format!(
+                    "{} step {}: the compiled game is late; the interpreter answers",
+                    self.match_id,
+                    self.history.len() + 1
+                ));
+                return None;
+            }
             Err(e) => e.to_string(),
         };
         self.give_up_compiled(failure);
@@ -331,7 +350,7 @@ impl Universal {
 impl MatchEngine for Universal {
     fn describe(&self) -> String {
         match &self.compiled {
-            Compiled::Running(_) => "compiled game".to_string(),
+            Compiled::Running { .. } => "compiled game".to_string(),
             Compiled::Building(..) => "interpreter (the compiled game is being built)".to_string(),
             Compiled::Off(why) => format!("interpreter ({why})"),
         }
@@ -340,10 +359,13 @@ impl MatchEngine for Universal {
     fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
         if let Some(moves) = moves {
             self.apply(moves)?;
-            if let Compiled::Running(engine) = &mut self.compiled
-                && let Err(e) = engine.observe(moves, PATIENCE)
-            {
-                self.give_up_compiled(e.to_string());
+            // A slow reply (a big tree to cut) is not waited for beyond the deadline: the
+            // engine reads the next request when it is done with this one.
+            if let Compiled::Running { engine, .. } = &mut self.compiled {
+                match engine.observe(moves, deadline.saturating_duration_since(Instant::now())) {
+                    Ok(()) | Err(EngineError::Timeout) => {}
+                    Err(e) => self.give_up_compiled(e.to_string()),
+                }
             }
         }
         if let Some(text) = self.compiled_move(deadline) {
