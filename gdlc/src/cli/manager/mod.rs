@@ -199,6 +199,16 @@ fn run_match(args: Args) -> Result<ExitCode, ExitCode> {
         note(&format!("gdlc match: {e}"));
         ExitCode::from(super::EXIT_USAGE)
     })?;
+    // A record that cannot be written is found out before the players are started.
+    if let Some(dir) = args.out.as_ref().and_then(|o| o.parent()) {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            note(&format!(
+                "gdlc match: no directory {} for --out",
+                dir.display()
+            ));
+            return Err(ExitCode::from(super::EXIT_USAGE));
+        }
+    }
     let prepared = Prepared::read(&args.file, &args.limits)?;
     let game = prepared
         .interpreter()
