@@ -34,9 +34,11 @@ enum Command {
     Bench(cli::bench::Args),
     /// Play matches over HTTP (the GGP protocol): any game a manager sends, or only FILE.
     Play(cli::play::Args),
-    /// Run one match (a game manager): players in role order, remote (HOST:PORT) or in this
-    /// process (random, mcts); writes the ggp.org match record with --out.
+    /// Run one match (a game manager): players in role order, remote (HOST:PORT), in this
+    /// process (random, mcts) or you (human); writes the ggp.org match record with --out.
     Match(cli::manager::Args),
+    /// Run N matches between the same players, rotating the roles, and print a score table.
+    Tournament(cli::tournament::Args),
 }
 
 fn main() -> ExitCode {
@@ -66,5 +68,6 @@ fn main() -> ExitCode {
         Command::Bench(args) => cli::bench::run(args),
         Command::Play(args) => cli::play::run(args),
         Command::Match(args) => cli::manager::run(args),
+        Command::Tournament(args) => cli::tournament::run(args),
     }
 }

@@ -12,6 +12,7 @@ pub mod emit;
 pub mod fmt;
 pub mod manager;
 pub mod play;
+pub mod tournament;
 pub mod trace;
 pub mod universal;
 

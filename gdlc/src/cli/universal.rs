@@ -29,11 +29,7 @@ pub const SLICE: Duration = Duration::from_millis(50);
 /// interpreter answers instead.
 const SLACK: Duration = Duration::from_millis(500);
 
-/// How long the compiled engine may take to apply one joint move when it is brought to the
-/// current state.
-const PATIENCE: Duration = Duration::from_secs(5);
-
-/// After this many late replies in a row, the compiled engine is given up.
+/// After this many late replies in a row, or failed starts, the compiled engine is given up.
 const MAX_LATE: u32 = 3;
 
 /// Settings of the universal player.
@@ -51,6 +47,8 @@ pub struct UniversalOptions {
 enum Compiled {
     /// Being built on another thread, since the instant given.
     Building(mpsc::Receiver<Result<PathBuf, String>>, Instant),
+    /// Built; started `attempts` times without success.
+    Built { binary: PathBuf, attempts: u32 },
     /// Playing; `late` replies in a row came after their deadline.
     Running {
         engine: subprocess::Engine,
@@ -208,26 +206,48 @@ impl Universal {
     /// `search_until`) and replays the match's moves into it. True when the compiled engine
     /// plays from now on.
     fn poll_build(&mut self, search_until: Instant) -> bool {
-        let (built, began) = match &self.compiled {
+        match &self.compiled {
             Compiled::Running { .. } => return true,
             Compiled::Off(_) => return false,
-            Compiled::Building(receiver, began) => match receiver.try_recv() {
-                Ok(built) => (built, *began),
-                Err(mpsc::TryRecvError::Empty) => return false,
-                Err(mpsc::TryRecvError::Disconnected) => {
-                    (Err("the build stopped".to_string()), *began)
+            Compiled::Built { .. } => {}
+            Compiled::Building(receiver, began) => {
+                let built = match receiver.try_recv() {
+                    Ok(built) => built,
+                    Err(mpsc::TryRecvError::Empty) => return false,
+                    Err(mpsc::TryRecvError::Disconnected) => Err("the build stopped".to_string()),
+                };
+                let took = began.elapsed().as_secs_f64();
+                match built {
+                    Ok(binary) => {
+                        log(&format!(
+                            "{}: the compiled game is built ({took:.1} s)",
+                            self.match_id
+                        ));
+                        self.compiled = Compiled::Built {
+                            binary,
+                            attempts: 0,
+                        };
+                    }
+                    Err(why) => {
+                        log(&format!(
+                            "{}: {why}; the interpreter plays on",
+                            self.match_id
+                        ));
+                        self.compiled = Compiled::Off(why);
+                        return false;
+                    }
                 }
-            },
+            }
+        }
+        let Compiled::Built { binary, attempts } = &mut self.compiled else {
+            return false;
         };
-        let took = began.elapsed().as_secs_f64();
-        let switched = built.and_then(|binary| {
-            self.launch(&binary, search_until)
-                .map_err(|e| format!("the compiled engine failed: {e}"))
-        });
-        match switched {
+        *attempts += 1;
+        let (binary, attempts) = (binary.clone(), *attempts);
+        match self.launch(&binary, search_until) {
             Ok(engine) => {
                 log(&format!(
-                    "{}: the compiled game is ready after {took:.1} s; it plays from step {}",
+                    "{}: the compiled game plays from step {}",
                     self.match_id,
                     self.history.len() + 1
                 ));
@@ -236,7 +256,15 @@ impl Universal {
                 self.mcts = Mcts::new(self.mcts_options.clone());
                 true
             }
-            Err(why) => {
+            Err(e) if attempts < MAX_LATE => {
+                log(&format!(
+                    "{}: the compiled game did not start ({e}); trying again at the next move",
+                    self.match_id
+                ));
+                false
+            }
+            Err(e) => {
+                let why = format!("the compiled game did not start: {e}");
                 log(&format!(
                     "{}: {why}; the interpreter plays on",
                     self.match_id
@@ -247,7 +275,9 @@ impl Universal {
         }
     }
 
-    /// Runs the compiled game's engine and brings it to the current state.
+    /// Runs the compiled game's engine and brings it to the current state, by `search_until`
+    /// (it searches until then at START, when there are no moves to replay) and a little
+    /// [`SLACK`].
     fn launch(
         &self,
         binary: &std::path::Path,
@@ -264,8 +294,9 @@ impl Universal {
             Instant::now()
         };
         engine.start(&self.role_name, search_until, SLACK)?;
+        let patience = search_until.max(Instant::now() + SLACK);
         for joint in &self.history {
-            engine.observe(joint, PATIENCE)?;
+            engine.observe(joint, patience.saturating_duration_since(Instant::now()))?;
         }
         Ok(engine)
     }
@@ -351,7 +382,9 @@ impl MatchEngine for Universal {
     fn describe(&self) -> String {
         match &self.compiled {
             Compiled::Running { .. } => "compiled game".to_string(),
-            Compiled::Building(..) => "interpreter (the compiled game is being built)".to_string(),
+            Compiled::Building(..) | Compiled::Built { .. } => {
+                "interpreter (the compiled game is being built)".to_string()
+            }
             Compiled::Off(why) => format!("interpreter ({why})"),
         }
     }
