@@ -1,5 +1,7 @@
 //! The benchmark loop behind every published GDL speed figure: random playouts for a fixed
-//! time, single thread.
+//! time, single thread ([`run`]); on several threads at once, [`run_shared`] (a game threads
+//! can share, as compiled games are) or [`run_each`] (one game made per thread, as the
+//! interpreter needs), each thread with its own seed, the counts added up.
 //!
 //! From the initial state, while the state is not terminal, one uniform random draw per role
 //! (also for a role whose only move is `noop`) picks each role's move, and the next state is
@@ -27,6 +29,9 @@ pub struct BenchOptions {
     pub seed: u64,
     /// A playout longer than this is an error (the game does not end).
     pub max_steps: usize,
+    /// Threads playing at once ([`run_shared`], [`run_each`]; [`run`] plays on one). Thread
+    /// `t` draws its moves with seed `seed + t`.
+    pub threads: usize,
 }
 
 impl Default for BenchOptions {
@@ -35,6 +40,7 @@ impl Default for BenchOptions {
             duration: Duration::from_secs(10),
             seed: 1,
             max_steps: 100_000,
+            threads: 1,
         }
     }
 }
@@ -54,6 +60,8 @@ pub struct BenchResult {
     pub goal_sums: Vec<i64>,
     /// For each role, how many terminal states gave it no goal value (or several).
     pub undefined_goals: Vec<u64>,
+    /// The threads that played (the counts are their sums; `elapsed` the longest).
+    pub threads: usize,
 }
 
 /// Why a benchmark stopped early: the game is not playable by random moves.
@@ -110,6 +118,7 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
         elapsed: Duration::ZERO,
         goal_sums: vec![0; roles],
         undefined_goals: vec![0; roles],
+        threads: 1,
     };
     let initial = game.initial_state();
     let mut state = initial.clone();
@@ -176,6 +185,72 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
     }
 }
 
+/// [`run`] on `options.threads` threads sharing `game`; the results added up.
+pub fn run_shared<G: Game + Sync>(
+    game: &G,
+    options: &BenchOptions,
+) -> Result<BenchResult, BenchError> {
+    run_each(&|| Ok(game), options)
+}
+
+/// [`run`] on `options.threads` threads, each playing a game `make` makes for it (an error
+/// from `make` stops the benchmark as a [`BenchError::Fault`]); the results added up.
+pub fn run_each<G: Game, M: std::ops::Deref<Target = G>>(
+    make: &(dyn Fn() -> Result<M, String> + Sync),
+    options: &BenchOptions,
+) -> Result<BenchResult, BenchError> {
+    let threads = options.threads.max(1);
+    let one = |t: usize| {
+        let game = make().map_err(|reason| BenchError::Fault { playout: 0, reason })?;
+        let options = BenchOptions {
+            seed: options.seed.wrapping_add(t as u64),
+            ..options.clone()
+        };
+        run(&*game, &options)
+    };
+    let results: Vec<Result<BenchResult, BenchError>> = if threads == 1 {
+        vec![one(0)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || one(t))).collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(BenchError::Fault {
+                            playout: 0,
+                            reason: "a benchmark thread panicked".to_string(),
+                        })
+                    })
+                })
+                .collect()
+        })
+    };
+    let mut total: Option<BenchResult> = None;
+    for r in results {
+        let r = r?;
+        match &mut total {
+            None => total = Some(r),
+            Some(t) => {
+                t.playouts += r.playouts;
+                t.states += r.states;
+                t.elapsed = t.elapsed.max(r.elapsed);
+                t.threads += r.threads;
+                for (a, b) in t.goal_sums.iter_mut().zip(&r.goal_sums) {
+                    *a += b;
+                }
+                for (a, b) in t.undefined_goals.iter_mut().zip(&r.undefined_goals) {
+                    *a += b;
+                }
+            }
+        }
+    }
+    total.ok_or(BenchError::Fault {
+        playout: 0,
+        reason: "no thread played".to_string(),
+    })
+}
+
 impl BenchResult {
     /// Playouts per second.
     pub fn playouts_per_sec(&self) -> f64 {
@@ -196,10 +271,16 @@ impl BenchResult {
     /// The one-line summary:
     /// `game=G engine=E seconds=S playouts=N playouts_per_sec=P states_per_sec=Q avg_goal
     /// role1=A1 role2=A2 ...`, where an average is `undef` when the role never had a goal value,
-    /// and is followed by `(undef=K)` when it lacked one in K playouts.
+    /// and is followed by `(undef=K)` when it lacked one in K playouts. Played on several
+    /// threads, `threads=T` follows the engine.
     pub fn line(&self, game: &str, engine: &str) -> String {
+        let threads = if self.threads > 1 {
+            format!(" threads={}", self.threads)
+        } else {
+            String::new()
+        };
         let mut s = format!(
-            "game={game} engine={engine} seconds={:.3} playouts={} playouts_per_sec={:.1} \
+            "game={game} engine={engine}{threads} seconds={:.3} playouts={} playouts_per_sec={:.1} \
              states_per_sec={:.1} avg_goal",
             self.elapsed.as_secs_f64(),
             self.playouts,
@@ -249,6 +330,35 @@ mod tests {
         assert_eq!(fields[0], ("game", "countdown"));
         assert!(fields.contains(&("only", "100.00")), "{line}");
         assert!(line.contains(" avg_goal only=100.00"), "{line}");
+    }
+
+    #[test]
+    fn threads_add_up() {
+        let options = BenchOptions {
+            duration: Duration::from_millis(30),
+            threads: 3,
+            ..BenchOptions::default()
+        };
+        let game = Countdown::new(1);
+        let r = run_shared(&game, &options).unwrap();
+        assert_eq!(r.threads, 3);
+        assert_eq!(r.states, r.playouts * 2);
+        assert_eq!(r.goal_sums[0], 100 * r.playouts as i64);
+        assert!(
+            r.line("countdown", "test")
+                .contains(" engine=test threads=3 seconds=")
+        );
+        // A game that cannot be made is an error, not a panic.
+        let e = run_each::<Countdown, Box<Countdown>>(&|| Err("no game".into()), &options);
+        assert!(matches!(e, Err(BenchError::Fault { reason, .. }) if reason == "no game"));
+        let e = run_shared(
+            &Countdown::new(1000),
+            &BenchOptions {
+                max_steps: 5,
+                ..options
+            },
+        );
+        assert!(matches!(e, Err(BenchError::StepLimit { steps: 5, .. })));
     }
 
     #[test]

@@ -11,8 +11,9 @@
 //! - `trace [--seed S] [--max-steps N] [--percepts]`: one seeded random playout in the
 //!   reference trace format ([`crate::trace`]), as `gdlc trace` prints it; with
 //!   `--percepts`, also GDL-II's random roles and percepts ([`TraceExtras`]).
-//! - `bench [--seconds T] [--seed S] [--max-steps N]`: the benchmark loop of [`crate::bench`];
-//!   prints one line (see [`crate::bench::BenchResult::line`]) with `engine=compiled`.
+//! - `bench [--seconds T] [--seed S] [--max-steps N] [--threads N]`: the benchmark loop of
+//!   [`crate::bench`] (on N threads at once: [`crate::bench::run_shared`]); prints one line
+//!   (see [`crate::bench::BenchResult::line`]) with `engine=compiled`.
 //! - `traces [--seeds A..B] [--max-steps N]`: the records of the playouts of seeds `A` to `B`
 //!   (inclusive), one after the other, for differential testing ([`crate::compare`]).
 //! - `roles`: the roles, one a line.
@@ -25,7 +26,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::Game;
-use crate::bench::{self, BenchOptions};
+use crate::bench::{self, BenchError, BenchOptions, BenchResult};
 use crate::compare::{DEFAULT_MAX_STEPS, playout_record};
 use crate::trace::{TraceError, TraceExtras, TraceOptions, write_trace_to};
 
@@ -37,14 +38,15 @@ pub const USAGE: &str = "usage:
   BIN trace [--seed S] [--max-steps N] [--percepts]
                                            one seeded random playout, reference trace format
                                            (--percepts: also GDL-II random roles and percepts)
-  BIN bench [--seconds T] [--seed S] [--max-steps N]
-                                           random playouts for T seconds (default 10); one line
+  BIN bench [--seconds T] [--seed S] [--max-steps N] [--threads N]
+                                           random playouts for T seconds (default 10), on N
+                                           threads (default 1); one line
   BIN traces [--seeds A..B] [--max-steps N]
                                            the traces of seeds A to B (default 1..100)
   BIN roles                                the roles, one a line";
 
 /// Runs the command line of `std::env::args()` on `game`, named `name` in outputs.
-pub fn main_for<G: Game>(game: &G, name: &str) -> ExitCode {
+pub fn main_for<G: Game + Sync>(game: &G, name: &str) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     run_game(game, name, &args)
 }
@@ -103,6 +105,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
     let mut max_steps = None;
     let mut seconds = None;
     let mut seeds = None;
+    let mut threads = None;
     let mut extras = TraceExtras::default();
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
@@ -129,12 +132,16 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 _ => return Err(bad("a number of seconds")),
             },
             "--seeds" => seeds = Some(parse_seeds(&value).ok_or_else(|| bad("a range A..B"))?),
+            "--threads" => match value.parse::<usize>() {
+                Ok(t) if (1..=4096).contains(&t) => threads = Some(t),
+                _ => return Err(bad("a number of threads (1 to 4096)")),
+            },
             _ => return Err(format!("unknown option {flag}")),
         }
     }
     let allowed: &[&str] = match command.as_str() {
         "trace" => &["seed", "max"],
-        "bench" => &["seed", "max", "seconds"],
+        "bench" => &["seed", "max", "seconds", "threads"],
         "traces" => &["max", "seeds"],
         _ => &[],
     };
@@ -143,6 +150,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         (max_steps.is_some(), "max"),
         (seconds.is_some(), "seconds"),
         (seeds.is_some(), "seeds"),
+        (threads.is_some(), "threads"),
     ] {
         if given && !allowed.contains(&name) {
             return Err(format!("`{command}` takes no --{name} option"));
@@ -160,6 +168,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 duration: seconds.map_or(d.duration, Duration::from_secs_f64),
                 seed: seed.unwrap_or(d.seed),
                 max_steps: max_steps.unwrap_or(d.max_steps),
+                threads: threads.unwrap_or(d.threads),
             })
         }
         "traces" => {
@@ -188,12 +197,32 @@ fn parse_seeds(s: &str) -> Option<(u64, u64)> {
 
 /// Runs one command line on the compiled `game`; prints on standard output, errors on standard
 /// error.
-pub fn run_game<G: Game>(game: &G, name: &str, args: &[String]) -> ExitCode {
-    run_game_as(game, name, "compiled", args)
+pub fn run_game<G: Game + Sync>(game: &G, name: &str, args: &[String]) -> ExitCode {
+    run_command(
+        game,
+        name,
+        "compiled",
+        args,
+        Some(&|o| bench::run_shared(game, o)),
+    )
 }
 
-/// [`run_game`] for any engine: `engine` names it in the `bench` line (`engine=...`).
+/// [`run_game`] for any engine: `engine` names it in the `bench` line (`engine=...`). A game
+/// threads cannot share benchmarks on one thread (`bench --threads` is refused).
 pub fn run_game_as<G: Game>(game: &G, name: &str, engine: &str, args: &[String]) -> ExitCode {
+    run_command(game, name, engine, args, None)
+}
+
+/// How `bench` runs on several threads, when it can.
+type Parallel<'a> = Option<&'a (dyn Fn(&BenchOptions) -> Result<BenchResult, BenchError> + 'a)>;
+
+fn run_command<G: Game>(
+    game: &G,
+    name: &str,
+    engine: &str,
+    args: &[String],
+    parallel: Parallel<'_>,
+) -> ExitCode {
     let command = match parse_args(args) {
         Ok(c) => c,
         Err(e) => {
@@ -203,7 +232,7 @@ pub fn run_game_as<G: Game>(game: &G, name: &str, engine: &str, args: &[String])
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = execute(game, name, engine, &command, &mut out);
+    let result = execute_with(game, name, engine, &command, &mut out, parallel);
     let flushed = out.flush().map_err(|e| RunError::Output(e.kind()));
     match result.and(flushed) {
         Ok(()) => ExitCode::SUCCESS,
@@ -244,6 +273,17 @@ pub fn execute<G: Game>(
     command: &Command,
     out: &mut dyn Write,
 ) -> Result<(), RunError> {
+    execute_with(game, name, engine, command, out, None)
+}
+
+fn execute_with<G: Game>(
+    game: &G,
+    name: &str,
+    engine: &str,
+    command: &Command,
+    out: &mut dyn Write,
+    parallel: Parallel<'_>,
+) -> Result<(), RunError> {
     let io = |e: std::io::Error| RunError::Output(e.kind());
     match command {
         Command::Trace {
@@ -261,7 +301,16 @@ pub fn execute<G: Game>(
             })
         }
         Command::Bench(options) => {
-            let r = bench::run(game, options).map_err(|e| RunError::Game(e.to_string()))?;
+            let r = match parallel {
+                Some(run) => run(options),
+                None if options.threads > 1 => {
+                    return Err(RunError::Game(format!(
+                        "the {engine} engine benchmarks on one thread only"
+                    )));
+                }
+                None => bench::run(game, options),
+            }
+            .map_err(|e| RunError::Game(e.to_string()))?;
             writeln!(out, "{}", r.line(name, engine)).map_err(io)
         }
         Command::Traces {

@@ -173,6 +173,19 @@ fn compiled_engine_is_cached() {
         line.starts_with("game=ticTacToe engine=compiled "),
         "{line}"
     );
+    let out = gdlc()
+        .arg("bench")
+        .arg(&kif)
+        .args(["--seconds", "0.2", "--engine", "compiled", "--threads", "2"])
+        .env("GDLC_CACHE", &cache)
+        .env("CARGO", "/nonexistent/cargo")
+        .output()
+        .unwrap();
+    let line = text(&out).0;
+    assert!(
+        line.starts_with("game=ticTacToe engine=compiled threads=2 seconds="),
+        "{line}"
+    );
 
     // Another description is another crate, and a failing cargo is reported.
     let other = cache.join("other.kif");
@@ -211,6 +224,25 @@ fn interpreted_bench_prints_one_line() {
             && stdout.contains(" avg_goal x="),
         "{stdout}"
     );
+    // On two threads, each with its interpreter; the goals average as on one.
+    let out = gdlc()
+        .arg("bench")
+        .arg(&kif)
+        .args(["--seconds", "0.2", "--threads", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.starts_with("game=ticTacToe engine=interpreted threads=2 seconds="),
+        "{stdout}"
+    );
+    let x: f64 = stdout
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("x="))
+        .and_then(|v| v.parse().ok())
+        .expect("x's average goal");
+    assert!((40.0..90.0).contains(&x), "{stdout}");
 }
 
 #[test]

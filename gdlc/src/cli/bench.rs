@@ -1,5 +1,5 @@
 //! `gdlc bench`: the benchmark loop of [`gdl_runtime::bench`] (random playouts for T seconds,
-//! single thread) on the interpreter or on the compiled game.
+//! on one thread or `--threads N`) on the interpreter or on the compiled game.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +37,9 @@ pub struct Args {
     /// A playout longer than this is an error.
     #[arg(long, default_value_t = 100_000)]
     pub max_steps: usize,
+    /// Threads playing at once (each with its own seed: S, S+1, ...; the counts are summed).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub threads: u16,
     /// The engine that plays.
     #[arg(long, value_enum, default_value_t = Engine::Interpreted)]
     pub engine: Engine,
@@ -68,6 +71,7 @@ pub fn run(args: Args) -> ExitCode {
                     format!("--seconds={}", args.seconds),
                     format!("--seed={}", args.seed),
                     format!("--max-steps={}", args.max_steps),
+                    format!("--threads={}", args.threads),
                 ],
             ),
             Err(code) => code,
@@ -81,7 +85,27 @@ pub fn run(args: Args) -> ExitCode {
         duration: Duration::from_secs_f64(args.seconds),
         seed: args.seed,
         max_steps: args.max_steps,
+        threads: usize::from(args.threads),
     };
+    if options.threads > 1 {
+        // The interpreter is not shared between threads: each makes its own.
+        let limits = args.limits.limits();
+        let make = || {
+            gdlc::frontend::load(loaded.source(), &gdlc::CheckOptions::default())
+                .and_then(|checked| {
+                    gdlc::interp::Interpreter::with_limits(&checked.program, limits)
+                })
+                .map(Box::new)
+                .map_err(|_| "the description does not check".to_string())
+        };
+        return match bench::run_each(&make, &options) {
+            Ok(r) => super::finish_out(&format!("{}\n", r.line(&stem, "interpreted"))),
+            Err(e) => {
+                eprintln!("gdlc bench: {name}: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match bench::run(&game, &options) {
         Ok(r) => super::finish_out(&format!("{}\n", r.line(&stem, "interpreted"))),
         Err(e) => {
