@@ -2,56 +2,41 @@
 //!
 //! Requests are answered as `protocol.md` says real managers expect: POST (the message is the
 //! body), GET (the message is the URL-decoded path), OPTIONS (an empty reply with the CORS
-//! headers); every reply `200 OK` with `Content-Type: text/acl`, a byte-accurate
-//! `Content-Length`, the CORS headers, ASCII, and the connection closed after it.
+//! headers); every reply `HTTP/1.0 200 OK` with `Content-Type: text/acl`, a byte-accurate
+//! `Content-Length`, the CORS headers, ASCII, and the connection closed after it. A POST
+//! without `Content-Length` has its body read to the end of the stream (module `wire`); bodies are
+//! bounded in size and time ([`ServerOptions::max_body`], [`ServerOptions::read_timeout`]).
 //!
 //! One match at a time is played on a thread of its own, the *match thread*, which owns the
 //! [`MatchEngine`] (so the game need not be `Send` or `Sync`: the interpreter is neither).
 //! INFO, ABORT and messages about other matches are answered by the server at once, also while
 //! a move is being computed; a message that cannot be read gets a reply that says why, and a
-//! log line. The clocks of START and PLAY start when the request arrives.
+//! log line. The clocks of START and PLAY start when the connection is accepted.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-use crate::Game;
-use crate::player::Player;
 use crate::protocol::{self, Message, reply};
 
-/// What a match needs from the match thread: the engine of one match, made at START.
-pub trait MatchEngine {
-    /// Which engine plays (for INFO and the log), e.g. `compiled` or `interpreted`.
-    fn describe(&self) -> String;
-    /// PLAY: the last joint move (`None` at the first PLAY), and the move to play, chosen
-    /// before `deadline`; an error when the moves are not legal in this game.
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
-}
+mod binary;
+mod client;
+mod engine;
+mod wire;
 
-/// Makes the engine of a match at START (`Err`: the player will not play it, and answers
-/// `busy`, e.g. rules other than the ones it was built for).
-pub type EngineFactory =
-    Box<dyn FnMut(&StartRequest) -> Result<Box<dyn MatchEngine>, String> + Send>;
+pub use binary::{PLAY_USAGE, main_with_player, rule_set};
+pub use client::{SendError, send};
+pub use engine::{EngineFactory, GameEngine, MatchEngine, StartRequest};
+pub use wire::ReadError;
 
-/// A START, as the factory sees it.
-#[derive(Clone, Debug)]
-pub struct StartRequest {
-    pub match_id: String,
-    pub role: String,
-    pub rules: String,
-    pub start_clock: Duration,
-    pub play_clock: Duration,
-    /// When the START arrived; the start clock runs from here.
-    pub arrived: Instant,
-    /// The safety margin the player keeps before each deadline.
-    pub margin: Duration,
-}
+use wire::{Bounds, Prefixed, respond, url_decode};
 
 /// Settings of the server.
 #[derive(Clone, Debug)]
@@ -60,6 +45,11 @@ pub struct ServerOptions {
     pub name: String,
     /// A move is sent this long before the play clock ends.
     pub margin: Duration,
+    /// The longest request body read (bytes); a longer one gets an error reply.
+    pub max_body: usize,
+    /// The time a request has to arrive (head and body); a POST without `Content-Length`
+    /// whose client does not close its side by then has what arrived as its body.
+    pub read_timeout: Duration,
 }
 
 impl Default for ServerOptions {
@@ -67,6 +57,8 @@ impl Default for ServerOptions {
         ServerOptions {
             name: "gdlc".to_string(),
             margin: Duration::from_millis(1500),
+            max_body: 16 << 20,
+            read_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -161,20 +153,50 @@ pub async fn serve(
     loop {
         let (stream, peer) = listener.accept().await?;
         let shared = shared.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |req| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(answer(&shared, req).await) }
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            if let Err(e) = hyper::server::conn::http1::Builder::new()
-                .keep_alive(false)
-                .serve_connection(io, service)
-                .await
-            {
-                tracing_log(&format!("connection from {peer}: {e}"));
-            }
-        });
+        tokio::spawn(async move { connection(shared, stream, peer).await });
+    }
+}
+
+/// Serves one connection: one request, one reply.
+async fn connection(shared: Arc<Shared>, mut stream: tokio::net::TcpStream, peer: SocketAddr) {
+    // The clocks of START and PLAY run from here.
+    let arrived = Instant::now();
+    let bounds = Bounds {
+        max_body: shared.options.max_body,
+        time: shared.options.read_timeout,
+    };
+    let prepared = match wire::prepare(&mut stream, bounds).await {
+        Ok(p) => p,
+        Err(e) => {
+            tracing_log(&format!("connection from {peer}: {e}"));
+            return;
+        }
+    };
+    let problem = prepared.problem;
+    let service = hyper::service::service_fn(move |req| {
+        let shared = shared.clone();
+        let problem = problem.clone();
+        async move {
+            let reply = match problem {
+                Some(e) => {
+                    tracing_log(&format!("request from {peer}: {e}"));
+                    respond(format!("error: {e}"))
+                }
+                None => answer(&shared, req, arrived).await,
+            };
+            Ok::<_, Infallible>(reply)
+        }
+    });
+    let io = hyper_util::rt::TokioIo::new(Prefixed::new(prepared.prefix, stream));
+    if let Err(e) = hyper::server::conn::http1::Builder::new()
+        .keep_alive(false)
+        // A client may close its side once it has sent the request (it must, for a body
+        // without length), and still read the reply.
+        .half_close(true)
+        .serve_connection(io, service)
+        .await
+    {
+        tracing_log(&format!("connection from {peer}: {e}"));
     }
 }
 
@@ -226,14 +248,20 @@ fn match_thread(mut factory: EngineFactory, queue: std::sync::mpsc::Receiver<Job
 }
 
 /// The reply to one HTTP request.
-async fn answer(shared: &Shared, req: Request<Incoming>) -> Response<Full<Bytes>> {
-    let arrived = Instant::now();
+async fn answer(
+    shared: &Shared,
+    req: Request<Incoming>,
+    arrived: Instant,
+) -> Response<Full<Bytes>> {
     let text = match *req.method() {
         Method::OPTIONS => return respond(String::new()),
         Method::GET => url_decode(req.uri().path().trim_start_matches('/')),
-        _ => match req.into_body().collect().await {
-            Ok(body) => String::from_utf8_lossy(&body.to_bytes()).into_owned(),
-            Err(e) => return respond(format!("error: cannot read the request: {e}")),
+        _ => match read_body(&shared.options, req.into_body()).await {
+            Ok(body) => String::from_utf8_lossy(&body).into_owned(),
+            Err(e) => {
+                tracing_log(&e.to_string());
+                return respond(format!("error: {e}"));
+            }
         },
     };
     let body = match protocol::parse(&text) {
@@ -245,6 +273,19 @@ async fn answer(shared: &Shared, req: Request<Incoming>) -> Response<Full<Bytes>
         }
     };
     respond(body)
+}
+
+/// A request's body, within the size and time bounds of `options`.
+async fn read_body(options: &ServerOptions, body: Incoming) -> Result<Bytes, ReadError> {
+    let limited = Limited::new(body, options.max_body);
+    match tokio::time::timeout(options.read_timeout, limited.collect()).await {
+        Err(_) => Err(ReadError::Slow(options.read_timeout)),
+        Ok(Ok(b)) => Ok(b.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(ReadError::TooLarge(options.max_body))
+        }
+        Ok(Err(e)) => Err(ReadError::Broken(e.to_string())),
+    }
 }
 
 /// The reply to one message.
@@ -339,188 +380,6 @@ fn end_match(shared: &Shared) {
     c.match_id = None;
     let _ = shared.jobs.send(Job::End);
 }
-
-/// The headers of every reply: the content type and the CORS headers.
-const HEADERS: [(&str, &str); 5] = [
-    ("Content-Type", "text/acl"),
-    ("Access-Control-Allow-Origin", "*"),
-    ("Access-Control-Allow-Methods", "POST, GET, OPTIONS"),
-    ("Access-Control-Allow-Headers", "Content-Type"),
-    ("Access-Control-Allow-Age", "86400"),
-];
-
-/// A `200 OK` with the protocol's headers.
-fn respond(body: String) -> Response<Full<Bytes>> {
-    // Replies are ASCII.
-    let body: String = body
-        .chars()
-        .map(|c| if c.is_ascii() { c } else { '?' })
-        .collect();
-    let mut r = Response::new(Full::new(Bytes::from(body)));
-    for (name, value) in HEADERS {
-        r.headers_mut()
-            .insert(name, hyper::header::HeaderValue::from_static(value));
-    }
-    r
-}
-
-/// `%28+INFO+%29` -> `( INFO )`.
-fn url_decode(path: &str) -> String {
-    let b = path.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => {
-                match std::str::from_utf8(&b[i + 1..i + 3])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                {
-                    Some(v) => {
-                        out.push(v);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Why a message to a player got no reply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SendError {
-    /// No connection (`CE` in a match record).
-    Connect(String),
-    /// No reply in time (`TO`).
-    Timeout,
-    /// The connection broke, or the reply was not HTTP (`TO`: the manager got no move).
-    Broken(String),
-}
-
-impl std::fmt::Display for SendError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SendError::Connect(e) => write!(f, "cannot connect: {e}"),
-            SendError::Timeout => write!(f, "no reply in time"),
-            SendError::Broken(e) => write!(f, "no reply: {e}"),
-        }
-    }
-}
-
-/// Sends `message` to the player at `address` (`host:port`) as game managers do (`POST /`,
-/// `text/acl`) and returns the reply's body, trimmed; gives up after `timeout`.
-pub async fn send(address: &str, message: &str, timeout: Duration) -> Result<String, SendError> {
-    let exchange = async {
-        let stream = tokio::net::TcpStream::connect(address)
-            .await
-            .map_err(|e| SendError::Connect(e.to_string()))?;
-        let io = hyper_util::rt::TokioIo::new(stream);
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
-            .await
-            .map_err(|e| SendError::Broken(e.to_string()))?;
-        tokio::spawn(connection);
-        let request = Request::builder()
-            .method(Method::POST)
-            .uri("/")
-            .header("Host", address)
-            .header("Accept", "text/delim")
-            .header("Sender", "GAMESERVER")
-            .header("Content-Type", "text/acl")
-            .body(Full::new(Bytes::from(message.to_string())))
-            .map_err(|e| SendError::Broken(e.to_string()))?;
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|e| SendError::Broken(e.to_string()))?;
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| SendError::Broken(e.to_string()))?
-            .to_bytes();
-        Ok(String::from_utf8_lossy(&body).trim().to_string())
-    };
-    match tokio::time::timeout(timeout, exchange).await {
-        Ok(r) => r,
-        Err(_) => Err(SendError::Timeout),
-    }
-}
-
-/// The engine of a match of one game `G` with one player: the moves of PLAY are read with
-/// [`Game::parse_move`] and applied; the player chooses the next move.
-pub struct GameEngine<G: Game, P: Player<G>> {
-    game: G,
-    player: P,
-    role: usize,
-    state: G::State,
-    next: G::State,
-    describe: String,
-}
-
-impl<G: Game, P: Player<G>> GameEngine<G, P> {
-    /// Prepares `player` to play `start.role` of `game`, searching until the start clock ends
-    /// (less the margin). `Err` when the game has no such role.
-    pub fn new(
-        game: G,
-        mut player: P,
-        start: &StartRequest,
-        describe: &str,
-    ) -> Result<Self, String> {
-        let role = (0..game.role_count())
-            .find(|&r| game.role_name(r).eq_ignore_ascii_case(&start.role))
-            .ok_or_else(|| format!("the game has no role `{}`", start.role))?;
-        let deadline = start.arrived + start.start_clock.saturating_sub(start.margin);
-        player.start(&game, role, deadline);
-        let state = game.initial_state();
-        Ok(GameEngine {
-            next: state.clone(),
-            state,
-            game,
-            player,
-            role,
-            describe: describe.to_string(),
-        })
-    }
-}
-
-impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
-    fn describe(&self) -> String {
-        self.describe.clone()
-    }
-
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
-        if let Some(moves) = moves {
-            if moves.len() != self.game.role_count() {
-                return Err(format!(
-                    "{} moves for {} roles",
-                    moves.len(),
-                    self.game.role_count()
-                ));
-            }
-            let joint: Option<Vec<G::Move>> = moves
-                .iter()
-                .enumerate()
-                .map(|(r, m)| self.game.parse_move(r, m))
-                .collect();
-            let joint = joint.ok_or_else(|| format!("a move of {moves:?} is not of this game"))?;
-            self.game.next_state(&self.state, &joint, &mut self.next);
-            self.player.observe(&self.game, &joint, &self.next);
-            std::mem::swap(&mut self.state, &mut self.next);
-        }
-        match self.player.choose(&self.game, &self.state, deadline) {
-            Some(m) => Ok(self.game.move_text(self.role, m)),
-            None => Err("no legal move".to_string()),
-        }
-    }
-}
-
-mod binary;
-pub use binary::{PLAY_USAGE, main_with_player, rule_set};
 
 #[cfg(test)]
 mod tests;

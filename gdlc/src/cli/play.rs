@@ -142,6 +142,7 @@ pub fn run(args: Args) -> ExitCode {
     let options = ServerOptions {
         name: args.name.clone(),
         margin: Duration::from_secs_f64(args.margin),
+        ..ServerOptions::default()
     };
     gdl_runtime::http::serve_on(
         "gdlc play",

@@ -1,0 +1,103 @@
+//! The engine of a match: what the match thread asks at START and PLAY, and [`GameEngine`], the
+//! engine of any [`Game`] with any [`Player`].
+
+use std::time::{Duration, Instant};
+
+use crate::Game;
+use crate::player::Player;
+
+/// What a match needs from the match thread: the engine of one match, made at START.
+pub trait MatchEngine {
+    /// Which engine plays (for INFO and the log), e.g. `compiled` or `interpreted`.
+    fn describe(&self) -> String;
+    /// PLAY: the last joint move (`None` at the first PLAY), and the move to play, chosen
+    /// before `deadline`; an error when the moves are not legal in this game.
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
+}
+
+/// Makes the engine of a match at START (`Err`: the player will not play it, and answers
+/// `busy`, e.g. rules other than the ones it was built for).
+pub type EngineFactory =
+    Box<dyn FnMut(&StartRequest) -> Result<Box<dyn MatchEngine>, String> + Send>;
+
+/// A START, as the factory sees it.
+#[derive(Clone, Debug)]
+pub struct StartRequest {
+    pub match_id: String,
+    pub role: String,
+    pub rules: String,
+    pub start_clock: Duration,
+    pub play_clock: Duration,
+    /// When the START arrived; the start clock runs from here.
+    pub arrived: Instant,
+    /// The safety margin the player keeps before each deadline.
+    pub margin: Duration,
+}
+
+/// The engine of a match of one game `G` with one player: the moves of PLAY are read with
+/// [`Game::parse_move`] and applied; the player chooses the next move.
+pub struct GameEngine<G: Game, P: Player<G>> {
+    game: G,
+    player: P,
+    role: usize,
+    state: G::State,
+    next: G::State,
+    describe: String,
+}
+
+impl<G: Game, P: Player<G>> GameEngine<G, P> {
+    /// Prepares `player` to play `start.role` of `game`, searching until the start clock ends
+    /// (less the margin). `Err` when the game has no such role.
+    pub fn new(
+        game: G,
+        mut player: P,
+        start: &StartRequest,
+        describe: &str,
+    ) -> Result<Self, String> {
+        let role = (0..game.role_count())
+            .find(|&r| game.role_name(r).eq_ignore_ascii_case(&start.role))
+            .ok_or_else(|| format!("the game has no role `{}`", start.role))?;
+        let deadline = start.arrived + start.start_clock.saturating_sub(start.margin);
+        player.start(&game, role, deadline);
+        let state = game.initial_state();
+        Ok(GameEngine {
+            next: state.clone(),
+            state,
+            game,
+            player,
+            role,
+            describe: describe.to_string(),
+        })
+    }
+}
+
+impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+        if let Some(moves) = moves {
+            if moves.len() != self.game.role_count() {
+                return Err(format!(
+                    "{} moves for {} roles",
+                    moves.len(),
+                    self.game.role_count()
+                ));
+            }
+            let joint: Option<Vec<G::Move>> = moves
+                .iter()
+                .enumerate()
+                .map(|(r, m)| self.game.parse_move(r, m))
+                .collect();
+            let joint = joint.ok_or_else(|| format!("a move of {moves:?} is not of this game"))?;
+            self.game.next_state(&self.state, &joint, &mut self.next);
+            self.player.observe(&self.game, &joint, &self.next);
+            std::mem::swap(&mut self.state, &mut self.next);
+        }
+        match self.player.choose(&self.game, &self.state, deadline) {
+            Some(m) => Ok(self.game.move_text(self.role, m)),
+            None => Err("no legal move".to_string()),
+        }
+    }
+}
