@@ -245,3 +245,78 @@ fn rule_sets_ignore_layout_comments_and_order() {
     assert_ne!(a, rule_set("(role y) (init (p 1))").unwrap());
     assert!(rule_set("(role").is_none());
 }
+
+/// 200 requests at once while a PLAY is searched: each gets its reply, and the move comes
+/// within the play clock.
+#[test]
+fn under_load_every_request_gets_its_reply() {
+    let addr = server();
+    let rules = "((role only) (init (count 10)))";
+    assert_eq!(
+        post(addr, &format!("( START m only {rules} 3 3 )")),
+        "ready"
+    );
+    let asked = std::time::Instant::now();
+    let play = std::thread::spawn(move || post(addr, "( PLAY m NIL )"));
+    std::thread::sleep(Duration::from_millis(100));
+    /// A request and what its reply must be.
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Info,
+        Garbage,
+        Unknown(&'static str),
+        Get,
+        Options,
+    }
+    let kinds = [
+        Kind::Info,
+        Kind::Garbage,
+        Kind::Unknown("( PLAY no.such.match NIL )"),
+        Kind::Unknown("( STOP no.such.match (x) )"),
+        Kind::Unknown("( ABORT no.such.match )"),
+        Kind::Get,
+        Kind::Options,
+    ];
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(200));
+    let askers: Vec<_> = (0..200)
+        .map(|i| {
+            let kind = kinds[i % kinds.len()];
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                match kind {
+                    Kind::Info => {
+                        let r = post(addr, "( INFO )");
+                        assert_eq!(r, "( ( name test_player ) ( status busy ) )");
+                    }
+                    Kind::Garbage => {
+                        let r = post(addr, "(garbage");
+                        assert!(r.starts_with("error:"), "{r}");
+                    }
+                    Kind::Unknown(m) => assert_eq!(post(addr, m), "busy", "{m}"),
+                    Kind::Get => {
+                        let raw = exchange(addr, "GET /%28+INFO+%29 HTTP/1.0\r\n\r\n");
+                        assert!(body_of(&raw).contains("( status busy )"), "{raw}");
+                    }
+                    Kind::Options => {
+                        let raw = exchange(addr, "OPTIONS / HTTP/1.1\r\nHost: x\r\n\r\n");
+                        assert_eq!(body_of(&raw), "");
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut failed = 0;
+    for a in askers {
+        failed += usize::from(a.join().is_err());
+    }
+    assert_eq!(failed, 0, "requests without the right reply");
+    let mv = play.join().expect("play");
+    assert!(mv == "(minus 1)" || mv == "(minus 2)", "{mv}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "the move came after the play clock: {:?}",
+        asked.elapsed()
+    );
+    assert_eq!(post(addr, "( STOP m ((minus 1)) )"), "done");
+}
