@@ -29,6 +29,7 @@ use crate::protocol::{self, Message, reply};
 mod binary;
 mod client;
 mod engine;
+mod match_thread;
 mod wire;
 
 pub use binary::{PLAY_USAGE, main_with_player, rule_set};
@@ -36,6 +37,7 @@ pub use client::{SendError, send};
 pub use engine::{EngineFactory, GameEngine, MatchEngine, StartRequest};
 pub use wire::ReadError;
 
+use match_thread::Job;
 use wire::{Bounds, Prefixed, respond, url_decode};
 
 /// Settings of the server.
@@ -63,23 +65,13 @@ impl Default for ServerOptions {
     }
 }
 
-/// A job for the match thread.
-enum Job {
-    Start(StartRequest, oneshot::Sender<String>),
-    Play {
-        moves: Option<Vec<String>>,
-        deadline: Instant,
-        reply: oneshot::Sender<String>,
-    },
-    /// The match ended (STOP or ABORT): drop its engine.
-    End,
-}
-
 /// What the server knows without asking the match thread.
 #[derive(Default)]
 struct Current {
     match_id: Option<String>,
     play_clock: Duration,
+    /// Which engine plays it, once START has made it.
+    engine: Option<String>,
 }
 
 struct Shared {
@@ -144,7 +136,7 @@ pub async fn serve(
     let (jobs, queue) = std::sync::mpsc::channel::<Job>();
     std::thread::Builder::new()
         .name("match".into())
-        .spawn(move || match_thread(factory, queue))?;
+        .spawn(move || match_thread::run(factory, queue))?;
     let shared = Arc::new(Shared {
         options,
         current: Mutex::new(Current::default()),
@@ -168,7 +160,7 @@ async fn connection(shared: Arc<Shared>, mut stream: tokio::net::TcpStream, peer
     let prepared = match wire::prepare(&mut stream, bounds).await {
         Ok(p) => p,
         Err(e) => {
-            tracing_log(&format!("connection from {peer}: {e}"));
+            log(&format!("connection from {peer}: {e}"));
             return;
         }
     };
@@ -179,7 +171,7 @@ async fn connection(shared: Arc<Shared>, mut stream: tokio::net::TcpStream, peer
         async move {
             let reply = match problem {
                 Some(e) => {
-                    tracing_log(&format!("request from {peer}: {e}"));
+                    log(&format!("request from {peer}: {e}"));
                     respond(format!("error: {e}"))
                 }
                 None => answer(&shared, req, arrived).await,
@@ -196,55 +188,13 @@ async fn connection(shared: Arc<Shared>, mut stream: tokio::net::TcpStream, peer
         .serve_connection(io, service)
         .await
     {
-        tracing_log(&format!("connection from {peer}: {e}"));
+        log(&format!("connection from {peer}: {e}"));
     }
 }
 
 /// The log line of the server (standard error).
-fn tracing_log(line: &str) {
+fn log(line: &str) {
     eprintln!("[player] {line}");
-}
-
-/// The match thread: runs the jobs in order.
-fn match_thread(mut factory: EngineFactory, queue: std::sync::mpsc::Receiver<Job>) {
-    let mut engine: Option<Box<dyn MatchEngine>> = None;
-    for job in queue {
-        match job {
-            Job::Start(start, reply_to) => {
-                let answer = match factory(&start) {
-                    Ok(e) => {
-                        engine = Some(e);
-                        reply::READY.to_string()
-                    }
-                    Err(why) => {
-                        tracing_log(&format!("START {}: {why}", start.match_id));
-                        engine = None;
-                        reply::BUSY.to_string()
-                    }
-                };
-                let _ = reply_to.send(answer);
-            }
-            Job::Play {
-                moves,
-                deadline,
-                reply,
-            } => {
-                let answer = match engine.as_mut() {
-                    Some(e) => match e.play(moves.as_deref(), deadline) {
-                        Ok(m) => m,
-                        Err(why) => {
-                            tracing_log(&format!("PLAY: {why}"));
-                            // Still a move: the manager would substitute a random one.
-                            "nil".to_string()
-                        }
-                    },
-                    None => reply::BUSY.to_string(),
-                };
-                let _ = reply.send(answer);
-            }
-            Job::End => engine = None,
-        }
-    }
 }
 
 /// The reply to one HTTP request.
@@ -259,7 +209,7 @@ async fn answer(
         _ => match read_body(&shared.options, req.into_body()).await {
             Ok(body) => String::from_utf8_lossy(&body).into_owned(),
             Err(e) => {
-                tracing_log(&e.to_string());
+                log(&e.to_string());
                 return respond(format!("error: {e}"));
             }
         },
@@ -268,7 +218,7 @@ async fn answer(
         Ok(message) => handle(shared, message, arrived).await,
         Err(e) => {
             let short: String = text.chars().take(80).collect();
-            tracing_log(&format!("cannot read {short:?}: {e}"));
+            log(&format!("cannot read {short:?}: {e}"));
             format!("error: {e}")
         }
     };
@@ -298,7 +248,13 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
     match message {
         Message::Info => {
             let c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
-            reply::info(&shared.options.name, c.match_id.is_some())
+            let status = match &c.match_id {
+                None => reply::Status::Available,
+                Some(_) => reply::Status::Busy {
+                    engine: c.engine.as_deref(),
+                },
+            };
+            reply::info(&shared.options.name, status)
         }
         Message::Preview { .. } => reply::READY.to_string(),
         Message::Start {
@@ -326,16 +282,29 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
                 margin,
             };
             let (tx, rx) = oneshot::channel();
-            let answer = match shared.jobs.send(Job::Start(start, tx)) {
-                Ok(()) => rx.await.unwrap_or_else(|_| reply::BUSY.to_string()),
-                Err(_) => reply::BUSY.to_string(),
+            let made = match shared.jobs.send(Job::Start(start, tx)) {
+                Ok(()) => rx
+                    .await
+                    .unwrap_or_else(|_| Err("the match thread ended".into())),
+                Err(_) => Err("the match thread ended".into()),
             };
-            if answer != reply::READY {
-                let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
-                c.match_id = None;
+            let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
+            match made {
+                Ok(engine) => {
+                    log(&format!("START {match_id}: ready ({engine})"));
+                    if c.match_id.as_deref() == Some(&match_id) {
+                        c.engine = Some(engine);
+                    }
+                    reply::READY.to_string()
+                }
+                Err(why) => {
+                    log(&format!("START {match_id}: busy ({why})"));
+                    if c.match_id.as_deref() == Some(&match_id) {
+                        c.match_id = None;
+                    }
+                    reply::BUSY.to_string()
+                }
             }
-            tracing_log(&format!("START {match_id}: {answer}"));
-            answer
         }
         Message::Play { match_id, moves } => {
             if !ours(&match_id) {
@@ -349,6 +318,7 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
             let (tx, rx) = oneshot::channel();
             let job = Job::Play {
                 moves,
+                arrived,
                 deadline,
                 reply: tx,
             };
@@ -378,6 +348,7 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
 fn end_match(shared: &Shared) {
     let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
     c.match_id = None;
+    c.engine = None;
     let _ = shared.jobs.send(Job::End);
 }
 

@@ -261,14 +261,42 @@ impl Reader<'_> {
 
 /// The replies of a player.
 pub mod reply {
-    /// To INFO: the player's name and whether it is free.
-    pub fn info(name: &str, busy: bool) -> String {
-        let name: String = name
-            .chars()
-            .map(|c| if c.is_ascii_graphic() { c } else { '_' })
-            .collect();
-        let status = if busy { "busy" } else { "available" };
-        format!("( ( name {name} ) ( status {status} ) )")
+    /// Whether a player is free, for INFO.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Status<'a> {
+        Available,
+        /// In a match, played by `engine` (e.g. `compiled`) once it is known.
+        Busy {
+            engine: Option<&'a str>,
+        },
+    }
+
+    /// To INFO: `( ( name N ) ( status available ) )`, or `busy` and, when known, the engine
+    /// that plays (`( engine compiled )`: ggp-base's manager reads the pairs it knows and
+    /// skips the others). Each value is one ASCII atom.
+    pub fn info(name: &str, status: Status) -> String {
+        let atom = |s: &str| -> String {
+            let a: String = s
+                .chars()
+                .map(|c| match c {
+                    '(' | ')' | ';' | '"' => '_',
+                    c if c.is_ascii_graphic() => c,
+                    _ => '_',
+                })
+                .collect();
+            if a.is_empty() { "_".to_string() } else { a }
+        };
+        let name = atom(name);
+        match status {
+            Status::Available => format!("( ( name {name} ) ( status available ) )"),
+            Status::Busy { engine: None } => format!("( ( name {name} ) ( status busy ) )"),
+            Status::Busy {
+                engine: Some(engine),
+            } => format!(
+                "( ( name {name} ) ( status busy ) ( engine {} ) )",
+                atom(engine)
+            ),
+        }
     }
     pub const READY: &str = "ready";
     pub const DONE: &str = "done";
@@ -386,11 +414,26 @@ mod tests {
 
     #[test]
     fn the_info_reply_is_ascii() {
+        use reply::Status;
         assert_eq!(
-            reply::info("gdlc", false),
+            reply::info("gdlc", Status::Available),
             "( ( name gdlc ) ( status available ) )"
         );
-        assert!(reply::info("é x", true).is_ascii());
+        assert_eq!(
+            reply::info("gdlc", Status::Busy { engine: None }),
+            "( ( name gdlc ) ( status busy ) )"
+        );
+        let busy = reply::info(
+            "é (x)",
+            Status::Busy {
+                engine: Some("compiled MCTS"),
+            },
+        );
+        assert_eq!(
+            busy,
+            "( ( name ___x_ ) ( status busy ) ( engine compiled_MCTS ) )"
+        );
+        assert!(sexpr::read(&busy).errors.is_empty());
     }
 
     /// Every POSTed request of the recorded matches reads as the message type `INDEX.tsv`

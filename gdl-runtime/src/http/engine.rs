@@ -13,6 +13,11 @@ pub trait MatchEngine {
     /// PLAY: the last joint move (`None` at the first PLAY), and the move to play, chosen
     /// before `deadline`; an error when the moves are not legal in this game.
     fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
+    /// What the search of the last PLAY did, for the log (e.g. `1200 iterations, 5000 nodes,
+    /// value 0.63`), if the engine can say.
+    fn last_stats(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Makes the engine of a match at START (`Err`: the player will not play it, and answers
@@ -99,5 +104,9 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
             Some(m) => Ok(self.game.move_text(self.role, m)),
             None => Err("no legal move".to_string()),
         }
+    }
+
+    fn last_stats(&self) -> Option<String> {
+        self.player.report()
     }
 }

@@ -95,7 +95,10 @@ fn a_match_from_start_to_stop() {
         post(addr, &format!("( START m.1 only {rules} 2 2 )")),
         "ready"
     );
-    assert!(post(addr, "( info )").contains("busy"));
+    assert_eq!(
+        post(addr, "( info )"),
+        "( ( name test_player ) ( status busy ) ( engine toy ) )"
+    );
     // Another match while this one runs.
     assert_eq!(
         post(addr, &format!("( START m.2 only {rules} 2 2 )")),
@@ -287,7 +290,7 @@ fn under_load_every_request_gets_its_reply() {
                 match kind {
                     Kind::Info => {
                         let r = post(addr, "( INFO )");
-                        assert_eq!(r, "( ( name test_player ) ( status busy ) )");
+                        assert_eq!(r, "( ( name test_player ) ( status busy ) ( engine toy ) )");
                     }
                     Kind::Garbage => {
                         let r = post(addr, "(garbage");

@@ -35,6 +35,12 @@ pub trait Player<G: Game> {
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
         let _ = (game, joint, next);
     }
+
+    /// What the last `choose` did, for a log line (e.g. `1200 iterations, 5000 nodes, value
+    /// 0.63`); `None` when the player has nothing to say.
+    fn report(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Plays a uniformly random legal move.
