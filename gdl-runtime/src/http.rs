@@ -29,12 +29,14 @@ use crate::protocol::{self, Message, reply};
 mod binary;
 mod client;
 mod engine;
+mod fold;
 mod match_thread;
 mod wire;
 
 pub use binary::{PLAY_USAGE, main_with_player, rule_set};
 pub use client::{SendError, send};
 pub use engine::{EngineFactory, GameEngine, MatchEngine, StartRequest};
+pub use fold::folding_merges;
 pub use wire::ReadError;
 
 use match_thread::Job;
@@ -52,6 +54,9 @@ pub struct ServerOptions {
     /// The time a request has to arrive (head and body); a POST without `Content-Length`
     /// whose client does not close its side by then has what arrived as its body.
     pub read_timeout: Duration,
+    /// Lower-case the rules, the role and the moves of a match before use (for managers that
+    /// upper-case the whole message, like Dresden's); see module `fold`.
+    pub case_fold: bool,
 }
 
 impl Default for ServerOptions {
@@ -61,6 +66,7 @@ impl Default for ServerOptions {
             margin: Duration::from_millis(1500),
             max_body: 16 << 20,
             read_timeout: Duration::from_secs(10),
+            case_fold: false,
         }
     }
 }
@@ -270,16 +276,27 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
                     return reply::BUSY.to_string();
                 }
                 c.match_id = Some(match_id.clone());
-                c.play_clock = Duration::from_secs_f64(play_clock);
+                c.play_clock = clock(play_clock);
             }
+            let case_fold = shared.options.case_fold;
+            let (role, rules) = match case_fold {
+                false => (role, rules),
+                true => {
+                    if let Some(warning) = fold::merge_warning(&rules) {
+                        log(&format!("START {match_id}: {warning}"));
+                    }
+                    (role.to_ascii_lowercase(), rules.to_ascii_lowercase())
+                }
+            };
             let start = StartRequest {
                 match_id: match_id.clone(),
                 role,
                 rules,
-                start_clock: Duration::from_secs_f64(start_clock),
-                play_clock: Duration::from_secs_f64(play_clock),
+                start_clock: clock(start_clock),
+                play_clock: clock(play_clock),
                 arrived,
                 margin,
+                case_fold,
             };
             let (tx, rx) = oneshot::channel();
             let made = match shared.jobs.send(Job::Start(start, tx)) {
@@ -310,6 +327,10 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
             if !ours(&match_id) {
                 return reply::BUSY.to_string();
             }
+            let moves = match shared.options.case_fold {
+                true => moves.map(|ms| ms.iter().map(|m| m.to_ascii_lowercase()).collect()),
+                false => moves,
+            };
             let play_clock = {
                 let c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
                 c.play_clock
@@ -343,6 +364,11 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
             reply::ABORTED.to_string()
         }
     }
+}
+
+/// A clock of the protocol (seconds, finite and not negative), at most a day.
+fn clock(seconds: f64) -> Duration {
+    Duration::from_secs_f64(seconds.clamp(0.0, 86_400.0))
 }
 
 fn end_match(shared: &Shared) {

@@ -13,8 +13,10 @@ use crate::sexpr;
 
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
-    "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T]
-                                           a GGP player over HTTP for this game (MCTS)";
+    "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
+                                           a GGP player over HTTP for this game (MCTS);
+                                           --case-fold: lower-case rules and moves (for
+                                           managers that upper-case messages, like Dresden)";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -50,6 +52,10 @@ where
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut it = args[1..].iter();
     while let Some(arg) = it.next() {
+        if arg == "--case-fold" {
+            options.case_fold = true;
+            continue;
+        }
         // `--flag value` or `--flag=value`.
         let (flag, value) = match arg.split_once('=') {
             Some((f, v)) => (f.to_string(), v.to_string()),
@@ -93,7 +99,17 @@ where
             return ExitCode::from(EXIT_USAGE);
         }
     }
-    let Some(expected) = rule_set(rules) else {
+    // Folding: the rules of a START are lower-cased, so compare them with ours lower-cased.
+    let ours = match options.case_fold {
+        true => {
+            if let Some(warning) = super::fold::merge_warning(rules) {
+                eprintln!("{name}: {warning}");
+            }
+            rules.to_ascii_lowercase()
+        }
+        false => rules.to_string(),
+    };
+    let Some(expected) = rule_set(&ours) else {
         eprintln!("{name}: the rules built in do not read");
         return ExitCode::FAILURE;
     };

@@ -37,6 +37,10 @@ pub struct StartRequest {
     pub arrived: Instant,
     /// The safety margin the player keeps before each deadline.
     pub margin: Duration,
+    /// The server folds case ([`super::ServerOptions::case_fold`]): the rules and the role
+    /// are lower-cased, the moves of PLAY too, and are to be matched against the game's
+    /// without regard to case.
+    pub case_fold: bool,
 }
 
 /// The engine of a match of one game `G` with one player: the moves of PLAY are read with
@@ -48,6 +52,8 @@ pub struct GameEngine<G: Game, P: Player<G>> {
     state: G::State,
     next: G::State,
     describe: String,
+    case_fold: bool,
+    legal: Vec<G::Move>,
 }
 
 impl<G: Game, P: Player<G>> GameEngine<G, P> {
@@ -72,6 +78,26 @@ impl<G: Game, P: Player<G>> GameEngine<G, P> {
             player,
             role,
             describe: describe.to_string(),
+            case_fold: start.case_fold,
+            legal: Vec::new(),
+        })
+    }
+
+    /// A move of `role` in the current state, from its text; when folding case, a legal move
+    /// whose text equals it without regard to case (the game may spell `moveFile`).
+    fn read_move(&mut self, role: usize, text: &str) -> Option<G::Move> {
+        if let Some(m) = self.game.parse_move(role, text) {
+            return Some(m);
+        }
+        if !self.case_fold {
+            return None;
+        }
+        self.game.legal_moves(&self.state, role, &mut self.legal);
+        let mut spelled = String::new();
+        self.legal.iter().copied().find(|&m| {
+            spelled.clear();
+            self.game.write_move(role, m, &mut spelled);
+            spelled.eq_ignore_ascii_case(text)
         })
     }
 }
@@ -93,7 +119,7 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
             let joint: Option<Vec<G::Move>> = moves
                 .iter()
                 .enumerate()
-                .map(|(r, m)| self.game.parse_move(r, m))
+                .map(|(r, m)| self.read_move(r, m))
                 .collect();
             let joint = joint.ok_or_else(|| format!("a move of {moves:?} is not of this game"))?;
             self.game.next_state(&self.state, &joint, &mut self.next);

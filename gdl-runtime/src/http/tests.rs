@@ -19,6 +19,22 @@ fn server() -> std::net::SocketAddr {
 
 /// [`server`] with other options.
 fn server_with(options: ServerOptions) -> std::net::SocketAddr {
+    serve_in_thread(
+        options,
+        Box::new(|start: &StartRequest| {
+            let e = GameEngine::new(
+                Countdown::new(10),
+                Mcts::new(MctsOptions::default()),
+                start,
+                "toy",
+            )?;
+            Ok(Box::new(e) as Box<dyn MatchEngine>)
+        }),
+    )
+}
+
+/// Serves `factory` on 127.0.0.1 on a thread of its own; returns the address.
+fn serve_in_thread(options: ServerOptions, factory: EngineFactory) -> std::net::SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -28,15 +44,6 @@ fn server_with(options: ServerOptions) -> std::net::SocketAddr {
         rt.block_on(async move {
             let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
             tx.send(listener.local_addr().expect("addr")).expect("send");
-            let factory: EngineFactory = Box::new(|start: &StartRequest| {
-                let e = GameEngine::new(
-                    Countdown::new(10),
-                    Mcts::new(MctsOptions::default()),
-                    start,
-                    "toy",
-                )?;
-                Ok(Box::new(e) as Box<dyn MatchEngine>)
-            });
             let _ = serve(listener, options, factory).await;
         });
     });
@@ -322,4 +329,85 @@ fn under_load_every_request_gets_its_reply() {
         asked.elapsed()
     );
     assert_eq!(post(addr, "( STOP m ((minus 1)) )"), "done");
+}
+
+/// `Countdown` whose moves are spelled `(Minus 1)`, read in that case only (as a compiled
+/// game of a description in mixed case reads them).
+#[derive(Clone, Copy)]
+struct MixedCase(Countdown);
+
+impl crate::Game for MixedCase {
+    type State = u32;
+    type Move = u8;
+    fn role_count(&self) -> usize {
+        1
+    }
+    fn role_name(&self, _role: usize) -> &str {
+        "Only"
+    }
+    fn initial_state(&self) -> u32 {
+        self.0.initial_state()
+    }
+    fn is_terminal(&self, state: &u32) -> bool {
+        self.0.is_terminal(state)
+    }
+    fn legal_moves(&self, state: &u32, role: usize, out: &mut Vec<u8>) {
+        self.0.legal_moves(state, role, out)
+    }
+    fn next_state(&self, state: &u32, joint: &[u8], next: &mut u32) {
+        self.0.next_state(state, joint, next)
+    }
+    fn goal(&self, state: &u32, role: usize) -> Option<i32> {
+        self.0.goal(state, role)
+    }
+    fn write_move(&self, _role: usize, mv: u8, out: &mut String) {
+        out.push_str(&format!("(Minus {mv})"));
+    }
+    fn parse_move(&self, _role: usize, text: &str) -> Option<u8> {
+        match text {
+            "(Minus 1)" => Some(1),
+            "(Minus 2)" => Some(2),
+            _ => None,
+        }
+    }
+    fn write_state(&self, state: &u32, out: &mut Vec<String>) {
+        self.0.write_state(state, out)
+    }
+}
+
+/// An upper-cased match (as Dresden sends it) against a game spelled in mixed case: with
+/// `case_fold` the moves are read without regard to case and ours go out as the game spells
+/// them; without it, the moves are not the game's.
+#[test]
+fn case_folding_reads_upper_cased_matches() {
+    let options = |case_fold| ServerOptions {
+        margin: Duration::from_millis(900),
+        case_fold,
+        ..ServerOptions::default()
+    };
+    let factory = || -> EngineFactory {
+        Box::new(|start: &StartRequest| {
+            // The rules and the role come lower-cased when folding.
+            assert_eq!(start.rules.contains("ROLE"), !start.case_fold);
+            let e = GameEngine::new(
+                MixedCase(Countdown::new(10)),
+                Mcts::new(MctsOptions::default()),
+                start,
+                "toy",
+            )?;
+            Ok(Box::new(e) as Box<dyn MatchEngine>)
+        })
+    };
+    let start = "( START M.1 ONLY ((ROLE ONLY) (INIT (COUNT 10))) 1 1 )";
+    let addr = serve_in_thread(options(true), factory());
+    assert_eq!(post(addr, start), "ready");
+    let first = post(addr, "( PLAY M.1 NIL )");
+    assert!(first == "(Minus 1)" || first == "(Minus 2)", "{first}");
+    let second = post(addr, &format!("( PLAY M.1 ({}) )", first.to_uppercase()));
+    assert!(second == "(Minus 1)" || second == "(Minus 2)", "{second}");
+    assert_eq!(post(addr, "( ABORT M.1 )"), "aborted");
+    // Without folding the PLAY's moves are not read: the engine says so, the reply is `nil`.
+    let addr = serve_in_thread(options(false), factory());
+    assert_eq!(post(addr, start), "ready");
+    assert_eq!(post(addr, "( PLAY M.1 ((MINUS 1)) )"), "nil");
 }
