@@ -2,16 +2,21 @@
 //!
 //! Requests are answered as `protocol.md` says real managers expect: POST (the message is the
 //! body), GET (the message is the URL-decoded path), OPTIONS (an empty reply with the CORS
-//! headers); every reply `HTTP/1.0 200 OK` with `Content-Type: text/acl`, a byte-accurate
-//! `Content-Length`, the CORS headers, ASCII, and the connection closed after it. A POST
-//! without `Content-Length` has its body read to the end of the stream (module `wire`); bodies are
-//! bounded in size and time ([`ServerOptions::max_body`], [`ServerOptions::read_timeout`]).
+//! headers); every reply `HTTP/1.0 200 OK` (also to an HTTP/1.1 request) with
+//! `Content-Type: text/acl`, a byte-accurate `Content-Length`, the CORS headers, ASCII, and the
+//! connection closed after it. A POST without `Content-Length` has its body read to the end of
+//! the stream (module `wire`, before hyper sees the request); bodies are bounded in size and
+//! time ([`ServerOptions::max_body`], [`ServerOptions::read_timeout`]).
 //!
-//! One match at a time is played on a thread of its own, the *match thread*, which owns the
-//! [`MatchEngine`] (so the game need not be `Send` or `Sync`: the interpreter is neither).
-//! INFO, ABORT and messages about other matches are answered by the server at once, also while
-//! a move is being computed; a message that cannot be read gets a reply that says why, and a
-//! log line. The clocks of START and PLAY start when the connection is accepted.
+//! One match at a time is played on a thread of its own, the *match thread* (module
+//! `match_thread`), which owns the [`MatchEngine`] (so the game need not be `Send` or `Sync`:
+//! the interpreter is neither) and logs each PLAY with the engine, its search statistics and
+//! the time used. INFO (which names the engine while in a match), ABORT and messages about
+//! other matches are answered by the server at once, also while a move is being computed; a
+//! message that cannot be read gets a reply that says why, and a log line. The clocks of START
+//! and PLAY start when the connection is accepted. A PLAY with percepts (GDL-II) goes to
+//! [`MatchEngine::play_percepts`]. With [`ServerOptions::case_fold`] the rules, role and moves
+//! are lower-cased first (module `fold`).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -39,7 +44,7 @@ pub use engine::{EngineFactory, GameEngine, MatchEngine, StartRequest};
 pub use fold::folding_merges;
 pub use wire::ReadError;
 
-use match_thread::Job;
+use match_thread::{Job, Turn};
 use wire::{Bounds, Prefixed, respond, url_decode};
 
 /// Settings of the server.
@@ -324,31 +329,24 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
             }
         }
         Message::Play { match_id, moves } => {
-            if !ours(&match_id) {
-                return reply::BUSY.to_string();
-            }
-            let moves = match shared.options.case_fold {
-                true => moves.map(|ms| ms.iter().map(|m| m.to_ascii_lowercase()).collect()),
-                false => moves,
-            };
-            let play_clock = {
-                let c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
-                c.play_clock
-            };
-            let deadline = arrived + play_clock.saturating_sub(margin);
-            let (tx, rx) = oneshot::channel();
-            let job = Job::Play {
-                moves,
-                arrived,
-                deadline,
-                reply: tx,
-            };
-            match shared.jobs.send(job) {
-                Ok(()) => rx.await.unwrap_or_else(|_| reply::BUSY.to_string()),
-                Err(_) => reply::BUSY.to_string(),
-            }
+            let fold = shared.options.case_fold;
+            let moves = moves.map(|ms| ms.into_iter().map(|m| folded(fold, m)).collect());
+            play(shared, &match_id, Turn::Moves(moves), arrived).await
         }
-        Message::PlayPercepts { .. } => "error: GDL-II matches are not played yet".to_string(),
+        Message::PlayPercepts {
+            match_id,
+            turn,
+            last_move,
+            percepts,
+        } => {
+            let fold = shared.options.case_fold;
+            let turn = Turn::Percepts {
+                turn,
+                last_move: last_move.map(|m| folded(fold, m)),
+                percepts: percepts.into_iter().map(|p| folded(fold, p)).collect(),
+            };
+            play(shared, &match_id, turn, arrived).await
+        }
         Message::Stop { match_id, .. } => {
             if !ours(&match_id) {
                 return reply::BUSY.to_string();
@@ -363,6 +361,37 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
             end_match(shared);
             reply::ABORTED.to_string()
         }
+    }
+}
+
+/// The reply to a PLAY: the move, or `busy` for a match that is not ours.
+async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> String {
+    let play_clock = {
+        let c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
+        if c.match_id.as_deref() != Some(match_id) {
+            return reply::BUSY.to_string();
+        }
+        c.play_clock
+    };
+    let deadline = arrived + play_clock.saturating_sub(shared.options.margin);
+    let (tx, rx) = oneshot::channel();
+    let job = Job::Play {
+        turn,
+        arrived,
+        deadline,
+        reply: tx,
+    };
+    match shared.jobs.send(job) {
+        Ok(()) => rx.await.unwrap_or_else(|_| reply::BUSY.to_string()),
+        Err(_) => reply::BUSY.to_string(),
+    }
+}
+
+/// `text` lower-cased when folding case.
+fn folded(fold: bool, text: String) -> String {
+    match fold {
+        true => text.to_ascii_lowercase(),
+        false => text,
     }
 }
 

@@ -3,7 +3,9 @@
 //!
 //! Keywords are matched without regard to case (`( info )`, `NIL`, `nil`); `START` may carry
 //! more than five arguments (the extra ones are ignored); a move list is a list or the atom
-//! `NIL`; GDL-II's `PLAY <id> <turn> <lastmove> <percepts>` is read too. Terms keep their text in
+//! `NIL`; GDL-II's `PLAY <id> <turn> <lastmove> <percepts>` is read too (a PLAY with four
+//! arguments is GDL-II's: nothing else tells the two apart), and GDL-II's STOP as a STOP
+//! without moves. Terms keep their text in
 //! the canonical form of [`crate::sexpr::canonical`] (`(mark 1 1)`), and the rules are passed on
 //! as the text between START's parentheses. A message that is not one of these is a
 //! [`MessageError`] saying what is wrong, for the reply and the log.
@@ -155,6 +157,11 @@ pub fn parse(text: &str) -> Result<Message, MessageError> {
                 percepts: r.moves(kind, args.get(3))?.unwrap_or_default(),
             })
         }
+        // GDL-II's STOP: `<turn> <lastmove> <percepts>`; a player needs none of it.
+        "STOP" if args.len() >= 4 => Ok(Message::Stop {
+            match_id: r.atom("STOP", args.first(), "the match id")?,
+            moves: None,
+        }),
         "PLAY" | "STOP" => {
             let kind = if upper == "PLAY" { "PLAY" } else { "STOP" };
             let match_id = r.atom(kind, args.first(), "the match id")?;
@@ -380,6 +387,13 @@ mod tests {
                 turn: 2,
                 last_move: Some("(choose 1)".into()),
                 percepts: vec!["(open 3)".into()]
+            })
+        );
+        assert_eq!(
+            parse("( STOP m 4 (guess 3) (correct) )"),
+            Ok(Message::Stop {
+                match_id: "m".into(),
+                moves: None
             })
         );
     }

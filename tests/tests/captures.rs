@@ -17,12 +17,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gdl_runtime::Game;
-use gdl_runtime::http::{
-    EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, folding_merges, serve,
-};
-use gdl_runtime::player::{Mcts, MctsOptions};
+use gdl_runtime::http::{ServerOptions, folding_merges};
 use gdl_runtime::protocol::{self, Message};
-use gdl_tests::{corpus_dir, example};
+use gdl_tests::{corpus_dir, example, serve_universal_player};
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;
 
@@ -30,41 +27,6 @@ use gdlc::interp::Interpreter;
 const START_CLOCK: &str = "1";
 const PLAY_CLOCK: &str = "1";
 const MARGIN: Duration = Duration::from_millis(800);
-
-/// The universal player: any rules that check, played by the interpreter with MCTS.
-fn interpreter_factory() -> EngineFactory {
-    let mut matches = 0u64;
-    Box::new(move |start: &StartRequest| {
-        let game = Interpreter::from_source(start.rules.as_str(), &CheckOptions::default())
-            .map_err(|e| format!("the rules do not check: {:?}", e.first()))?;
-        matches += 1;
-        let player = Mcts::new(MctsOptions {
-            seed: matches,
-            ..MctsOptions::default()
-        });
-        let engine = GameEngine::new(game, player, start, "interpreted")?;
-        Ok(Box::new(engine) as Box<dyn MatchEngine>)
-    })
-}
-
-/// Serves the universal player on 127.0.0.1 on a thread of its own; returns the address.
-fn serve_player(options: ServerOptions) -> SocketAddr {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .expect("bind");
-            tx.send(listener.local_addr().expect("addr")).expect("send");
-            let _ = serve(listener, options, interpreter_factory()).await;
-        });
-    });
-    rx.recv_timeout(Duration::from_secs(10)).expect("server up")
-}
 
 /// Sends `request` as it is, closing the sending side after it when it has no
 /// `Content-Length` (the body then ends with the stream); the whole reply.
@@ -200,7 +162,7 @@ struct Referee {
 /// Replays the exchanges of one role, in the order the manager made them, against a player
 /// of our own; the first reply that is not right, with the file it answers.
 fn replay(folder: &Path, rows: &[&Row]) -> Result<usize, String> {
-    let addr = serve_player(ServerOptions {
+    let addr = serve_universal_player(ServerOptions {
         name: "gdlc".into(),
         margin: MARGIN,
         ..ServerOptions::default()
@@ -397,7 +359,7 @@ fn post_upper(addr: SocketAddr, message: &str) -> String {
 fn case_folding_plays_upper_cased_tic_tac_toe() {
     let rules = std::fs::read_to_string(example("ticTacToe.kif")).expect("readable");
     let game = Interpreter::from_source(rules.as_str(), &CheckOptions::default()).expect("game");
-    let addr = serve_player(ServerOptions {
+    let addr = serve_universal_player(ServerOptions {
         margin: MARGIN,
         case_fold: true,
         ..ServerOptions::default()
@@ -430,7 +392,7 @@ fn case_folding_plays_upper_cased_tic_tac_toe() {
     assert_eq!(post_upper(addr, "( ABORT m.1 )"), "aborted");
     // Without folding the player plays the upper-cased rules as they are: its moves are
     // upper-cased, spelled as no move of the rules it was given.
-    let plain = serve_player(ServerOptions {
+    let plain = serve_universal_player(ServerOptions {
         margin: MARGIN,
         ..ServerOptions::default()
     });

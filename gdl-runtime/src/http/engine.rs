@@ -1,10 +1,11 @@
 //! The engine of a match: what the match thread asks at START and PLAY, and [`GameEngine`], the
-//! engine of any [`Game`] with any [`Player`].
+//! engine of any [`Game`] with any [`Player`] (and, for GDL-II's PLAYs with percepts, a
+//! [`BeliefPlayer`]).
 
 use std::time::{Duration, Instant};
 
 use crate::Game;
-use crate::player::Player;
+use crate::player::{BeliefOptions, BeliefPlayer, Player};
 
 /// What a match needs from the match thread: the engine of one match, made at START.
 pub trait MatchEngine {
@@ -17,6 +18,18 @@ pub trait MatchEngine {
     /// value 0.63`), if the engine can say.
     fn last_stats(&self) -> Option<String> {
         None
+    }
+    /// A GDL-II PLAY: the turn, the move the manager played for us at the last turn (`None`
+    /// at turn 0) and what we saw after it; the move to play, chosen before `deadline`.
+    fn play_percepts(
+        &mut self,
+        turn: u64,
+        last_move: Option<&str>,
+        percepts: &[String],
+        deadline: Instant,
+    ) -> Result<String, String> {
+        let _ = (turn, last_move, percepts, deadline);
+        Err("this engine does not play GDL-II matches".into())
     }
 }
 
@@ -54,6 +67,10 @@ pub struct GameEngine<G: Game, P: Player<G>> {
     describe: String,
     case_fold: bool,
     legal: Vec<G::Move>,
+    /// GDL-II: the beliefs, from the first PLAY with percepts on.
+    belief: Option<BeliefPlayer<G>>,
+    /// Whether the last PLAY was one with percepts (for [`MatchEngine::last_stats`]).
+    imperfect: bool,
 }
 
 impl<G: Game, P: Player<G>> GameEngine<G, P> {
@@ -80,6 +97,8 @@ impl<G: Game, P: Player<G>> GameEngine<G, P> {
             describe: describe.to_string(),
             case_fold: start.case_fold,
             legal: Vec::new(),
+            belief: None,
+            imperfect: false,
         })
     }
 
@@ -133,6 +152,52 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
     }
 
     fn last_stats(&self) -> Option<String> {
-        self.player.report()
+        match (&self.belief, self.imperfect) {
+            (Some(b), true) => Some(b.stats().to_string()),
+            _ => self.player.report(),
+        }
+    }
+
+    fn play_percepts(
+        &mut self,
+        turn: u64,
+        last_move: Option<&str>,
+        percepts: &[String],
+        deadline: Instant,
+    ) -> Result<String, String> {
+        self.imperfect = true;
+        let (game, role) = (&self.game, self.role);
+        let belief = self.belief.get_or_insert_with(|| {
+            BeliefPlayer::new(
+                game,
+                role,
+                BeliefOptions {
+                    seed: turn.wrapping_add(0x5EED),
+                    ..BeliefOptions::default()
+                },
+            )
+        });
+        match last_move {
+            None if turn > 0 => return Err(format!("turn {turn} without our last move")),
+            None => {}
+            Some(text) => {
+                let m = game
+                    .parse_move(role, text)
+                    .or_else(|| {
+                        self.case_fold
+                            .then(|| belief.move_like(game, text))
+                            .flatten()
+                    })
+                    .ok_or_else(|| format!("`{text}` is not a move of ours"))?;
+                // Half of the time left to update the beliefs, at most.
+                let now = Instant::now();
+                let update = now + deadline.saturating_duration_since(now) / 2;
+                belief.observe(game, m, percepts, update);
+            }
+        }
+        match belief.choose(game, deadline) {
+            Some(m) => Ok(game.move_text(role, m)),
+            None => Err("no legal move in any state we believe possible".to_string()),
+        }
     }
 }

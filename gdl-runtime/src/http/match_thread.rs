@@ -14,14 +14,25 @@ pub(super) enum Job {
     /// `Ok`: the engine's description; `Err`: why the match is not played.
     Start(StartRequest, oneshot::Sender<Result<String, String>>),
     Play {
-        /// The last joint move, `None` at the first PLAY.
-        moves: Option<Vec<String>>,
+        turn: Turn,
         arrived: Instant,
         deadline: Instant,
         reply: oneshot::Sender<String>,
     },
     /// The match ended (STOP or ABORT): drop its engine.
     End,
+}
+
+/// What a PLAY says happened.
+pub(super) enum Turn {
+    /// GDL-I: the last joint move, `None` at the first PLAY.
+    Moves(Option<Vec<String>>),
+    /// GDL-II: the turn, our last move and what we saw.
+    Percepts {
+        turn: u64,
+        last_move: Option<String>,
+        percepts: Vec<String>,
+    },
 }
 
 /// The match being played.
@@ -54,13 +65,13 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>) {
                 let _ = reply_to.send(answer);
             }
             Job::Play {
-                moves,
+                turn,
                 arrived,
                 deadline,
                 reply,
             } => {
                 let answer = match playing.as_mut() {
-                    Some(p) => p.play(moves.as_deref(), arrived, deadline),
+                    Some(p) => p.play(&turn, arrived, deadline),
                     None => super::reply::BUSY.to_string(),
                 };
                 let _ = reply.send(answer);
@@ -78,9 +89,18 @@ fn play_line(id: &str, step: u64, m: &str, by: &str, stats: Option<&str>, used: 
 
 impl Playing {
     /// The move to send, and the log line of the PLAY.
-    fn play(&mut self, moves: Option<&[String]>, arrived: Instant, deadline: Instant) -> String {
+    fn play(&mut self, turn: &Turn, arrived: Instant, deadline: Instant) -> String {
         self.steps += 1;
-        let result = self.engine.play(moves, deadline);
+        let result = match turn {
+            Turn::Moves(moves) => self.engine.play(moves.as_deref(), deadline),
+            Turn::Percepts {
+                turn,
+                last_move,
+                percepts,
+            } => self
+                .engine
+                .play_percepts(*turn, last_move.as_deref(), percepts, deadline),
+        };
         let used = arrived.elapsed().as_secs_f64();
         let (id, step, by) = (&self.match_id, self.steps, self.engine.describe());
         match result {
