@@ -50,7 +50,7 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>) {
         match job {
             Job::Start(start, reply_to) => {
                 playing = None;
-                let answer = match factory(&start) {
+                let answer = match guarded(|| factory(&start)) {
                     Ok(engine) => {
                         let describe = engine.describe();
                         playing = Some(Playing {
@@ -71,12 +71,35 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>) {
                 reply,
             } => {
                 let answer = match playing.as_mut() {
-                    Some(p) => p.play(&turn, arrived, deadline),
+                    Some(p) => match guarded(|| Ok(p.play(&turn, arrived, deadline))) {
+                        Ok(m) => m,
+                        Err(why) => {
+                            log(&format!("{}: {why}: the match is dropped", p.match_id));
+                            playing = None;
+                            "nil".to_string()
+                        }
+                    },
                     None => super::reply::BUSY.to_string(),
                 };
                 let _ = reply.send(answer);
             }
             Job::End => playing = None,
+        }
+    }
+}
+
+/// Runs `job`; a panic in it (a bug of an engine) is an `Err` that says so, so that the match
+/// thread, and the player, live on.
+fn guarded<T>(job: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
+        Ok(r) => r,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(format!("the engine failed: {what}"))
         }
     }
 }
@@ -123,6 +146,13 @@ mod tests {
     use super::*;
     use crate::player::{Mcts, MctsOptions, Player};
     use crate::toy::Countdown;
+
+    #[test]
+    fn a_panicking_engine_is_an_error() {
+        let r: Result<(), String> = guarded(|| panic!("boom"));
+        assert_eq!(r, Err("the engine failed: boom".to_string()));
+        assert_eq!(guarded(|| Ok(3)), Ok(3));
+    }
 
     #[test]
     fn the_play_line_names_engine_stats_and_time() {
