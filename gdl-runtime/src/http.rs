@@ -2,56 +2,50 @@
 //!
 //! Requests are answered as `protocol.md` says real managers expect: POST (the message is the
 //! body), GET (the message is the URL-decoded path), OPTIONS (an empty reply with the CORS
-//! headers); every reply `200 OK` with `Content-Type: text/acl`, a byte-accurate
-//! `Content-Length`, the CORS headers, ASCII, and the connection closed after it.
+//! headers); every reply `HTTP/1.0 200 OK` (also to an HTTP/1.1 request) with
+//! `Content-Type: text/acl`, a byte-accurate `Content-Length`, the CORS headers, ASCII, and the
+//! connection closed after it. A POST without `Content-Length` has its body read to the end of
+//! the stream (module `wire`, before hyper sees the request); bodies are bounded in size and
+//! time ([`ServerOptions::max_body`], [`ServerOptions::read_timeout`]).
 //!
-//! One match at a time is played on a thread of its own, the *match thread*, which owns the
-//! [`MatchEngine`] (so the game need not be `Send` or `Sync`: the interpreter is neither).
-//! INFO, ABORT and messages about other matches are answered by the server at once, also while
-//! a move is being computed; a message that cannot be read gets a reply that says why, and a
-//! log line. The clocks of START and PLAY start when the request arrives.
+//! One match at a time is played on a thread of its own, the *match thread* (module
+//! `match_thread`), which owns the [`MatchEngine`] (so the game need not be `Send` or `Sync`:
+//! the interpreter is neither) and logs each PLAY with the engine, its search statistics and
+//! the time used. INFO (which names the engine while in a match), ABORT and messages about
+//! other matches are answered by the server at once, also while a move is being computed; a
+//! message that cannot be read gets a reply that says why, and a log line. The clocks of START
+//! and PLAY start when the connection is accepted. A PLAY with percepts (GDL-II) goes to
+//! [`MatchEngine::play_percepts`]. With [`ServerOptions::case_fold`] the rules, role and moves
+//! are lower-cased first (module `fold`).
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-use crate::Game;
-use crate::player::Player;
 use crate::protocol::{self, Message, reply};
 
-/// What a match needs from the match thread: the engine of one match, made at START.
-pub trait MatchEngine {
-    /// Which engine plays (for INFO and the log), e.g. `compiled` or `interpreted`.
-    fn describe(&self) -> String;
-    /// PLAY: the last joint move (`None` at the first PLAY), and the move to play, chosen
-    /// before `deadline`; an error when the moves are not legal in this game.
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
-}
+mod binary;
+mod client;
+mod engine;
+mod fold;
+mod match_thread;
+mod wire;
 
-/// Makes the engine of a match at START (`Err`: the player will not play it, and answers
-/// `busy`, e.g. rules other than the ones it was built for).
-pub type EngineFactory =
-    Box<dyn FnMut(&StartRequest) -> Result<Box<dyn MatchEngine>, String> + Send>;
+pub use binary::{PLAY_USAGE, main_with_player, rule_set};
+pub use client::{SendError, send};
+pub use engine::{Beliefs, EngineFactory, GameEngine, MatchEngine, StartRequest};
+pub use fold::folding_merges;
+pub use wire::ReadError;
 
-/// A START, as the factory sees it.
-#[derive(Clone, Debug)]
-pub struct StartRequest {
-    pub match_id: String,
-    pub role: String,
-    pub rules: String,
-    pub start_clock: Duration,
-    pub play_clock: Duration,
-    /// When the START arrived; the start clock runs from here.
-    pub arrived: Instant,
-    /// The safety margin the player keeps before each deadline.
-    pub margin: Duration,
-}
+use match_thread::{Job, Turn};
+use wire::{Bounds, Prefixed, respond, url_decode};
 
 /// Settings of the server.
 #[derive(Clone, Debug)]
@@ -60,6 +54,14 @@ pub struct ServerOptions {
     pub name: String,
     /// A move is sent this long before the play clock ends.
     pub margin: Duration,
+    /// The longest request body read (bytes); a longer one gets an error reply.
+    pub max_body: usize,
+    /// The time a request has to arrive (head and body); a POST without `Content-Length`
+    /// whose client does not close its side by then has what arrived as its body.
+    pub read_timeout: Duration,
+    /// Lower-case the rules, the role and the moves of a match before use (for managers that
+    /// upper-case the whole message, like Dresden's); see module `fold`.
+    pub case_fold: bool,
 }
 
 impl Default for ServerOptions {
@@ -67,20 +69,11 @@ impl Default for ServerOptions {
         ServerOptions {
             name: "gdlc".to_string(),
             margin: Duration::from_millis(1500),
+            max_body: 16 << 20,
+            read_timeout: Duration::from_secs(10),
+            case_fold: false,
         }
     }
-}
-
-/// A job for the match thread.
-enum Job {
-    Start(StartRequest, oneshot::Sender<String>),
-    Play {
-        moves: Option<Vec<String>>,
-        deadline: Instant,
-        reply: oneshot::Sender<String>,
-    },
-    /// The match ended (STOP or ABORT): drop its engine.
-    End,
 }
 
 /// What the server knows without asking the match thread.
@@ -88,6 +81,8 @@ enum Job {
 struct Current {
     match_id: Option<String>,
     play_clock: Duration,
+    /// Which engine plays it, once START has made it.
+    engine: Option<String>,
 }
 
 struct Shared {
@@ -152,7 +147,7 @@ pub async fn serve(
     let (jobs, queue) = std::sync::mpsc::channel::<Job>();
     std::thread::Builder::new()
         .name("match".into())
-        .spawn(move || match_thread(factory, queue))?;
+        .spawn(move || match_thread::run(factory, queue))?;
     let shared = Arc::new(Shared {
         options,
         current: Mutex::new(Current::default()),
@@ -161,90 +156,97 @@ pub async fn serve(
     loop {
         let (stream, peer) = listener.accept().await?;
         let shared = shared.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |req| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(answer(&shared, req).await) }
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            if let Err(e) = hyper::server::conn::http1::Builder::new()
-                .keep_alive(false)
-                .serve_connection(io, service)
-                .await
-            {
-                tracing_log(&format!("connection from {peer}: {e}"));
-            }
-        });
+        tokio::spawn(async move { connection(shared, stream, peer).await });
+    }
+}
+
+/// Serves one connection: one request, one reply.
+async fn connection(shared: Arc<Shared>, mut stream: tokio::net::TcpStream, peer: SocketAddr) {
+    // The clocks of START and PLAY run from here.
+    let arrived = Instant::now();
+    let bounds = Bounds {
+        max_body: shared.options.max_body,
+        time: shared.options.read_timeout,
+    };
+    let prepared = match wire::prepare(&mut stream, bounds).await {
+        Ok(p) => p,
+        Err(e) => {
+            log(&format!("connection from {peer}: {e}"));
+            return;
+        }
+    };
+    let problem = prepared.problem;
+    let service = hyper::service::service_fn(move |req| {
+        let shared = shared.clone();
+        let problem = problem.clone();
+        async move {
+            let reply = match problem {
+                Some(e) => {
+                    log(&format!("request from {peer}: {e}"));
+                    respond(format!("error: {e}"))
+                }
+                None => answer(&shared, req, arrived).await,
+            };
+            Ok::<_, Infallible>(reply)
+        }
+    });
+    let io = hyper_util::rt::TokioIo::new(Prefixed::new(prepared.prefix, stream));
+    if let Err(e) = hyper::server::conn::http1::Builder::new()
+        .keep_alive(false)
+        // A client may close its side once it has sent the request (it must, for a body
+        // without length), and still read the reply.
+        .half_close(true)
+        .serve_connection(io, service)
+        .await
+    {
+        log(&format!("connection from {peer}: {e}"));
     }
 }
 
 /// The log line of the server (standard error).
-fn tracing_log(line: &str) {
+fn log(line: &str) {
     eprintln!("[player] {line}");
 }
 
-/// The match thread: runs the jobs in order.
-fn match_thread(mut factory: EngineFactory, queue: std::sync::mpsc::Receiver<Job>) {
-    let mut engine: Option<Box<dyn MatchEngine>> = None;
-    for job in queue {
-        match job {
-            Job::Start(start, reply_to) => {
-                let answer = match factory(&start) {
-                    Ok(e) => {
-                        engine = Some(e);
-                        reply::READY.to_string()
-                    }
-                    Err(why) => {
-                        tracing_log(&format!("START {}: {why}", start.match_id));
-                        engine = None;
-                        reply::BUSY.to_string()
-                    }
-                };
-                let _ = reply_to.send(answer);
-            }
-            Job::Play {
-                moves,
-                deadline,
-                reply,
-            } => {
-                let answer = match engine.as_mut() {
-                    Some(e) => match e.play(moves.as_deref(), deadline) {
-                        Ok(m) => m,
-                        Err(why) => {
-                            tracing_log(&format!("PLAY: {why}"));
-                            // Still a move: the manager would substitute a random one.
-                            "nil".to_string()
-                        }
-                    },
-                    None => reply::BUSY.to_string(),
-                };
-                let _ = reply.send(answer);
-            }
-            Job::End => engine = None,
-        }
-    }
-}
-
 /// The reply to one HTTP request.
-async fn answer(shared: &Shared, req: Request<Incoming>) -> Response<Full<Bytes>> {
-    let arrived = Instant::now();
+async fn answer(
+    shared: &Shared,
+    req: Request<Incoming>,
+    arrived: Instant,
+) -> Response<Full<Bytes>> {
     let text = match *req.method() {
         Method::OPTIONS => return respond(String::new()),
         Method::GET => url_decode(req.uri().path().trim_start_matches('/')),
-        _ => match req.into_body().collect().await {
-            Ok(body) => String::from_utf8_lossy(&body.to_bytes()).into_owned(),
-            Err(e) => return respond(format!("error: cannot read the request: {e}")),
+        _ => match read_body(&shared.options, req.into_body()).await {
+            Ok(body) => String::from_utf8_lossy(&body).into_owned(),
+            Err(e) => {
+                log(&e.to_string());
+                return respond(format!("error: {e}"));
+            }
         },
     };
     let body = match protocol::parse(&text) {
         Ok(message) => handle(shared, message, arrived).await,
         Err(e) => {
             let short: String = text.chars().take(80).collect();
-            tracing_log(&format!("cannot read {short:?}: {e}"));
+            log(&format!("cannot read {short:?}: {e}"));
             format!("error: {e}")
         }
     };
     respond(body)
+}
+
+/// A request's body, within the size and time bounds of `options`.
+async fn read_body(options: &ServerOptions, body: Incoming) -> Result<Bytes, ReadError> {
+    let limited = Limited::new(body, options.max_body);
+    match tokio::time::timeout(options.read_timeout, limited.collect()).await {
+        Err(_) => Err(ReadError::Slow(options.read_timeout)),
+        Ok(Ok(b)) => Ok(b.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(ReadError::TooLarge(options.max_body))
+        }
+        Ok(Err(e)) => Err(ReadError::Broken(e.to_string())),
+    }
 }
 
 /// The reply to one message.
@@ -257,7 +259,13 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
     match message {
         Message::Info => {
             let c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
-            reply::info(&shared.options.name, c.match_id.is_some())
+            let status = match &c.match_id {
+                None => reply::Status::Available,
+                Some(_) => reply::Status::Busy {
+                    engine: c.engine.as_deref(),
+                },
+            };
+            reply::info(&shared.options.name, status)
         }
         Message::Preview { .. } => reply::READY.to_string(),
         Message::Start {
@@ -273,50 +281,72 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
                     return reply::BUSY.to_string();
                 }
                 c.match_id = Some(match_id.clone());
-                c.play_clock = Duration::from_secs_f64(play_clock);
+                c.play_clock = clock(play_clock);
             }
+            let case_fold = shared.options.case_fold;
+            let (role, rules) = match case_fold {
+                false => (role, rules),
+                true => {
+                    if let Some(warning) = fold::merge_warning(&rules) {
+                        log(&format!("START {match_id}: {warning}"));
+                    }
+                    (role.to_ascii_lowercase(), rules.to_ascii_lowercase())
+                }
+            };
             let start = StartRequest {
                 match_id: match_id.clone(),
                 role,
                 rules,
-                start_clock: Duration::from_secs_f64(start_clock),
-                play_clock: Duration::from_secs_f64(play_clock),
+                start_clock: clock(start_clock),
+                play_clock: clock(play_clock),
                 arrived,
                 margin,
+                case_fold,
             };
             let (tx, rx) = oneshot::channel();
-            let answer = match shared.jobs.send(Job::Start(start, tx)) {
-                Ok(()) => rx.await.unwrap_or_else(|_| reply::BUSY.to_string()),
-                Err(_) => reply::BUSY.to_string(),
+            let made = match shared.jobs.send(Job::Start(start, tx)) {
+                Ok(()) => rx
+                    .await
+                    .unwrap_or_else(|_| Err("the match thread ended".into())),
+                Err(_) => Err("the match thread ended".into()),
             };
-            if answer != reply::READY {
-                let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
-                c.match_id = None;
+            let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
+            match made {
+                Ok(engine) => {
+                    log(&format!("START {match_id}: ready ({engine})"));
+                    if c.match_id.as_deref() == Some(&match_id) {
+                        c.engine = Some(engine);
+                    }
+                    reply::READY.to_string()
+                }
+                Err(why) => {
+                    log(&format!("START {match_id}: busy ({why})"));
+                    if c.match_id.as_deref() == Some(&match_id) {
+                        c.match_id = None;
+                    }
+                    reply::BUSY.to_string()
+                }
             }
-            tracing_log(&format!("START {match_id}: {answer}"));
-            answer
         }
         Message::Play { match_id, moves } => {
-            if !ours(&match_id) {
-                return reply::BUSY.to_string();
-            }
-            let play_clock = {
-                let c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
-                c.play_clock
-            };
-            let deadline = arrived + play_clock.saturating_sub(margin);
-            let (tx, rx) = oneshot::channel();
-            let job = Job::Play {
-                moves,
-                deadline,
-                reply: tx,
-            };
-            match shared.jobs.send(job) {
-                Ok(()) => rx.await.unwrap_or_else(|_| reply::BUSY.to_string()),
-                Err(_) => reply::BUSY.to_string(),
-            }
+            let fold = shared.options.case_fold;
+            let moves = moves.map(|ms| ms.into_iter().map(|m| folded(fold, m)).collect());
+            play(shared, &match_id, Turn::Moves(moves), arrived).await
         }
-        Message::PlayPercepts { .. } => "error: GDL-II matches are not played yet".to_string(),
+        Message::PlayPercepts {
+            match_id,
+            turn,
+            last_move,
+            percepts,
+        } => {
+            let fold = shared.options.case_fold;
+            let turn = Turn::Percepts {
+                turn,
+                last_move: last_move.map(|m| folded(fold, m)),
+                percepts: percepts.into_iter().map(|p| folded(fold, p)).collect(),
+            };
+            play(shared, &match_id, turn, arrived).await
+        }
         Message::Stop { match_id, .. } => {
             if !ours(&match_id) {
                 return reply::BUSY.to_string();
@@ -334,193 +364,48 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
     }
 }
 
+/// The reply to a PLAY: the move, or `busy` for a match that is not ours.
+async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> String {
+    let play_clock = {
+        let c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
+        if c.match_id.as_deref() != Some(match_id) {
+            return reply::BUSY.to_string();
+        }
+        c.play_clock
+    };
+    let deadline = arrived + play_clock.saturating_sub(shared.options.margin);
+    let (tx, rx) = oneshot::channel();
+    let job = Job::Play {
+        turn,
+        arrived,
+        deadline,
+        reply: tx,
+    };
+    match shared.jobs.send(job) {
+        Ok(()) => rx.await.unwrap_or_else(|_| reply::BUSY.to_string()),
+        Err(_) => reply::BUSY.to_string(),
+    }
+}
+
+/// `text` lower-cased when folding case.
+fn folded(fold: bool, text: String) -> String {
+    match fold {
+        true => text.to_ascii_lowercase(),
+        false => text,
+    }
+}
+
+/// A clock of the protocol (seconds, finite and not negative), at most a day.
+fn clock(seconds: f64) -> Duration {
+    Duration::from_secs_f64(seconds.clamp(0.0, 86_400.0))
+}
+
 fn end_match(shared: &Shared) {
     let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
     c.match_id = None;
+    c.engine = None;
     let _ = shared.jobs.send(Job::End);
 }
-
-/// The headers of every reply: the content type and the CORS headers.
-const HEADERS: [(&str, &str); 5] = [
-    ("Content-Type", "text/acl"),
-    ("Access-Control-Allow-Origin", "*"),
-    ("Access-Control-Allow-Methods", "POST, GET, OPTIONS"),
-    ("Access-Control-Allow-Headers", "Content-Type"),
-    ("Access-Control-Allow-Age", "86400"),
-];
-
-/// A `200 OK` with the protocol's headers.
-fn respond(body: String) -> Response<Full<Bytes>> {
-    // Replies are ASCII.
-    let body: String = body
-        .chars()
-        .map(|c| if c.is_ascii() { c } else { '?' })
-        .collect();
-    let mut r = Response::new(Full::new(Bytes::from(body)));
-    for (name, value) in HEADERS {
-        r.headers_mut()
-            .insert(name, hyper::header::HeaderValue::from_static(value));
-    }
-    r
-}
-
-/// `%28+INFO+%29` -> `( INFO )`.
-fn url_decode(path: &str) -> String {
-    let b = path.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => {
-                match std::str::from_utf8(&b[i + 1..i + 3])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                {
-                    Some(v) => {
-                        out.push(v);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Why a message to a player got no reply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SendError {
-    /// No connection (`CE` in a match record).
-    Connect(String),
-    /// No reply in time (`TO`).
-    Timeout,
-    /// The connection broke, or the reply was not HTTP (`TO`: the manager got no move).
-    Broken(String),
-}
-
-impl std::fmt::Display for SendError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SendError::Connect(e) => write!(f, "cannot connect: {e}"),
-            SendError::Timeout => write!(f, "no reply in time"),
-            SendError::Broken(e) => write!(f, "no reply: {e}"),
-        }
-    }
-}
-
-/// Sends `message` to the player at `address` (`host:port`) as game managers do (`POST /`,
-/// `text/acl`) and returns the reply's body, trimmed; gives up after `timeout`.
-pub async fn send(address: &str, message: &str, timeout: Duration) -> Result<String, SendError> {
-    let exchange = async {
-        let stream = tokio::net::TcpStream::connect(address)
-            .await
-            .map_err(|e| SendError::Connect(e.to_string()))?;
-        let io = hyper_util::rt::TokioIo::new(stream);
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
-            .await
-            .map_err(|e| SendError::Broken(e.to_string()))?;
-        tokio::spawn(connection);
-        let request = Request::builder()
-            .method(Method::POST)
-            .uri("/")
-            .header("Host", address)
-            .header("Accept", "text/delim")
-            .header("Sender", "GAMESERVER")
-            .header("Content-Type", "text/acl")
-            .body(Full::new(Bytes::from(message.to_string())))
-            .map_err(|e| SendError::Broken(e.to_string()))?;
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|e| SendError::Broken(e.to_string()))?;
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| SendError::Broken(e.to_string()))?
-            .to_bytes();
-        Ok(String::from_utf8_lossy(&body).trim().to_string())
-    };
-    match tokio::time::timeout(timeout, exchange).await {
-        Ok(r) => r,
-        Err(_) => Err(SendError::Timeout),
-    }
-}
-
-/// The engine of a match of one game `G` with one player: the moves of PLAY are read with
-/// [`Game::parse_move`] and applied; the player chooses the next move.
-pub struct GameEngine<G: Game, P: Player<G>> {
-    game: G,
-    player: P,
-    role: usize,
-    state: G::State,
-    next: G::State,
-    describe: String,
-}
-
-impl<G: Game, P: Player<G>> GameEngine<G, P> {
-    /// Prepares `player` to play `start.role` of `game`, searching until the start clock ends
-    /// (less the margin). `Err` when the game has no such role.
-    pub fn new(
-        game: G,
-        mut player: P,
-        start: &StartRequest,
-        describe: &str,
-    ) -> Result<Self, String> {
-        let role = (0..game.role_count())
-            .find(|&r| game.role_name(r).eq_ignore_ascii_case(&start.role))
-            .ok_or_else(|| format!("the game has no role `{}`", start.role))?;
-        let deadline = start.arrived + start.start_clock.saturating_sub(start.margin);
-        player.start(&game, role, deadline);
-        let state = game.initial_state();
-        Ok(GameEngine {
-            next: state.clone(),
-            state,
-            game,
-            player,
-            role,
-            describe: describe.to_string(),
-        })
-    }
-}
-
-impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
-    fn describe(&self) -> String {
-        self.describe.clone()
-    }
-
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
-        if let Some(moves) = moves {
-            if moves.len() != self.game.role_count() {
-                return Err(format!(
-                    "{} moves for {} roles",
-                    moves.len(),
-                    self.game.role_count()
-                ));
-            }
-            let joint: Option<Vec<G::Move>> = moves
-                .iter()
-                .enumerate()
-                .map(|(r, m)| self.game.parse_move(r, m))
-                .collect();
-            let joint = joint.ok_or_else(|| format!("a move of {moves:?} is not of this game"))?;
-            self.game.next_state(&self.state, &joint, &mut self.next);
-            self.player.observe(&self.game, &joint, &self.next);
-            std::mem::swap(&mut self.state, &mut self.next);
-        }
-        match self.player.choose(&self.game, &self.state, deadline) {
-            Some(m) => Ok(self.game.move_text(self.role, m)),
-            None => Err("no legal move".to_string()),
-        }
-    }
-}
-
-mod binary;
-pub use binary::{PLAY_USAGE, main_with_player, rule_set};
 
 #[cfg(test)]
 mod tests;

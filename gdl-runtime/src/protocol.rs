@@ -3,7 +3,9 @@
 //!
 //! Keywords are matched without regard to case (`( info )`, `NIL`, `nil`); `START` may carry
 //! more than five arguments (the extra ones are ignored); a move list is a list or the atom
-//! `NIL`; GDL-II's `PLAY <id> <turn> <lastmove> <percepts>` is read too. Terms keep their text in
+//! `NIL`; GDL-II's `PLAY <id> <turn> <lastmove> <percepts>` is read too (a PLAY with four
+//! arguments is GDL-II's: nothing else tells the two apart), and GDL-II's STOP as a STOP
+//! without moves. Terms keep their text in
 //! the canonical form of [`crate::sexpr::canonical`] (`(mark 1 1)`), and the rules are passed on
 //! as the text between START's parentheses. A message that is not one of these is a
 //! [`MessageError`] saying what is wrong, for the reply and the log.
@@ -155,6 +157,11 @@ pub fn parse(text: &str) -> Result<Message, MessageError> {
                 percepts: r.moves(kind, args.get(3))?.unwrap_or_default(),
             })
         }
+        // GDL-II's STOP: `<turn> <lastmove> <percepts>`; a player needs none of it.
+        "STOP" if args.len() >= 4 => Ok(Message::Stop {
+            match_id: r.atom("STOP", args.first(), "the match id")?,
+            moves: None,
+        }),
         "PLAY" | "STOP" => {
             let kind = if upper == "PLAY" { "PLAY" } else { "STOP" };
             let match_id = r.atom(kind, args.first(), "the match id")?;
@@ -261,14 +268,42 @@ impl Reader<'_> {
 
 /// The replies of a player.
 pub mod reply {
-    /// To INFO: the player's name and whether it is free.
-    pub fn info(name: &str, busy: bool) -> String {
-        let name: String = name
-            .chars()
-            .map(|c| if c.is_ascii_graphic() { c } else { '_' })
-            .collect();
-        let status = if busy { "busy" } else { "available" };
-        format!("( ( name {name} ) ( status {status} ) )")
+    /// Whether a player is free, for INFO.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Status<'a> {
+        Available,
+        /// In a match, played by `engine` (e.g. `compiled`) once it is known.
+        Busy {
+            engine: Option<&'a str>,
+        },
+    }
+
+    /// To INFO: `( ( name N ) ( status available ) )`, or `busy` and, when known, the engine
+    /// that plays (`( engine compiled )`: ggp-base's manager reads the pairs it knows and
+    /// skips the others). Each value is one ASCII atom.
+    pub fn info(name: &str, status: Status) -> String {
+        let atom = |s: &str| -> String {
+            let a: String = s
+                .chars()
+                .map(|c| match c {
+                    '(' | ')' | ';' | '"' => '_',
+                    c if c.is_ascii_graphic() => c,
+                    _ => '_',
+                })
+                .collect();
+            if a.is_empty() { "_".to_string() } else { a }
+        };
+        let name = atom(name);
+        match status {
+            Status::Available => format!("( ( name {name} ) ( status available ) )"),
+            Status::Busy { engine: None } => format!("( ( name {name} ) ( status busy ) )"),
+            Status::Busy {
+                engine: Some(engine),
+            } => format!(
+                "( ( name {name} ) ( status busy ) ( engine {} ) )",
+                atom(engine)
+            ),
+        }
     }
     pub const READY: &str = "ready";
     pub const DONE: &str = "done";
@@ -354,6 +389,13 @@ mod tests {
                 percepts: vec!["(open 3)".into()]
             })
         );
+        assert_eq!(
+            parse("( STOP m 4 (guess 3) (correct) )"),
+            Ok(Message::Stop {
+                match_id: "m".into(),
+                moves: None
+            })
+        );
     }
 
     #[test]
@@ -386,11 +428,26 @@ mod tests {
 
     #[test]
     fn the_info_reply_is_ascii() {
+        use reply::Status;
         assert_eq!(
-            reply::info("gdlc", false),
+            reply::info("gdlc", Status::Available),
             "( ( name gdlc ) ( status available ) )"
         );
-        assert!(reply::info("é x", true).is_ascii());
+        assert_eq!(
+            reply::info("gdlc", Status::Busy { engine: None }),
+            "( ( name gdlc ) ( status busy ) )"
+        );
+        let busy = reply::info(
+            "é (x)",
+            Status::Busy {
+                engine: Some("compiled MCTS"),
+            },
+        );
+        assert_eq!(
+            busy,
+            "( ( name ___x_ ) ( status busy ) ( engine compiled_MCTS ) )"
+        );
+        assert!(sexpr::read(&busy).errors.is_empty());
     }
 
     /// Every POSTed request of the recorded matches reads as the message type `INDEX.tsv`

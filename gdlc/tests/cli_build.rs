@@ -368,11 +368,8 @@ fn the_universal_player_switches_to_the_compiled_game() {
         state = next;
     }
     assert_eq!(gdl_tests::post(addr, &format!("( STOP u {last} )")), "done");
-    let played = gdl_tests::wait_for_line(
-        &log,
-        "by the compiled game",
-        std::time::Duration::from_secs(5),
-    );
+    let played =
+        gdl_tests::wait_for_line(&log, " by compiled (", std::time::Duration::from_secs(5));
     assert!(
         played.is_ok(),
         "the compiled game never played: {played:#?}"

@@ -117,3 +117,29 @@ fn tic_tac_toe_compiled_against_universal() {
     let (a, b) = (compiled("ticTacToe.kif"), universal());
     match_between("ticTacToe.kif", [&a, &b], "ttt-compiled.json");
 }
+
+/// A GDL-II match through our manager (PLAYs with percepts: the rules have `sees`) and the
+/// universal player, which plays it from beliefs; the manager plays the `random` role.
+#[test]
+fn a_gdl2_match_with_the_universal_player() {
+    let player = universal();
+    let game = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/gdl2/guessNumber.kif")
+        .display()
+        .to_string();
+    let out = scratch("match-players", "guess.json");
+    let result = gdlc()
+        .args(["match", &game, "--player", &player.addr.to_string()])
+        .args(["--startclock", "2", "--playclock", "1", "--grace", "1"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("gdlc match runs");
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "{stderr}");
+    let record = read_record(&out);
+    assert_record(&record);
+    assert_eq!(record["isCompleted"], true, "{stderr}");
+    let errors = role_errors(&record, 0);
+    assert!(errors.iter().all(String::is_empty), "{errors:?}\n{stderr}");
+}

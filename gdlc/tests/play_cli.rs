@@ -46,7 +46,7 @@ fn logs(player: &Player, needle: &str) {
 fn a_whole_match_with_the_interpreter() {
     let player = start_player(&["--engine", "interpreted"]);
     play_tic_tac_toe(&player);
-    logs(&player, "by the interpreter (compiling is off)");
+    logs(&player, "playing x with the interpreter (compiling is off)");
 }
 
 #[test]

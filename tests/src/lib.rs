@@ -153,6 +153,44 @@ pub fn post(addr: std::net::SocketAddr, message: &str) -> String {
     body.to_string()
 }
 
+/// The universal player (any rules that check, played by the interpreter with MCTS, GDL-II
+/// matches with its beliefs) served in this process on 127.0.0.1, on a thread of its own
+/// (for the life of the test process); returns the address.
+pub fn serve_universal_player(options: gdl_runtime::http::ServerOptions) -> std::net::SocketAddr {
+    use gdl_runtime::http::{EngineFactory, GameEngine, MatchEngine, StartRequest};
+    use gdl_runtime::player::{Mcts, MctsOptions};
+    let mut matches = 0u64;
+    let factory: EngineFactory = Box::new(move |start: &StartRequest| {
+        let game = gdlc::interp::Interpreter::from_source(
+            start.rules.as_str(),
+            &gdlc::CheckOptions::default(),
+        )
+        .map_err(|e| format!("the rules do not check: {:?}", e.first()))?;
+        matches += 1;
+        let player = Mcts::new(MctsOptions {
+            seed: matches,
+            ..MctsOptions::default()
+        });
+        let engine = GameEngine::new(game, player, start, "interpreted")?;
+        Ok(Box::new(engine) as Box<dyn MatchEngine>)
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind");
+            tx.send(listener.local_addr().expect("addr")).expect("send");
+            let _ = gdl_runtime::http::serve(listener, options, factory).await;
+        });
+    });
+    rx.recv_timeout(Duration::from_secs(10)).expect("server up")
+}
+
 /// A game of the corpus.
 #[derive(Clone, Debug)]
 pub struct CorpusGame {

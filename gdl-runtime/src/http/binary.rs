@@ -1,5 +1,7 @@
 //! The `play` sub-command of a compiled game's binary (`gdlc build` writes it): the game
-//! served over HTTP with root-parallel MCTS, for the rules it was compiled from only.
+//! served over HTTP with root-parallel MCTS, for the rules it was compiled from only; and the
+//! `engine` sub-command, the same search for the universal player over standard input and
+//! output.
 
 use std::collections::BTreeSet;
 use std::process::ExitCode;
@@ -8,13 +10,15 @@ use std::time::Duration;
 use super::{EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, serve_on};
 use crate::Game;
 use crate::cli::{EXIT_USAGE, run_game};
-use crate::player::{MctsOptions, ParallelMcts};
+use crate::player::{MctsOptions, ParallelMcts, Player};
 use crate::sexpr;
 
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
-    "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T]
-                                           a GGP player over HTTP for this game (MCTS)";
+    "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
+                                           a GGP player over HTTP for this game (MCTS);
+                                           --case-fold: lower-case rules and moves (for
+                                           managers that upper-case messages, like Dresden)";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -28,22 +32,17 @@ pub fn rule_set(text: &str) -> Option<BTreeSet<String>> {
     })
 }
 
-/// The `main` of a compiled game's binary with a player: `BIN play ...` serves the game,
-/// `BIN engine [--threads T]` plays over standard input and output for the universal player
-/// ([`crate::subprocess`]), anything else is [`run_game`]. `rules` is the description the game was compiled from: a
-/// START with other rules is answered `busy`.
-pub fn main_with_player<G>(game: &G, name: &str, rules: &str) -> ExitCode
-where
-    G: Game + Clone + Send + Sync + 'static,
-    G::State: Send + Sync,
-    G::Move: Send,
-{
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("play") => {}
-        Some("engine") => return engine(game, name, &args[1..]),
-        _ => return run_game(game, name, &args),
-    }
+/// The settings of `play`, read from its arguments.
+#[derive(Clone, Debug)]
+struct PlayArgs {
+    address: String,
+    options: ServerOptions,
+    threads: usize,
+}
+
+/// Reads the arguments after `play` (`--flag value` or `--flag=value`, `--case-fold` alone);
+/// `Err`: what is wrong, for the usage message.
+fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
     let mut port = 9147u16;
     let mut bind = "0.0.0.0".to_string();
     let mut options = ServerOptions {
@@ -51,17 +50,17 @@ where
         ..ServerOptions::default()
     };
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut it = args[1..].iter();
+    let mut it = args.iter();
     while let Some(arg) = it.next() {
-        // `--flag value` or `--flag=value`.
+        if arg == "--case-fold" {
+            options.case_fold = true;
+            continue;
+        }
         let (flag, value) = match arg.split_once('=') {
             Some((f, v)) => (f.to_string(), v.to_string()),
             None => match it.next() {
                 Some(v) => (arg.clone(), v.clone()),
-                None => {
-                    eprintln!("{name}: {arg} needs a value\n{PLAY_USAGE}");
-                    return ExitCode::from(EXIT_USAGE);
-                }
+                None => return Err(format!("{arg} needs a value")),
             },
         };
         let value = &value;
@@ -92,11 +91,58 @@ where
             _ => false,
         };
         if !ok {
-            eprintln!("{name}: bad option {flag} {value}\n{PLAY_USAGE}");
-            return ExitCode::from(EXIT_USAGE);
+            return Err(format!("bad option {flag} {value}"));
         }
     }
-    let Some(expected) = rule_set(rules) else {
+    Ok(PlayArgs {
+        address: format!("{bind}:{port}"),
+        options,
+        threads,
+    })
+}
+
+/// The rule set a START's rules are compared with: the built-in rules', lower-cased when
+/// folding (the server lower-cases the START's); `None` when they do not read.
+fn expected_rules(rules: &str, case_fold: bool) -> Option<BTreeSet<String>> {
+    match case_fold {
+        true => rule_set(&rules.to_ascii_lowercase()),
+        false => rule_set(rules),
+    }
+}
+
+/// The `main` of a compiled game's binary with a player: `BIN play ...` serves the game,
+/// `BIN engine [--threads T]` plays over standard input and output for the universal player
+/// ([`crate::subprocess`]), anything else is [`run_game`]. `rules` is the description the game
+/// was compiled from: a START with other rules is answered `busy`.
+pub fn main_with_player<G>(game: &G, name: &str, rules: &str) -> ExitCode
+where
+    G: Game + Clone + Send + Sync + 'static,
+    G::State: Send + Sync,
+    G::Move: Send,
+{
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("play") => {}
+        Some("engine") => return engine(game, name, &args[1..]),
+        _ => return run_game(game, name, &args),
+    }
+    let PlayArgs {
+        address,
+        options,
+        threads,
+    } = match play_args(name, &args[1..]) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{name}: {e}\n{PLAY_USAGE}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    if options.case_fold
+        && let Some(warning) = super::fold::merge_warning(rules)
+    {
+        eprintln!("{name}: {warning}");
+    }
+    let Some(expected) = expected_rules(rules, options.case_fold) else {
         eprintln!("{name}: the rules built in do not read");
         return ExitCode::FAILURE;
     };
@@ -118,7 +164,7 @@ where
         Ok(Box::new(engine) as Box<dyn MatchEngine>)
     });
     eprintln!("{name}: {threads} search threads");
-    serve_on(name, &format!("{bind}:{port}"), options, factory)
+    serve_on(name, &address, options, factory)
 }
 
 /// `BIN engine [--threads T]`: root-parallel MCTS served over standard input and output
@@ -152,13 +198,7 @@ where
         &mut player,
         stdin.lock(),
         std::io::stdout().lock(),
-        |p: &ParallelMcts<G>| {
-            let s = p.stats();
-            format!(
-                "{} iterations, {} nodes, value {:.2}",
-                s.iterations, s.nodes, s.value
-            )
-        },
+        |p: &ParallelMcts<G>| p.report().unwrap_or_default(),
     );
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -168,5 +208,36 @@ where
             eprintln!("{name}: engine: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn play_arguments() {
+        let a = play_args("g", &args(&["--port", "0", "--case-fold", "--margin=0.5"])).unwrap();
+        assert_eq!(a.address, "0.0.0.0:0");
+        assert!(a.options.case_fold);
+        assert_eq!(a.options.margin, Duration::from_millis(500));
+        assert_eq!(a.options.name, "g");
+        assert!(!play_args("g", &[]).unwrap().options.case_fold);
+        assert!(play_args("g", &args(&["--port"])).is_err());
+        assert!(play_args("g", &args(&["--threads", "0"])).is_err());
+        assert!(play_args("g", &args(&["--case-fold=yes"])).is_err());
+    }
+
+    /// Folding: an upper-cased START of rules spelled in mixed case is the game's.
+    #[test]
+    fn folded_rules_compare_folded() {
+        let ours = "(role white) (<= (legal white (moveFile ?x)) (file ?x)) (file a)";
+        let sent = ours.to_ascii_uppercase().to_ascii_lowercase();
+        assert_eq!(expected_rules(ours, true), rule_set(&sent));
+        assert_ne!(expected_rules(ours, false), rule_set(&sent));
     }
 }

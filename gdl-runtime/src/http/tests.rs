@@ -10,6 +10,31 @@ use crate::toy::Countdown;
 
 /// Starts a server of `Countdown` (10) with MCTS; returns its address.
 fn server() -> std::net::SocketAddr {
+    server_with(ServerOptions {
+        name: "test player".into(),
+        margin: Duration::from_millis(900),
+        ..ServerOptions::default()
+    })
+}
+
+/// [`server`] with other options.
+fn server_with(options: ServerOptions) -> std::net::SocketAddr {
+    serve_in_thread(
+        options,
+        Box::new(|start: &StartRequest| {
+            let e = GameEngine::new(
+                Countdown::new(10),
+                Mcts::new(MctsOptions::default()),
+                start,
+                "toy",
+            )?;
+            Ok(Box::new(e) as Box<dyn MatchEngine>)
+        }),
+    )
+}
+
+/// Serves `factory` on 127.0.0.1 on a thread of its own; returns the address.
+fn serve_in_thread(options: ServerOptions, factory: EngineFactory) -> std::net::SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -19,19 +44,6 @@ fn server() -> std::net::SocketAddr {
         rt.block_on(async move {
             let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
             tx.send(listener.local_addr().expect("addr")).expect("send");
-            let factory: EngineFactory = Box::new(|start: &StartRequest| {
-                let e = GameEngine::new(
-                    Countdown::new(10),
-                    Mcts::new(MctsOptions::default()),
-                    start,
-                    "toy",
-                )?;
-                Ok(Box::new(e) as Box<dyn MatchEngine>)
-            });
-            let options = ServerOptions {
-                name: "test player".into(),
-                margin: Duration::from_millis(900),
-            };
             let _ = serve(listener, options, factory).await;
         });
     });
@@ -90,7 +102,10 @@ fn a_match_from_start_to_stop() {
         post(addr, &format!("( START m.1 only {rules} 2 2 )")),
         "ready"
     );
-    assert!(post(addr, "( info )").contains("busy"));
+    assert_eq!(
+        post(addr, "( info )"),
+        "( ( name test_player ) ( status busy ) ( engine toy ) )"
+    );
     // Another match while this one runs.
     assert_eq!(
         post(addr, &format!("( START m.2 only {rules} 2 2 )")),
@@ -140,7 +155,79 @@ fn get_and_options() {
         addr,
         "OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: http://example\r\n\r\n",
     );
-    assert_eq!(body_of(&raw.replace("HTTP/1.1 200", "HTTP/1.0 200")), "");
+    // HTTP/1.0 also to an HTTP/1.1 request.
+    assert_eq!(body_of(&raw), "");
+}
+
+/// Sends `request`, closes the sending side, reads the reply.
+fn exchange_then_close(addr: std::net::SocketAddr, request: &[u8]) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    s.write_all(request).expect("write");
+    s.shutdown(std::net::Shutdown::Write).expect("shutdown");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    out
+}
+
+#[test]
+fn a_post_without_length_is_read_to_the_end() {
+    let addr = server();
+    // As recorded in captures/misc (10).
+    let raw = exchange_then_close(
+        addr,
+        b"POST / HTTP/1.0\r\nContent-Type: text/acl\r\n\r\n( INFO )",
+    );
+    assert!(body_of(&raw).contains("available"), "{raw}");
+    // HTTP/1.1, bare line feeds, a body in several pieces.
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    s.write_all(b"POST / HTTP/1.1\nHost: x\n\n( IN")
+        .expect("write");
+    std::thread::sleep(Duration::from_millis(50));
+    s.write_all(b"FO )").expect("write");
+    s.shutdown(std::net::Shutdown::Write).expect("shutdown");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    assert!(body_of(&out).contains("available"), "{out}");
+}
+
+#[test]
+fn a_client_that_does_not_close_gets_what_it_sent_answered() {
+    let addr = server_with(ServerOptions {
+        read_timeout: Duration::from_millis(500),
+        ..ServerOptions::default()
+    });
+    let raw = exchange(addr, "POST / HTTP/1.0\r\n\r\n( INFO )");
+    assert!(body_of(&raw).contains("available"), "{raw}");
+}
+
+#[test]
+fn bodies_are_bounded() {
+    let addr = server_with(ServerOptions {
+        max_body: 1000,
+        ..ServerOptions::default()
+    });
+    let long = format!("( INFO {} )", "x ".repeat(1000));
+    let r = post(addr, &long);
+    assert!(r.starts_with("error:") && r.contains("1000"), "{r}");
+    let raw = exchange_then_close(addr, format!("POST / HTTP/1.0\r\n\r\n{long}").as_bytes());
+    let r = body_of(&raw);
+    assert!(r.starts_with("error:") && r.contains("1000"), "{r}");
+    // A head that never ends: the connection is closed after the read timeout.
+    let addr = server_with(ServerOptions {
+        read_timeout: Duration::from_millis(300),
+        ..ServerOptions::default()
+    });
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    s.write_all(b"POST / HTTP/1.0\r\nContent-").expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("closed");
+    assert_eq!(out, "");
 }
 
 #[test]
@@ -161,17 +248,171 @@ fn info_is_answered_while_a_move_is_computed() {
 }
 
 #[test]
-fn url_decoding() {
-    assert_eq!(url_decode("%28+INFO+%29"), "( INFO )");
-    assert_eq!(url_decode("a%2"), "a%2");
-    assert_eq!(url_decode("%zz"), "%zz");
-}
-
-#[test]
 fn rule_sets_ignore_layout_comments_and_order() {
     let a = rule_set("(role x) ; c\n(init (p 1))").unwrap();
     let b = rule_set("( init ( p 1 ) )\n( role x )").unwrap();
     assert_eq!(a, b);
     assert_ne!(a, rule_set("(role y) (init (p 1))").unwrap());
     assert!(rule_set("(role").is_none());
+}
+
+/// 200 requests at once while a PLAY is searched: each gets its reply, and the move comes
+/// within the play clock.
+#[test]
+fn under_load_every_request_gets_its_reply() {
+    let addr = server();
+    let rules = "((role only) (init (count 10)))";
+    assert_eq!(
+        post(addr, &format!("( START m only {rules} 3 3 )")),
+        "ready"
+    );
+    let asked = std::time::Instant::now();
+    let play = std::thread::spawn(move || post(addr, "( PLAY m NIL )"));
+    std::thread::sleep(Duration::from_millis(100));
+    /// A request and what its reply must be.
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Info,
+        Garbage,
+        Unknown(&'static str),
+        Get,
+        Options,
+    }
+    let kinds = [
+        Kind::Info,
+        Kind::Garbage,
+        Kind::Unknown("( PLAY no.such.match NIL )"),
+        Kind::Unknown("( STOP no.such.match (x) )"),
+        Kind::Unknown("( ABORT no.such.match )"),
+        Kind::Get,
+        Kind::Options,
+    ];
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(200));
+    let askers: Vec<_> = (0..200)
+        .map(|i| {
+            let kind = kinds[i % kinds.len()];
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                match kind {
+                    Kind::Info => {
+                        let r = post(addr, "( INFO )");
+                        assert_eq!(r, "( ( name test_player ) ( status busy ) ( engine toy ) )");
+                    }
+                    Kind::Garbage => {
+                        let r = post(addr, "(garbage");
+                        assert!(r.starts_with("error:"), "{r}");
+                    }
+                    Kind::Unknown(m) => assert_eq!(post(addr, m), "busy", "{m}"),
+                    Kind::Get => {
+                        let raw = exchange(addr, "GET /%28+INFO+%29 HTTP/1.0\r\n\r\n");
+                        assert!(body_of(&raw).contains("( status busy )"), "{raw}");
+                    }
+                    Kind::Options => {
+                        let raw = exchange(addr, "OPTIONS / HTTP/1.1\r\nHost: x\r\n\r\n");
+                        assert_eq!(body_of(&raw), "");
+                    }
+                }
+            })
+        })
+        .collect();
+    let burst = std::time::Instant::now();
+    let mut failed = 0;
+    for a in askers {
+        failed += usize::from(a.join().is_err());
+    }
+    eprintln!(
+        "200 requests answered in {:?} during the search",
+        burst.elapsed()
+    );
+    assert_eq!(failed, 0, "requests without the right reply");
+    let mv = play.join().expect("play");
+    assert!(mv == "(minus 1)" || mv == "(minus 2)", "{mv}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "the move came after the play clock: {:?}",
+        asked.elapsed()
+    );
+    assert_eq!(post(addr, "( STOP m ((minus 1)) )"), "done");
+}
+
+/// `Countdown` whose moves are spelled `(Minus 1)`, read in that case only (as a compiled
+/// game of a description in mixed case reads them).
+#[derive(Clone, Copy)]
+struct MixedCase(Countdown);
+
+impl crate::Game for MixedCase {
+    type State = u32;
+    type Move = u8;
+    fn role_count(&self) -> usize {
+        1
+    }
+    fn role_name(&self, _role: usize) -> &str {
+        "Only"
+    }
+    fn initial_state(&self) -> u32 {
+        self.0.initial_state()
+    }
+    fn is_terminal(&self, state: &u32) -> bool {
+        self.0.is_terminal(state)
+    }
+    fn legal_moves(&self, state: &u32, role: usize, out: &mut Vec<u8>) {
+        self.0.legal_moves(state, role, out)
+    }
+    fn next_state(&self, state: &u32, joint: &[u8], next: &mut u32) {
+        self.0.next_state(state, joint, next)
+    }
+    fn goal(&self, state: &u32, role: usize) -> Option<i32> {
+        self.0.goal(state, role)
+    }
+    fn write_move(&self, _role: usize, mv: u8, out: &mut String) {
+        out.push_str(&format!("(Minus {mv})"));
+    }
+    fn parse_move(&self, _role: usize, text: &str) -> Option<u8> {
+        match text {
+            "(Minus 1)" => Some(1),
+            "(Minus 2)" => Some(2),
+            _ => None,
+        }
+    }
+    fn write_state(&self, state: &u32, out: &mut Vec<String>) {
+        self.0.write_state(state, out)
+    }
+}
+
+/// An upper-cased match (as Dresden sends it) against a game spelled in mixed case: with
+/// `case_fold` the moves are read without regard to case and ours go out as the game spells
+/// them; without it, the moves are not the game's.
+#[test]
+fn case_folding_reads_upper_cased_matches() {
+    let options = |case_fold| ServerOptions {
+        margin: Duration::from_millis(900),
+        case_fold,
+        ..ServerOptions::default()
+    };
+    let factory = || -> EngineFactory {
+        Box::new(|start: &StartRequest| {
+            // The rules and the role come lower-cased when folding.
+            assert_eq!(start.rules.contains("ROLE"), !start.case_fold);
+            let e = GameEngine::new(
+                MixedCase(Countdown::new(10)),
+                Mcts::new(MctsOptions::default()),
+                start,
+                "toy",
+            )?;
+            Ok(Box::new(e) as Box<dyn MatchEngine>)
+        })
+    };
+    let start = "( START M.1 ONLY ((ROLE ONLY) (INIT (COUNT 10))) 1 1 )";
+    let addr = serve_in_thread(options(true), factory());
+    assert_eq!(post(addr, start), "ready");
+    let first = post(addr, "( PLAY M.1 NIL )");
+    assert!(first == "(Minus 1)" || first == "(Minus 2)", "{first}");
+    let second = post(addr, &format!("( PLAY M.1 ({}) )", first.to_uppercase()));
+    assert!(second == "(Minus 1)" || second == "(Minus 2)", "{second}");
+    assert_eq!(post(addr, "( ABORT M.1 )"), "aborted");
+    // Without folding the PLAY's moves are not read: the engine says so, the reply is `nil`.
+    let addr = serve_in_thread(options(false), factory());
+    assert_eq!(post(addr, start), "ready");
+    assert_eq!(post(addr, "( PLAY M.1 ((MINUS 1)) )"), "nil");
 }

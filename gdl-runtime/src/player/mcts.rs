@@ -52,6 +52,16 @@ pub struct SearchStats {
     pub value: f64,
 }
 
+impl std::fmt::Display for SearchStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} iterations, {} nodes, value {:.2}",
+            self.iterations, self.nodes, self.value
+        )
+    }
+}
+
 struct Node<G: Game> {
     state: G::State,
     /// Terminal, or a role without a legal move: `goals` is its value.
@@ -378,6 +388,10 @@ impl<G: Game> Player<G> for Mcts<G> {
             _ => self.set_root(game, next),
         }
     }
+
+    fn report(&self) -> Option<String> {
+        Some(self.stats.to_string())
+    }
 }
 
 /// Root-parallel MCTS: one tree per thread (seeds differ), searched at once until the
@@ -489,5 +503,9 @@ where
         for t in &mut self.trees {
             t.observe(game, joint, next);
         }
+    }
+
+    fn report(&self) -> Option<String> {
+        Some(self.stats.to_string())
     }
 }

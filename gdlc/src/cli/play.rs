@@ -47,6 +47,10 @@ pub struct Args {
     /// Search threads of the compiled game.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
+    /// Lower-case the rules and moves of a match (for managers that upper-case the whole
+    /// message, like Dresden's); warns at START when that merges two constants.
+    #[arg(long)]
+    pub case_fold: bool,
     #[command(flatten)]
     pub compile: super::cache::CompileArgs,
     #[command(flatten)]
@@ -91,13 +95,25 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--name={}", args.name),
                             format!("--margin={}", args.margin),
                             format!("--threads={}", args.threads.max(1)),
-                        ],
+                        ]
+                        .into_iter()
+                        .chain(args.case_fold.then(|| "--case-fold".to_string()))
+                        .collect::<Vec<_>>(),
                     ),
                     Err(code) => code,
                 };
             }
             match gdlc::frontend::load(loaded.source(), &CheckOptions::default()) {
-                Ok(checked) => Some(rule_set(&checked.program)),
+                // Folding lower-cases the rules of START: compare with ours lower-cased.
+                Ok(checked) => Some(
+                    rule_set(&checked.program)
+                        .into_iter()
+                        .map(|r| match args.case_fold {
+                            true => r.to_ascii_lowercase(),
+                            false => r,
+                        })
+                        .collect::<BTreeSet<_>>(),
+                ),
                 Err(errors) => return loaded.report(&errors),
             }
         }
@@ -141,6 +157,8 @@ pub fn run(args: Args) -> ExitCode {
     let options = ServerOptions {
         name: args.name.clone(),
         margin: Duration::from_secs_f64(args.margin),
+        case_fold: args.case_fold,
+        ..ServerOptions::default()
     };
     gdl_runtime::http::serve_on(
         "gdlc play",

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use gdl_runtime::Game;
-use gdl_runtime::http::{MatchEngine, StartRequest};
+use gdl_runtime::http::{Beliefs, MatchEngine, StartRequest};
 use gdl_runtime::player::{Mcts, MctsOptions, Player};
 use gdl_runtime::subprocess::{self, EngineError};
 use gdlc::interp::Interpreter;
@@ -72,6 +72,10 @@ pub struct Universal {
     compiled: Compiled,
     threads: usize,
     mcts_options: MctsOptions,
+    /// GDL-II matches are played from beliefs, with the interpreter.
+    beliefs: Beliefs<Interpreter>,
+    /// What the search of the last move did.
+    report: Option<String>,
 }
 
 /// The description of a START as a file for the compiler: the name the cache gives its crate
@@ -173,14 +177,16 @@ impl Universal {
             compiled,
             threads: options.threads.max(1),
             mcts_options: options.mcts.clone(),
+            beliefs: Beliefs::new(start),
+            report: None,
         };
         let deadline = start.arrived + start.start_clock.saturating_sub(start.margin);
         let iterations = universal.think(deadline);
         log(&format!(
-            "{}: playing {} with the {} ({iterations} interpreter iterations in the start clock)",
+            "{}: playing {} with {} ({iterations} interpreter iterations in the start clock)",
             universal.match_id,
             universal.role_name,
-            universal.describe()
+            universal.detail()
         ));
         Ok(universal)
     }
@@ -254,6 +260,7 @@ impl Universal {
                 self.compiled = Compiled::Running { engine, late: 0 };
                 // The interpreter's tree is not needed any more; it follows from a fresh one.
                 self.mcts = Mcts::new(self.mcts_options.clone());
+                self.mcts.start(&self.game, self.role, Instant::now());
                 true
             }
             Err(e) if attempts < MAX_LATE => {
@@ -342,24 +349,13 @@ impl Universal {
                         moves.contains(&m)
                     });
                 if legal {
-                    log(&format!(
-                        "{} step {}: {} by the compiled game ({})",
-                        self.match_id,
-                        self.history.len() + 1,
-                        chosen.text,
-                        chosen.report
-                    ));
+                    self.report = Some(chosen.report);
                     return Some(chosen.text);
                 }
                 format!("its move `{}` is not legal", chosen.text)
             }
             Err(EngineError::Timeout) if *late + 1 < MAX_LATE => {
                 *late += 1;
-                log(&format!(
-                    "{} step {}: the compiled game is late; the interpreter answers",
-                    self.match_id,
-                    self.history.len() + 1
-                ));
                 return None;
             }
             Err(e) => e.to_string(),
@@ -378,15 +374,44 @@ impl Universal {
     }
 }
 
+impl Universal {
+    /// Which engine plays, and why (for the log).
+    fn detail(&self) -> String {
+        match &self.compiled {
+            Compiled::Running { .. } => "the compiled game".to_string(),
+            Compiled::Building(..) | Compiled::Built { .. } => {
+                "the interpreter (the compiled game is being built)".to_string()
+            }
+            Compiled::Off(why) => format!("the interpreter ({why})"),
+        }
+    }
+}
+
 impl MatchEngine for Universal {
+    /// `compiled` while the compiled game plays, else `interpreted` (the log says why).
     fn describe(&self) -> String {
         match &self.compiled {
-            Compiled::Running { .. } => "compiled game".to_string(),
-            Compiled::Building(..) | Compiled::Built { .. } => {
-                "interpreter (the compiled game is being built)".to_string()
-            }
-            Compiled::Off(why) => format!("interpreter ({why})"),
+            Compiled::Running { .. } => "compiled".to_string(),
+            _ => "interpreted".to_string(),
         }
+    }
+
+    fn last_stats(&self) -> Option<String> {
+        match self.beliefs.used() {
+            true => self.beliefs.stats(),
+            false => self.report.clone(),
+        }
+    }
+
+    fn play_percepts(
+        &mut self,
+        turn: u64,
+        last_move: Option<&str>,
+        percepts: &[String],
+        deadline: Instant,
+    ) -> Result<String, String> {
+        self.beliefs
+            .play(&self.game, self.role, turn, last_move, percepts, deadline)
     }
 
     fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
@@ -401,23 +426,31 @@ impl MatchEngine for Universal {
                 }
             }
         }
-        if let Some(text) = self.compiled_move(deadline) {
-            return Ok(text);
+        let mut iterations = 0;
+        if matches!(self.compiled, Compiled::Running { .. }) {
+            if let Some(text) = self.compiled_move(deadline) {
+                return Ok(text);
+            }
+        } else {
+            iterations = self.think(deadline);
+            // Built while the interpreter searched: the compiled game searches what is left.
+            if matches!(self.compiled, Compiled::Running { .. })
+                && let Some(text) = self.compiled_move(deadline)
+            {
+                return Ok(text);
+            }
         }
-        let iterations = self.think(deadline);
-        if let Some(text) = self.compiled_move(deadline) {
-            return Ok(text);
-        }
-        // The interpreter's move: the search is done (the deadline has passed).
+        // The interpreter's move: its search is done (or there was no time for it).
         let chosen = self.mcts.choose(&self.game, &self.state, Instant::now());
         let text = chosen
             .map(|m| self.game.move_text(self.role, m))
             .ok_or_else(|| "no legal move".to_string())?;
-        log(&format!(
-            "{} step {}: {text} by the {} ({iterations} iterations, {} nodes)",
-            self.match_id,
-            self.history.len() + 1,
-            self.describe(),
+        let by = match self.compiled {
+            Compiled::Running { .. } => "the compiled game was late: ",
+            _ => "",
+        };
+        self.report = Some(format!(
+            "{by}{iterations} iterations of the interpreter, {} nodes",
             self.mcts.tree_size()
         ));
         Ok(text)

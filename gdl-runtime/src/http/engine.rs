@@ -1,0 +1,245 @@
+//! The engine of a match: what the match thread asks at START and PLAY, and [`GameEngine`], the
+//! engine of any [`Game`] with any [`Player`] (and, for GDL-II's PLAYs with percepts, a
+//! [`BeliefPlayer`]).
+
+use std::time::{Duration, Instant};
+
+use crate::Game;
+use crate::player::{BeliefOptions, BeliefPlayer, Player};
+
+/// What a match needs from the match thread: the engine of one match, made at START.
+pub trait MatchEngine {
+    /// Which engine plays (for INFO and the log), e.g. `compiled` or `interpreted`.
+    fn describe(&self) -> String;
+    /// PLAY: the last joint move (`None` at the first PLAY), and the move to play, chosen
+    /// before `deadline`; an error when the moves are not legal in this game.
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
+    /// What the search of the last PLAY did, for the log (e.g. `1200 iterations, 5000 nodes,
+    /// value 0.63`), if the engine can say.
+    fn last_stats(&self) -> Option<String> {
+        None
+    }
+    /// A GDL-II PLAY: the turn, the move the manager played for us at the last turn (`None`
+    /// at turn 0) and what we saw after it; the move to play, chosen before `deadline`.
+    fn play_percepts(
+        &mut self,
+        turn: u64,
+        last_move: Option<&str>,
+        percepts: &[String],
+        deadline: Instant,
+    ) -> Result<String, String> {
+        let _ = (turn, last_move, percepts, deadline);
+        Err("this engine does not play GDL-II matches".into())
+    }
+}
+
+/// Makes the engine of a match at START (`Err`: the player will not play it, and answers
+/// `busy`, e.g. rules other than the ones it was built for).
+pub type EngineFactory =
+    Box<dyn FnMut(&StartRequest) -> Result<Box<dyn MatchEngine>, String> + Send>;
+
+/// A START, as the factory sees it.
+#[derive(Clone, Debug)]
+pub struct StartRequest {
+    pub match_id: String,
+    pub role: String,
+    pub rules: String,
+    pub start_clock: Duration,
+    pub play_clock: Duration,
+    /// When the START arrived; the start clock runs from here.
+    pub arrived: Instant,
+    /// The safety margin the player keeps before each deadline.
+    pub margin: Duration,
+    /// The server folds case ([`super::ServerOptions::case_fold`]): the rules and the role
+    /// are lower-cased, the moves of PLAY too, and are to be matched against the game's
+    /// without regard to case.
+    pub case_fold: bool,
+}
+
+/// The engine of a match of one game `G` with one player: the moves of PLAY are read with
+/// [`Game::parse_move`] and applied; the player chooses the next move.
+pub struct GameEngine<G: Game, P: Player<G>> {
+    game: G,
+    player: P,
+    role: usize,
+    state: G::State,
+    next: G::State,
+    describe: String,
+    case_fold: bool,
+    legal: Vec<G::Move>,
+    beliefs: Beliefs<G>,
+}
+
+/// The GDL-II side of an engine: the beliefs of a [`BeliefPlayer`], made at the first PLAY
+/// with percepts, and the moves chosen from them.
+pub struct Beliefs<G: Game> {
+    belief: Option<BeliefPlayer<G>>,
+    case_fold: bool,
+    /// Whether the last PLAY was one with percepts.
+    used: bool,
+}
+
+impl<G: Game> Beliefs<G> {
+    /// Beliefs for a match of `start` (folding case as it says).
+    pub fn new(start: &StartRequest) -> Self {
+        Beliefs {
+            belief: None,
+            case_fold: start.case_fold,
+            used: false,
+        }
+    }
+
+    /// Whether the last PLAY was one with percepts.
+    pub fn used(&self) -> bool {
+        self.used
+    }
+
+    /// What the last choice did, after a PLAY with percepts.
+    pub fn stats(&self) -> Option<String> {
+        self.belief
+            .as_ref()
+            .filter(|_| self.used)
+            .map(|b| b.stats().to_string())
+    }
+
+    /// [`MatchEngine::play_percepts`] for `role` of `game`.
+    pub fn play(
+        &mut self,
+        game: &G,
+        role: usize,
+        turn: u64,
+        last_move: Option<&str>,
+        percepts: &[String],
+        deadline: Instant,
+    ) -> Result<String, String> {
+        self.used = true;
+        let belief = self.belief.get_or_insert_with(|| {
+            BeliefPlayer::new(
+                game,
+                role,
+                BeliefOptions {
+                    seed: turn.wrapping_add(0x5EED),
+                    ..BeliefOptions::default()
+                },
+            )
+        });
+        match last_move {
+            None if turn > 0 => return Err(format!("turn {turn} without our last move")),
+            None => {}
+            Some(text) => {
+                let m = game
+                    .parse_move(role, text)
+                    .or_else(|| {
+                        self.case_fold
+                            .then(|| belief.move_like(game, text))
+                            .flatten()
+                    })
+                    .ok_or_else(|| format!("`{text}` is not a move of ours"))?;
+                // Half of the time left to update the beliefs, at most.
+                let now = Instant::now();
+                let update = now + deadline.saturating_duration_since(now) / 2;
+                belief.observe(game, m, percepts, update);
+            }
+        }
+        match belief.choose(game, deadline) {
+            Some(m) => Ok(game.move_text(role, m)),
+            None => Err("no legal move in any state we believe possible".to_string()),
+        }
+    }
+}
+
+impl<G: Game, P: Player<G>> GameEngine<G, P> {
+    /// Prepares `player` to play `start.role` of `game`, searching until the start clock ends
+    /// (less the margin). `Err` when the game has no such role.
+    pub fn new(
+        game: G,
+        mut player: P,
+        start: &StartRequest,
+        describe: &str,
+    ) -> Result<Self, String> {
+        let role = (0..game.role_count())
+            .find(|&r| game.role_name(r).eq_ignore_ascii_case(&start.role))
+            .ok_or_else(|| format!("the game has no role `{}`", start.role))?;
+        let deadline = start.arrived + start.start_clock.saturating_sub(start.margin);
+        player.start(&game, role, deadline);
+        let state = game.initial_state();
+        Ok(GameEngine {
+            next: state.clone(),
+            state,
+            game,
+            player,
+            role,
+            describe: describe.to_string(),
+            case_fold: start.case_fold,
+            legal: Vec::new(),
+            beliefs: Beliefs::new(start),
+        })
+    }
+
+    /// A move of `role` in the current state, from its text; when folding case, a legal move
+    /// whose text equals it without regard to case (the game may spell `moveFile`).
+    fn read_move(&mut self, role: usize, text: &str) -> Option<G::Move> {
+        if let Some(m) = self.game.parse_move(role, text) {
+            return Some(m);
+        }
+        if !self.case_fold {
+            return None;
+        }
+        self.game.legal_moves(&self.state, role, &mut self.legal);
+        let mut spelled = String::new();
+        self.legal.iter().copied().find(|&m| {
+            spelled.clear();
+            self.game.write_move(role, m, &mut spelled);
+            spelled.eq_ignore_ascii_case(text)
+        })
+    }
+}
+
+impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+        if let Some(moves) = moves {
+            if moves.len() != self.game.role_count() {
+                return Err(format!(
+                    "{} moves for {} roles",
+                    moves.len(),
+                    self.game.role_count()
+                ));
+            }
+            let joint: Option<Vec<G::Move>> = moves
+                .iter()
+                .enumerate()
+                .map(|(r, m)| self.read_move(r, m))
+                .collect();
+            let joint = joint.ok_or_else(|| format!("a move of {moves:?} is not of this game"))?;
+            self.game.next_state(&self.state, &joint, &mut self.next);
+            self.player.observe(&self.game, &joint, &self.next);
+            std::mem::swap(&mut self.state, &mut self.next);
+        }
+        match self.player.choose(&self.game, &self.state, deadline) {
+            Some(m) => Ok(self.game.move_text(self.role, m)),
+            None => Err("no legal move".to_string()),
+        }
+    }
+
+    fn last_stats(&self) -> Option<String> {
+        match self.beliefs.used() {
+            true => self.beliefs.stats(),
+            false => self.player.report(),
+        }
+    }
+
+    fn play_percepts(
+        &mut self,
+        turn: u64,
+        last_move: Option<&str>,
+        percepts: &[String],
+        deadline: Instant,
+    ) -> Result<String, String> {
+        self.beliefs
+            .play(&self.game, self.role, turn, last_move, percepts, deadline)
+    }
+}

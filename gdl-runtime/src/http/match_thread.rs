@@ -1,0 +1,180 @@
+//! The match thread: it owns the [`MatchEngine`] of the current match and runs the jobs the
+//! server gives it in order (START, PLAY, the end of the match), logging each PLAY with the
+//! engine, the search statistics and the time used.
+
+use std::sync::mpsc::Receiver;
+use std::time::Instant;
+
+use tokio::sync::oneshot;
+
+use super::{EngineFactory, MatchEngine, StartRequest, log};
+
+/// A job for the match thread.
+pub(super) enum Job {
+    /// `Ok`: the engine's description; `Err`: why the match is not played.
+    Start(StartRequest, oneshot::Sender<Result<String, String>>),
+    Play {
+        turn: Turn,
+        arrived: Instant,
+        deadline: Instant,
+        reply: oneshot::Sender<String>,
+    },
+    /// The match ended (STOP or ABORT): drop its engine.
+    End,
+}
+
+/// What a PLAY says happened.
+pub(super) enum Turn {
+    /// GDL-I: the last joint move, `None` at the first PLAY.
+    Moves(Option<Vec<String>>),
+    /// GDL-II: the turn, our last move and what we saw.
+    Percepts {
+        turn: u64,
+        last_move: Option<String>,
+        percepts: Vec<String>,
+    },
+}
+
+/// The match being played.
+struct Playing {
+    match_id: String,
+    engine: Box<dyn MatchEngine>,
+    /// PLAYs answered so far.
+    steps: u64,
+}
+
+/// Runs the jobs in order until the server is dropped.
+pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>) {
+    let mut playing: Option<Playing> = None;
+    for job in queue {
+        match job {
+            Job::Start(start, reply_to) => {
+                playing = None;
+                let answer = match guarded(|| factory(&start)) {
+                    Ok(engine) => {
+                        let describe = engine.describe();
+                        playing = Some(Playing {
+                            match_id: start.match_id.clone(),
+                            engine,
+                            steps: 0,
+                        });
+                        Ok(describe)
+                    }
+                    Err(why) => Err(why),
+                };
+                let _ = reply_to.send(answer);
+            }
+            Job::Play {
+                turn,
+                arrived,
+                deadline,
+                reply,
+            } => {
+                let answer = match playing.as_mut() {
+                    Some(p) => match guarded(|| Ok(p.play(&turn, arrived, deadline))) {
+                        Ok(m) => m,
+                        Err(why) => {
+                            log(&format!("{}: {why}: the match is dropped", p.match_id));
+                            playing = None;
+                            "nil".to_string()
+                        }
+                    },
+                    None => super::reply::BUSY.to_string(),
+                };
+                let _ = reply.send(answer);
+            }
+            Job::End => playing = None,
+        }
+    }
+}
+
+/// Runs `job`; a panic in it (a bug of an engine) is an `Err` that says so, so that the match
+/// thread, and the player, live on.
+fn guarded<T>(job: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)) {
+        Ok(r) => r,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(format!("the engine failed: {what}"))
+        }
+    }
+}
+
+/// `<match> step N: <move> by <engine> (<stats>) in 1.23 s`.
+fn play_line(id: &str, step: u64, m: &str, by: &str, stats: Option<&str>, used: f64) -> String {
+    let stats = stats.map_or(String::new(), |s| format!(" ({s})"));
+    format!("{id} step {step}: {m} by {by}{stats} in {used:.2} s")
+}
+
+impl Playing {
+    /// The move to send, and the log line of the PLAY.
+    fn play(&mut self, turn: &Turn, arrived: Instant, deadline: Instant) -> String {
+        self.steps += 1;
+        let result = match turn {
+            Turn::Moves(moves) => self.engine.play(moves.as_deref(), deadline),
+            Turn::Percepts {
+                turn,
+                last_move,
+                percepts,
+            } => self
+                .engine
+                .play_percepts(*turn, last_move.as_deref(), percepts, deadline),
+        };
+        let used = arrived.elapsed().as_secs_f64();
+        let (id, step, by) = (&self.match_id, self.steps, self.engine.describe());
+        match result {
+            Ok(m) => {
+                let stats = self.engine.last_stats();
+                log(&play_line(id, step, &m, &by, stats.as_deref(), used));
+                m
+            }
+            Err(why) => {
+                log(&format!("{id} step {step}: {why} ({by}, {used:.2} s)"));
+                // Still a move: the manager substitutes a legal one.
+                "nil".to_string()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::{Mcts, MctsOptions, Player};
+    use crate::toy::Countdown;
+
+    #[test]
+    fn a_panicking_engine_is_an_error() {
+        let r: Result<(), String> = guarded(|| panic!("boom"));
+        assert_eq!(r, Err("the engine failed: boom".to_string()));
+        assert_eq!(guarded(|| Ok(3)), Ok(3));
+    }
+
+    #[test]
+    fn the_play_line_names_engine_stats_and_time() {
+        let game = Countdown::new(10);
+        let mut mcts = Mcts::new(MctsOptions {
+            max_iterations: Some(50),
+            ..MctsOptions::default()
+        });
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        mcts.start(&game, 0, far);
+        let state = crate::Game::initial_state(&game);
+        assert!(mcts.choose(&game, &state, far).is_some());
+        let stats = mcts.report().expect("MCTS reports");
+        assert!(stats.starts_with("50 iterations, "), "{stats}");
+        assert!(stats.contains(" nodes, value "), "{stats}");
+        assert_eq!(
+            play_line("m.1", 3, "(minus 1)", "compiled", Some(&stats), 1.234),
+            format!("m.1 step 3: (minus 1) by compiled ({stats}) in 1.23 s")
+        );
+        assert_eq!(
+            play_line("m.1", 1, "noop", "interpreted", None, 0.5),
+            "m.1 step 1: noop by interpreted in 0.50 s"
+        );
+    }
+}

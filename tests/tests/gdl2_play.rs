@@ -1,0 +1,158 @@
+//! GDL-II matches on the player side: the GDL-II fixtures played over HTTP with this test as
+//! the manager (`( PLAY <id> <turn> <lastmove> <percepts> )`, the true state kept by the
+//! interpreter, the other roles at random), every move of our player legal in the true state;
+//! and the beliefs of [`BeliefPlayer`] only ever hold states consistent with what was seen.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use gdl_runtime::http::ServerOptions;
+use gdl_runtime::player::{BeliefOptions, BeliefPlayer};
+use gdl_runtime::{Game, SplitMix64};
+use gdl_tests::{post, serve_universal_player};
+use gdlc::CheckOptions;
+use gdlc::interp::Interpreter;
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/gdl2")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `( a b )`, or `NIL` for nothing.
+fn list(items: &[String]) -> String {
+    match items.is_empty() {
+        true => "NIL".to_string(),
+        false => format!("({})", items.join(" ")),
+    }
+}
+
+/// A whole match of `rules` with our player as `role`: every reply a legal move of the true
+/// state; STOP answered `done`. Returns the number of moves checked.
+fn play_match(rules: &str, role: &str, seed: u64) -> usize {
+    let game = Interpreter::from_source(rules, &CheckOptions::default()).expect("the fixture");
+    let ours = (0..game.role_count())
+        .find(|&r| game.role_name(r) == role)
+        .expect("the role");
+    let addr = serve_universal_player(ServerOptions {
+        margin: Duration::from_millis(700),
+        ..ServerOptions::default()
+    });
+    let id = format!("gdl2.{role}.{seed}");
+    assert_eq!(
+        post(addr, &format!("( START {id} {role} ({rules}) 1 1 )")),
+        "ready"
+    );
+    let mut rng = SplitMix64::new(seed);
+    let mut state = game.initial_state();
+    let mut legal = Vec::new();
+    let mut percepts = Vec::new();
+    let mut last: Option<String> = None;
+    let mut checked = 0;
+    for turn in 0..100 {
+        if game.is_terminal(&state) {
+            break;
+        }
+        let message = match &last {
+            None => format!("( PLAY {id} 0 NIL NIL )"),
+            Some(m) => format!("( PLAY {id} {turn} {m} {} )", list(&percepts)),
+        };
+        let reply = post(addr, &message);
+        game.legal_moves(&state, ours, &mut legal);
+        let mv = game
+            .parse_move(ours, &reply)
+            .filter(|m| legal.contains(m))
+            .unwrap_or_else(|| panic!("turn {turn}: {reply:?} is not a legal move of {role}"));
+        checked += 1;
+        let joint: Vec<_> = (0..game.role_count())
+            .map(|r| match r == ours {
+                true => mv,
+                false => {
+                    game.legal_moves(&state, r, &mut legal);
+                    legal[rng.below(legal.len())]
+                }
+            })
+            .collect();
+        percepts.clear();
+        game.percepts(&state, &joint, ours, &mut percepts);
+        let mut next = state.clone();
+        game.next_state(&state, &joint, &mut next);
+        state = next;
+        last = Some(reply);
+    }
+    assert!(game.is_terminal(&state), "the match did not end");
+    let m = last.expect("a move");
+    let stop = format!("( STOP {id} 9 {m} {} )", list(&percepts));
+    assert_eq!(post(addr, &stop), "done");
+    assert!(post(addr, "( INFO )").contains("available"));
+    checked
+}
+
+#[test]
+fn gdl2_matches_over_http_get_legal_moves() {
+    let guess = fixture("guessNumber.kif");
+    let blind = fixture("blindTicTacToe.kif");
+    let mut checked = 0;
+    for seed in 1..=2 {
+        checked += play_match(&guess, "guesser", seed);
+        checked += play_match(&blind, "xplayer", seed);
+        checked += play_match(&blind, "oplayer", seed);
+    }
+    assert!(checked >= 20, "only {checked} moves");
+}
+
+/// guessNumber: after each guess and what it told, every particle's secret agrees with it.
+#[test]
+fn beliefs_agree_with_what_was_seen() {
+    let game = Interpreter::from_source(
+        fixture("guessNumber.kif").as_str(),
+        &CheckOptions::default(),
+    )
+    .expect("the fixture");
+    let guesser = 0;
+    assert_eq!(game.role_name(guesser), "guesser");
+    let far = || Instant::now() + Duration::from_secs(5);
+    let mut player = BeliefPlayer::new(&game, guesser, BeliefOptions::default());
+    let noop = game.parse_move(guesser, "noop").expect("noop");
+    // Turn 0: the random role picks; the guesser sees nothing.
+    player.observe(&game, noop, &[], far());
+    let secret_of = |s: &<Interpreter as Game>::State| -> u32 {
+        let mut facts = Vec::new();
+        game.write_state(s, &mut facts);
+        facts
+            .iter()
+            .find_map(|f| f.strip_prefix("(secret ")?.strip_suffix(')')?.parse().ok())
+            .expect("a secret")
+    };
+    let secrets = |p: &BeliefPlayer<Interpreter>| -> Vec<u32> {
+        let mut s: Vec<u32> = p.particles().iter().map(secret_of).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    };
+    assert_eq!(
+        secrets(&player),
+        vec![1, 2, 3, 4, 5],
+        "all secrets possible"
+    );
+    let guess = |n: u32| {
+        game.parse_move(guesser, &format!("(guess {n})"))
+            .expect("a guess")
+    };
+    player.observe(&game, guess(2), &["higher".to_string()], far());
+    assert_eq!(secrets(&player), vec![3, 4, 5]);
+    player.observe(&game, guess(5), &["lower".to_string()], far());
+    assert_eq!(secrets(&player), vec![3, 4]);
+    // Knowing that much, the player guesses one of them.
+    let mv = player.choose(&game, Instant::now() + Duration::from_millis(300));
+    let mv = mv.map(|m| game.move_text(guesser, m));
+    assert!(
+        mv.as_deref() == Some("(guess 3)") || mv.as_deref() == Some("(guess 4)"),
+        "{mv:?}"
+    );
+    // Percepts no state can give: no particle fits, the player keeps its beliefs.
+    player.observe(&game, guess(3), &["nonsense".to_string()], far());
+    assert_eq!(secrets(&player), vec![3, 4]);
+    assert!(player.stats().resampled);
+}
