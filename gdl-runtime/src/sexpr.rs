@@ -197,6 +197,21 @@ pub fn read(source: &str) -> SExprs {
 /// which traces and the match protocol print terms.
 pub fn canonical(source: &str, tree: &SExprs, id: NodeId) -> String {
     let mut out = String::new();
+    render(source, tree, id, Spacing::Tight, &mut out);
+    out
+}
+
+/// How [`render`] spaces a list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spacing {
+    /// `(mark 1 1)`: the canonical form.
+    Tight,
+    /// `( mark 1 1 )`: as ggp-base's manager writes its messages.
+    Padded,
+}
+
+/// Appends node `id` to `out` as text with single spaces, spaced as `spacing` says.
+pub fn render(source: &str, tree: &SExprs, id: NodeId, spacing: Spacing, out: &mut String) {
     // Explicit stack of (node, next child index) so that depth costs no native stack.
     let mut stack: Vec<(NodeId, usize)> = vec![(id, 0)];
     while let Some((node, k)) = stack.pop() {
@@ -210,18 +225,20 @@ pub fn canonical(source: &str, tree: &SExprs, id: NodeId) -> String {
                     out.push('(');
                 }
                 if k < kids.len() {
-                    if k > 0 {
+                    if k > 0 || spacing == Spacing::Padded {
                         out.push(' ');
                     }
                     stack.push((node, k + 1));
                     stack.push((kids[k], 0));
                 } else {
-                    out.push(')');
+                    out.push_str(match spacing {
+                        Spacing::Tight => ")",
+                        Spacing::Padded => " )",
+                    });
                 }
             }
         }
     }
-    out
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! GDL-II's PLAY and STOP carry the turn, the player's last move and its percepts instead of
 //! the joint move (`protocol.md`).
 
-use gdl_runtime::sexpr::{self, Node};
+use gdl_runtime::sexpr::{self, Spacing};
 use gdlc::Program;
 
 use super::clock::{Clocks, clock_text};
@@ -26,26 +26,7 @@ pub fn spaced(text: &str) -> String {
         if k > 0 {
             out.push(' ');
         }
-        // An explicit stack of (node, next child), so that depth costs no native stack.
-        let mut stack = vec![(top, 0usize)];
-        while let Some((node, k)) = stack.pop() {
-            match tree.node(node) {
-                Node::Atom { span } => out.push_str(&text[span.range()]),
-                Node::List { .. } => {
-                    let kids = tree.children(node);
-                    if k == 0 {
-                        out.push('(');
-                    }
-                    if k < kids.len() {
-                        out.push(' ');
-                        stack.push((node, k + 1));
-                        stack.push((kids[k], 0));
-                    } else {
-                        out.push_str(" )");
-                    }
-                }
-            }
-        }
+        sexpr::render(text, &tree, top, Spacing::Padded, &mut out);
     }
     out
 }
