@@ -12,6 +12,7 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
 use gdl_runtime::player::{FlatMonteCarlo, Mcts, MctsOptions, Player, RandomPlayer};
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
     match game.as_str() {
         "ticTacToe" => arena(&TicTacToe, a, b, games),
         "connectFour" => arena(&ConnectFour, a, b, games),
+        "breakthrough" => arena(&Breakthrough, a, b, games),
         _ => usage(),
     }
 }

@@ -8,6 +8,7 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
 use gdl_runtime::player::{MctsOptions, ParallelMcts, Player};
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
     match name {
         "ticTacToe" => speed(&TicTacToe, name, seconds, threads),
         "connectFour" => speed(&ConnectFour, name, seconds, threads),
+        "breakthrough" => speed(&Breakthrough, name, seconds, threads),
         _ => usage(),
     }
 }
