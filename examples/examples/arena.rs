@@ -3,11 +3,13 @@
 //!
 //! ```sh
 //! cargo run --release --example arena -- connectFour mcts:10000 random 100
-//! cargo run --release --example arena -- connectFour mcts:1000 flat:1000 50
+//! cargo run --release --example arena -- breakthrough mcts:1000 flat:1000 50
 //! ```
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move) or `mcts:I` (UCT, I
-//! iterations per move; `mcts:I:C` with exploration constant C instead of the default). Prints one line per colour and a total, from the first player's side.
+//! iterations per move; `mcts:I:C` with exploration constant C instead of the default). Prints
+//! one line per colour and a total, from the first player's side. Games are seeded by their
+//! number: a run is repeatable.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};

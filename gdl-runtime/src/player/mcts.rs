@@ -8,13 +8,13 @@
 //! playout gives every role's goal in 0..1, and the path is updated role by role. Between
 //! moves the tree is kept: the subtree of the joint move played becomes the new root.
 //!
-//! Proven nodes ([`node`] says when a node is proven) are not played out again: an iteration
-//! that reaches one backs up its exact goals, and a node proven on the way up backs up its own
-//! to the nodes above it. In a turn node the mover never selects a move proven worse than
-//! another (below its best proven goal, or 0) and the value of a proven move is exact in its
-//! UCB1 score. The search stops when the root is proven. The move played is a proven win
-//! (100) when there is one, the best proven move when all are proven, otherwise the most
-//! visited one of those not proven worse than another.
+//! Proven nodes (`mcts/node.rs` says when a node is proven) are not played out again: an
+//! iteration that reaches one backs up its exact goals, and a node proven on the way up backs
+//! up its own to the nodes above it. In a turn node the mover never selects a move proven
+//! worse than another (below its best proven goal, or 0) and the value of a proven move is
+//! exact in its UCB1 score. The search stops when the root is proven. The move played is a
+//! proven win (100) when there is one, the best proven move when all are proven, otherwise the
+//! most visited one of those not proven worse than another.
 
 mod node;
 mod parallel;
