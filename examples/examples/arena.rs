@@ -3,15 +3,18 @@
 //!
 //! ```sh
 //! cargo run --release --example arena -- connectFour mcts:10000 random 100
-//! cargo run --release --example arena -- connectFour mcts:1000 flat:1000 50
+//! cargo run --release --example arena -- breakthrough mcts:1000 flat:1000 50
 //! ```
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move) or `mcts:I` (UCT, I
-//! iterations per move). Prints one line per colour and a total, from the first player's side.
+//! iterations per move; `mcts:I:C` with exploration constant C instead of the default). Prints
+//! one line per colour and a total, from the first player's side. Games are seeded by their
+//! number: a run is repeatable.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
 use gdl_runtime::player::{FlatMonteCarlo, Mcts, MctsOptions, Player, RandomPlayer};
@@ -32,13 +35,14 @@ fn main() -> ExitCode {
     match game.as_str() {
         "ticTacToe" => arena(&TicTacToe, a, b, games),
         "connectFour" => arena(&ConnectFour, a, b, games),
+        "breakthrough" => arena(&Breakthrough, a, b, games),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}] PLAYER PLAYER [GAMES]   (PLAYER: random | flat:P | mcts:I)",
+        "usage: arena [{}] PLAYER PLAYER [GAMES]   (PLAYER: random | flat:P | mcts:I[:C])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -46,8 +50,17 @@ fn usage() -> ExitCode {
 
 /// A player from its description.
 fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Box<dyn Player<G>>> {
-    let (kind, n) = spec.split_once(':').unwrap_or((spec, "0"));
-    let n: u64 = n.parse().ok()?;
+    let mut parts = spec.split(':');
+    let kind = parts.next()?;
+    let n: u64 = parts.next().unwrap_or("0").parse().ok()?;
+    let exploration: Option<f64> = match parts.next() {
+        None => None,
+        Some(c) if kind == "mcts" => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
+        Some(_) => return None,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
     Some(match kind {
         "random" => Box::new(RandomPlayer::new(seed)),
         "flat" => {
@@ -55,11 +68,15 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Box<dyn Player<G>>>
             p.max_playouts = Some(n.max(1));
             Box::new(p)
         }
-        "mcts" => Box::new(Mcts::new(MctsOptions {
-            max_iterations: Some(n.max(1)),
-            seed,
-            ..MctsOptions::default()
-        })),
+        "mcts" => {
+            let defaults = MctsOptions::default();
+            Box::new(Mcts::new(MctsOptions {
+                max_iterations: Some(n.max(1)),
+                exploration: exploration.unwrap_or(defaults.exploration),
+                seed,
+                ..defaults
+            }))
+        }
         _ => return None,
     })
 }

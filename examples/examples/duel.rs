@@ -3,7 +3,7 @@
 //! `Game` trait).
 //!
 //! ```sh
-//! cargo run --release --example duel -- [ticTacToe|connectFour] [ITERATIONS] [SEED]
+//! cargo run --release --example duel -- [ticTacToe|connectFour|breakthrough] [ITERATIONS] [SEED]
 //! ```
 //!
 //! The first role plays at random; the second runs ITERATIONS iterations of UCT (default 2000)
@@ -14,6 +14,7 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
+use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use std::time::{Duration, Instant};
 
@@ -55,6 +56,15 @@ fn main() -> ExitCode {
             Board {
                 rows: 6,
                 columns: 7,
+            },
+            iterations,
+            seed,
+        ),
+        "breakthrough" => duel(
+            &Breakthrough,
+            Board {
+                rows: 8,
+                columns: 8,
             },
             iterations,
             seed,

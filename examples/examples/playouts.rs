@@ -1,7 +1,7 @@
 //! Random playouts of a game compiled into this program by the `gdl!` macro.
 //!
 //! ```sh
-//! cargo run --release --example playouts -- [SECONDS] [ticTacToe|connectFour]
+//! cargo run --release --example playouts -- [SECONDS] [ticTacToe|connectFour|breakthrough]
 //! ```
 //!
 //! From the initial state, every role picks a uniformly random legal move until the game ends;
@@ -11,6 +11,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
 use gdl_runtime::bench::{self, BenchOptions};
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
     match name.as_str() {
         "ticTacToe" => play(&TicTacToe, &name, &options),
         "connectFour" => play(&ConnectFour, &name, &options),
+        "breakthrough" => play(&Breakthrough, &name, &options),
         _ => usage(),
     }
 }

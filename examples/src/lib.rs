@@ -11,5 +11,10 @@ pub mod connect_four {
     gdl_macros::gdl!(name = ConnectFour, file = "connectFour.kif");
 }
 
+/// Breakthrough on 8 x 8 (`examples/breakthrough.kif`): roles `white` and `black`.
+pub mod breakthrough {
+    gdl_macros::gdl!(name = Breakthrough, file = "breakthrough.kif");
+}
+
 /// The names the examples accept for the embedded games.
-pub const GAMES: &[&str] = &["ticTacToe", "connectFour"];
+pub const GAMES: &[&str] = &["ticTacToe", "connectFour", "breakthrough"];

@@ -338,7 +338,12 @@ mod tests {
             ["(minus 1)", "(minus 2)"].contains(&fields[2]),
             "{fields:?}"
         );
-        assert_eq!(fields[3], "200 iterations");
+        // The report is the closure's (the countdown is proven before the budget is used).
+        let n: u64 = fields[3]
+            .strip_suffix(" iterations")
+            .and_then(|n| n.parse().ok())
+            .expect("the report");
+        assert!((1..=200).contains(&n), "{fields:?}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Search players over any [`Game`] (behind the `player` feature, so that embedding a game
 //! compiles none of this): [`RandomPlayer`], [`FlatMonteCarlo`] and [`Mcts`] (UCT with
-//! decoupled statistics per role, for any number of roles and simultaneous moves).
+//! decoupled statistics per role, for any number of roles and simultaneous moves, with proven
+//! values).
 //!
 //! Every player answers [`Player::choose`] before the deadline it is given: the search checks
 //! the clock between iterations, and a player that has searched nothing still returns a legal

@@ -1,5 +1,6 @@
 use std::time::{Duration, Instant};
 
+use super::mcts::{RootMove, choose_root, merge_root_moves};
 use super::*;
 use crate::Game;
 
@@ -189,7 +190,7 @@ fn mcts_beats_random_at_nim() {
 }
 
 #[test]
-fn parallel_mcts_finds_the_winning_move_and_uses_every_tree() {
+fn parallel_mcts_proves_the_winning_move_and_uses_every_tree() {
     let game = Nim { pile: 10 };
     let mut p = ParallelMcts::new(
         MctsOptions {
@@ -200,5 +201,380 @@ fn parallel_mcts_finds_the_winning_move_and_uses_every_tree() {
     );
     p.start(&game, 0, Instant::now());
     assert_eq!(p.choose(&game, &(7, 0), far()), Some(1));
+    assert!(p.stats().proven, "{:?}", p.stats());
+    // A root that is not proven: every tree runs its budget.
+    let game = Table {
+        roles: vec!["first", "second"],
+        positions: vec![turn_of_first(3, |_| To::Long)],
+        long: 30,
+    };
+    let mut p = ParallelMcts::new(
+        MctsOptions {
+            max_iterations: Some(2000),
+            ..MctsOptions::default()
+        },
+        2,
+    );
+    p.start(&game, 0, Instant::now());
+    assert!(p.choose(&game, &TableState::At(0), far()).is_some());
     assert_eq!(p.stats().iterations, 4000, "{:?}", p.stats());
+}
+
+/// Where a position of [`Table`] leads.
+#[derive(Clone, Copy, Debug)]
+enum To {
+    At(u32),
+    /// [`Table::long`] turns of the parity game.
+    Long,
+}
+
+/// A position of [`Table`].
+#[derive(Clone, Debug)]
+enum Pos {
+    /// Terminal, with every role's goal.
+    End(Vec<i32>),
+    /// Each role's number of moves, and where each joint move leads (the joint move's index
+    /// is mixed radix, role 0 the most significant).
+    Moves(Vec<u8>, Vec<To>),
+}
+
+/// A game given as a table of positions (the first is the initial one) that may lead into a
+/// long game: roles 0 and 1 take turns adding 1 or 2 to a sum, `long` turns in all; an even
+/// sum wins for role 0, an odd one for role 1 (100, every other role 0). Random play gives
+/// each of the two about 50, and a search of a few hundred iterations proves nothing of it.
+#[derive(Clone, Debug)]
+struct Table {
+    roles: Vec<&'static str>,
+    positions: Vec<Pos>,
+    long: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum TableState {
+    At(u32),
+    Long { left: u8, sum: u8 },
+}
+
+impl Game for Table {
+    type State = TableState;
+    type Move = u8;
+
+    fn role_count(&self) -> usize {
+        self.roles.len()
+    }
+
+    fn role_name(&self, role: RoleIndex) -> &str {
+        self.roles[role]
+    }
+
+    fn initial_state(&self) -> TableState {
+        TableState::At(0)
+    }
+
+    fn is_terminal(&self, s: &TableState) -> bool {
+        match *s {
+            TableState::At(p) => matches!(self.positions[p as usize], Pos::End(_)),
+            TableState::Long { left, .. } => left == 0,
+        }
+    }
+
+    fn legal_moves(&self, s: &TableState, role: RoleIndex, out: &mut Vec<u8>) {
+        out.clear();
+        let count = match *s {
+            TableState::At(p) => match &self.positions[p as usize] {
+                Pos::End(_) => 0,
+                Pos::Moves(counts, _) => counts[role],
+            },
+            TableState::Long { left: 0, .. } => 0,
+            TableState::Long { left, .. } => {
+                if role == usize::from(left % 2) {
+                    2
+                } else {
+                    1
+                }
+            }
+        };
+        out.extend(0..count);
+    }
+
+    fn next_state(&self, s: &TableState, joint: &[u8], next: &mut TableState) {
+        *next = match *s {
+            TableState::At(p) => {
+                let Pos::Moves(counts, to) = &self.positions[p as usize] else {
+                    return;
+                };
+                let index = joint
+                    .iter()
+                    .zip(counts)
+                    .fold(0usize, |i, (&m, &c)| i * usize::from(c) + usize::from(m));
+                match to[index] {
+                    To::At(q) => TableState::At(q),
+                    To::Long => TableState::Long {
+                        left: self.long,
+                        sum: 0,
+                    },
+                }
+            }
+            TableState::Long { left, sum } => TableState::Long {
+                left: left - 1,
+                sum: sum + 1 + joint[usize::from(left % 2)],
+            },
+        };
+    }
+
+    fn goal(&self, s: &TableState, role: RoleIndex) -> Option<i32> {
+        match *s {
+            TableState::At(p) => match &self.positions[p as usize] {
+                Pos::End(goals) => Some(goals[role]),
+                Pos::Moves(..) => None,
+            },
+            TableState::Long { sum, .. } => {
+                Some(if usize::from(sum % 2) == role { 100 } else { 0 })
+            }
+        }
+    }
+
+    fn write_move(&self, _role: RoleIndex, mv: u8, out: &mut String) {
+        out.push_str(&format!("(m {mv})"));
+    }
+
+    fn parse_move(&self, _role: RoleIndex, _text: &str) -> Option<u8> {
+        None
+    }
+
+    fn write_state(&self, s: &TableState, out: &mut Vec<String>) {
+        out.push(format!("{s:?}"));
+    }
+}
+
+/// A turn of role 0 of two among `width` moves, whose joint moves (role 1 plays its only
+/// move) lead to `to(i)`.
+fn turn_of_first(width: u8, to: impl Fn(u8) -> To) -> Pos {
+    Pos::Moves(vec![width, 1], (0..width).map(to).collect())
+}
+
+fn table_mcts(role: RoleIndex, iterations: u64, seed: u64, game: &Table) -> Mcts<Table> {
+    let mut p = mcts_of(iterations, seed);
+    p.start(game, role, Instant::now());
+    p
+}
+
+fn mcts_of<G: Game>(iterations: u64, seed: u64) -> Mcts<G> {
+    Mcts::new(MctsOptions {
+        max_iterations: Some(iterations),
+        seed,
+        ..MctsOptions::default()
+    })
+}
+
+#[test]
+fn a_win_in_one_is_proven_and_played_at_once() {
+    // Move 13 of 20 wins; every other leads to the long game.
+    let game = Table {
+        roles: vec!["first", "second"],
+        positions: vec![
+            turn_of_first(20, |i| if i == 13 { To::At(1) } else { To::Long }),
+            Pos::End(vec![100, 0]),
+        ],
+        long: 30,
+    };
+    for seed in 0..10 {
+        let mut p = table_mcts(0, 10_000, seed, &game);
+        assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(13));
+        let stats = p.stats();
+        // Untried moves come first: the win is found within 20 iterations, and proves the
+        // root.
+        assert!(stats.proven && stats.iterations <= 20, "{stats:?}");
+        assert_eq!(stats.value, 1.0);
+        assert_eq!(p.root_proven(), Some(&[1.0, 0.0][..]));
+    }
+}
+
+#[test]
+fn a_loss_in_one_is_avoided() {
+    // Role 0 has 8 moves; after each but move 5, role 1 has 8 replies of which one wins for
+    // it at once (reply 3), the others lead to the long game; move 5 leads to the long game.
+    let trap = Pos::Moves(
+        vec![1, 8],
+        (0..8)
+            .map(|i| if i == 3 { To::At(2) } else { To::Long })
+            .collect(),
+    );
+    let game = Table {
+        roles: vec!["first", "second"],
+        positions: vec![
+            turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
+            trap,
+            Pos::End(vec![0, 100]),
+        ],
+        long: 30,
+    };
+    for seed in 0..10 {
+        let mut p = table_mcts(0, 400, seed, &game);
+        assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(5));
+        let stats = p.stats();
+        assert!(!stats.proven && stats.iterations == 400, "{stats:?}");
+        // With more exploration (the default leaves a trap alone once its first replies
+        // lost) every trap is proven lost, and once proven no longer searched: one visit made
+        // the trap's node, at most 8 more tried its replies until the winning one.
+        let mut p = Mcts::new(MctsOptions {
+            max_iterations: Some(400),
+            exploration: 0.7,
+            seed,
+            ..MctsOptions::default()
+        });
+        p.start(&game, 0, Instant::now());
+        assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(5));
+        let moves = p.root_moves();
+        for m in &moves {
+            let expected = (m.mv != 5).then_some(0.0);
+            assert_eq!(m.proven, expected, "seed {seed}: {moves:?}");
+            assert!(m.mv == 5 || m.visits <= 9, "seed {seed}: {moves:?}");
+        }
+    }
+}
+
+#[test]
+fn a_proven_loss_is_played_only_when_every_move_loses() {
+    // Both moves lose at once: the root is proven lost and a move is still played.
+    let game = Table {
+        roles: vec!["first", "second"],
+        positions: vec![turn_of_first(2, |_| To::At(1)), Pos::End(vec![0, 100])],
+        long: 0,
+    };
+    let mut p = table_mcts(0, 100, 1, &game);
+    assert!(p.choose(&game, &TableState::At(0), far()).is_some());
+    assert!(
+        p.stats().proven && p.stats().value == 0.0,
+        "{:?}",
+        p.stats()
+    );
+}
+
+#[test]
+fn three_roles_prove_vectors_for_the_mover() {
+    // a moves first: move 0 gives c the turn, where c's move 2 gives c 100 (and a 0, b 30),
+    // its other moves the long game (roles a and b play it; c gets 0); move 1 ends with 40
+    // for every role. c takes its win, so a is sure of 0 after move 0 and plays move 1.
+    let c_turn = Pos::Moves(
+        vec![1, 1, 4],
+        (0..4)
+            .map(|i| if i == 2 { To::At(2) } else { To::Long })
+            .collect(),
+    );
+    let game = Table {
+        roles: vec!["a", "b", "c"],
+        positions: vec![
+            Pos::Moves(vec![2, 1, 1], vec![To::At(1), To::At(3)]),
+            c_turn,
+            Pos::End(vec![0, 30, 100]),
+            Pos::End(vec![40, 40, 40]),
+        ],
+        long: 30,
+    };
+    let mut c = table_mcts(2, 10_000, 1, &game);
+    assert_eq!(c.choose(&game, &TableState::At(1), far()), Some(2));
+    assert_eq!(c.root_proven(), Some(&[0.0, 0.3, 1.0][..]));
+    let mut a = table_mcts(0, 10_000, 1, &game);
+    assert_eq!(a.choose(&game, &TableState::At(0), far()), Some(1));
+    assert!(a.stats().iterations < 100, "{:?}", a.stats());
+    assert_eq!(a.root_proven(), Some(&[0.4, 0.4, 0.4][..]));
+}
+
+#[test]
+fn simultaneous_moves_are_not_proven_from_their_children() {
+    // Matching pennies: both roles choose at once, every joint move ends the game. The root's
+    // value is a mixed equilibrium that the search does not compute: it is never proven.
+    let game = Table {
+        roles: vec!["even", "odd"],
+        positions: vec![
+            Pos::Moves(vec![2, 2], vec![To::At(1), To::At(2), To::At(2), To::At(1)]),
+            Pos::End(vec![100, 0]),
+            Pos::End(vec![0, 100]),
+        ],
+        long: 0,
+    };
+    let mut p = table_mcts(0, 500, 1, &game);
+    assert!(p.choose(&game, &TableState::At(0), far()).is_some());
+    assert!(
+        !p.stats().proven && p.stats().iterations == 500,
+        "{:?}",
+        p.stats()
+    );
+    assert!(p.root_moves().iter().all(|m| m.proven.is_none()));
+}
+
+#[test]
+fn a_chance_node_is_proven_with_the_mean_of_its_children() {
+    // random draws one of 4 outcomes; the player wins after one of them.
+    let game = Table {
+        roles: vec!["player", "random"],
+        positions: vec![
+            Pos::Moves(vec![1, 4], vec![To::At(1), To::At(2), To::At(2), To::At(2)]),
+            Pos::End(vec![100, 0]),
+            Pos::End(vec![0, 0]),
+        ],
+        long: 0,
+    };
+    let mut p = table_mcts(0, 10_000, 1, &game);
+    assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(0));
+    assert!(
+        p.stats().proven && p.stats().iterations < 10_000,
+        "{:?}",
+        p.stats()
+    );
+    assert_eq!(p.root_proven(), Some(&[0.25, 0.0][..]));
+}
+
+#[test]
+fn parallel_mcts_merges_proofs() {
+    let game = Table {
+        roles: vec!["first", "second"],
+        positions: vec![
+            turn_of_first(20, |i| if i == 13 { To::At(1) } else { To::Long }),
+            Pos::End(vec![100, 0]),
+        ],
+        long: 30,
+    };
+    let mut p = ParallelMcts::new(
+        MctsOptions {
+            max_iterations: Some(10_000),
+            ..MctsOptions::default()
+        },
+        2,
+    );
+    p.start(&game, 0, Instant::now());
+    assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(13));
+    assert!(
+        p.stats().proven && p.stats().iterations <= 40,
+        "{:?}",
+        p.stats()
+    );
+    assert_eq!(p.stats().value, 1.0);
+    // Proofs from either tree: every move of the first tree proven lost for role 0...
+    let lost = RootMove {
+        mv: 0u8,
+        visits: 50,
+        sum: 0.0,
+        proven: Some(0.0),
+    };
+    let open = RootMove {
+        proven: None,
+        mv: 1,
+        visits: 1,
+        sum: 0.5,
+    };
+    // ...is not played when the other tree has an open move, however visited.
+    let merged = merge_root_moves([vec![lost, open], vec![lost, RootMove { visits: 2, ..open }]]);
+    assert_eq!(merged.len(), 2);
+    assert_eq!(merged[1].visits, 3);
+    assert_eq!(merged[0].proven, Some(0.0));
+    assert_eq!(choose_root(&merged), Some((1, false)));
+    // A move proven won in one tree only is played.
+    let won = RootMove {
+        proven: Some(1.0),
+        ..open
+    };
+    let merged = merge_root_moves([vec![lost, open], vec![lost, won]]);
+    assert_eq!(choose_root(&merged), Some((1, true)));
 }
