@@ -278,3 +278,32 @@ fn ctrl_c_aborts_the_match() {
         "{bodies:?}"
     );
 }
+
+#[test]
+fn a_player_that_closes_without_a_reply_is_to() {
+    let fake = FakePlayer::start(Duration::ZERO, Box::new(|_, _| None));
+    let record = run_match(&fake.addr.to_string(), "closes.json", "1");
+    let errors = role_errors(&record, 0);
+    assert!(errors.iter().all(|e| e == "TO"), "{errors:?}");
+}
+
+#[test]
+fn a_well_formed_illegal_move_is_il() {
+    let fake = FakePlayer::start(
+        Duration::ZERO,
+        Box::new(|_, body: &str| {
+            let upper = body.to_ascii_uppercase();
+            Some(reply(if upper.contains("PLAY") {
+                "( mark 9 9 )"
+            } else if upper.contains("START") {
+                "ready"
+            } else {
+                "done"
+            }))
+        }),
+    );
+    let record = run_match(&fake.addr.to_string(), "illegal.json", "1");
+    let errors = role_errors(&record, 0);
+    assert!(!errors.is_empty());
+    assert!(errors.iter().all(|e| e == "IL ( mark 9 9 )"), "{errors:?}");
+}
