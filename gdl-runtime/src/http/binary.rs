@@ -16,7 +16,9 @@ use crate::sexpr;
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
-                                           a GGP player over HTTP for this game (MCTS);
+           [--max-nodes N] [--exploration C]
+                                           a GGP player over HTTP for this game (MCTS: at
+                                           most N tree nodes, UCB1 constant C);
                                            --case-fold: lower-case rules and moves (for
                                            managers that upper-case messages, like Dresden)";
 
@@ -38,6 +40,7 @@ struct PlayArgs {
     address: String,
     options: ServerOptions,
     threads: usize,
+    search: MctsOptions,
 }
 
 /// Reads the arguments after `play` (`--flag value` or `--flag=value`, `--case-fold` alone);
@@ -50,6 +53,7 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
         ..ServerOptions::default()
     };
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut search = MctsOptions::default();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         if arg == "--case-fold" {
@@ -88,6 +92,20 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
                 }
                 _ => false,
             },
+            "--max-nodes" => match value.parse::<usize>() {
+                Ok(n) if n > 0 => {
+                    search.max_nodes = n;
+                    true
+                }
+                _ => false,
+            },
+            "--exploration" => match value.parse::<f64>() {
+                Ok(c) if c.is_finite() && c >= 0.0 => {
+                    search.exploration = c;
+                    true
+                }
+                _ => false,
+            },
             _ => false,
         };
         if !ok {
@@ -98,6 +116,7 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
         address: format!("{bind}:{port}"),
         options,
         threads,
+        search,
     })
 }
 
@@ -130,6 +149,7 @@ where
         address,
         options,
         threads,
+        search,
     } = match play_args(name, &args[1..]) {
         Ok(a) => a,
         Err(e) => {
@@ -156,7 +176,7 @@ where
         let player = ParallelMcts::new(
             MctsOptions {
                 seed: matches,
-                ..MctsOptions::default()
+                ..search.clone()
             },
             threads,
         );
@@ -167,7 +187,8 @@ where
     serve_on(name, &address, options, factory)
 }
 
-/// `BIN engine [--threads T]`: root-parallel MCTS served over standard input and output
+/// `BIN engine [--threads T] [--max-nodes N] [--exploration C]`: root-parallel MCTS served over
+/// standard input and output
 /// ([`crate::subprocess::serve`]) until the input ends.
 fn engine<G>(game: &G, name: &str, args: &[String]) -> ExitCode
 where
@@ -175,23 +196,15 @@ where
     G::State: Send + Sync,
     G::Move: Send,
 {
-    let threads = match args {
-        [] => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        [flag, value] if flag == "--threads" => match value.parse::<usize>() {
-            Ok(t) if t > 0 => t,
-            _ => 0,
-        },
-        [flag] => match flag.strip_prefix("--threads=").map(str::parse::<usize>) {
-            Some(Ok(t)) if t > 0 => t,
-            _ => 0,
-        },
-        _ => 0,
+    // The flags of `play` (those about HTTP have no use here).
+    let (threads, search) = match play_args(name, args) {
+        Ok(a) => (a.threads, a.search),
+        Err(e) => {
+            eprintln!("{name}: {e}\n  BIN engine [--threads T] [--max-nodes N] [--exploration C]");
+            return ExitCode::from(EXIT_USAGE);
+        }
     };
-    if threads == 0 {
-        eprintln!("{name}: usage: BIN engine [--threads T]");
-        return ExitCode::from(EXIT_USAGE);
-    }
-    let mut player = ParallelMcts::new(MctsOptions::default(), threads);
+    let mut player = ParallelMcts::new(search, threads);
     let stdin = std::io::stdin();
     let served = crate::subprocess::serve(
         game,
@@ -230,6 +243,10 @@ mod tests {
         assert!(play_args("g", &args(&["--port"])).is_err());
         assert!(play_args("g", &args(&["--threads", "0"])).is_err());
         assert!(play_args("g", &args(&["--case-fold=yes"])).is_err());
+        let a = play_args("g", &args(&["--max-nodes", "5000", "--exploration=0.5"])).unwrap();
+        assert_eq!((a.search.max_nodes, a.search.exploration), (5000, 0.5));
+        assert!(play_args("g", &args(&["--max-nodes", "0"])).is_err());
+        assert!(play_args("g", &args(&["--exploration", "NaN"])).is_err());
     }
 
     /// Folding: an upper-cased START of rules spelled in mixed case is the game's.

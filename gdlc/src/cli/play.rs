@@ -38,6 +38,9 @@ pub struct Args {
     /// The most nodes of the search tree.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_nodes: usize,
+    /// The UCB1 exploration constant of the search (goals scaled to 0..1).
+    #[arg(long, default_value_t = gdl_runtime::player::MctsOptions::default().exploration)]
+    pub exploration: f64,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the interpreter plays, which the compiled game then
@@ -71,6 +74,10 @@ fn rule_set(program: &Program) -> BTreeSet<String> {
 }
 
 pub fn run(args: Args) -> ExitCode {
+    if !(args.exploration.is_finite() && args.exploration >= 0.0) {
+        eprintln!("gdlc play: --exploration must be a number >= 0");
+        return ExitCode::from(super::EXIT_USAGE);
+    }
     if !(args.margin.is_finite() && (0.0..3600.0).contains(&args.margin)) {
         eprintln!("gdlc play: --margin must be a number of seconds");
         return ExitCode::from(super::EXIT_USAGE);
@@ -95,6 +102,8 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--name={}", args.name),
                             format!("--margin={}", args.margin),
                             format!("--threads={}", args.threads.max(1)),
+                            format!("--max-nodes={}", args.max_nodes.max(1)),
+                            format!("--exploration={}", args.exploration),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -122,6 +131,7 @@ pub fn run(args: Args) -> ExitCode {
     let mut options = UniversalOptions {
         mcts: MctsOptions {
             max_nodes: args.max_nodes,
+            exploration: args.exploration,
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.

@@ -293,7 +293,12 @@ impl Universal {
         let mut command = Command::new(binary);
         command
             .arg("engine")
-            .arg(format!("--threads={}", self.threads));
+            .arg(format!("--threads={}", self.threads))
+            .arg(format!(
+                "--max-nodes={}",
+                self.mcts_options.max_nodes.max(1)
+            ))
+            .arg(format!("--exploration={}", self.mcts_options.exploration));
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until
