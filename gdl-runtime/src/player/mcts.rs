@@ -402,32 +402,57 @@ impl<G: Game> Mcts<G> {
 
     /// Keeps the subtree of `root`'s child `child` only, renumbered from 0.
     fn keep_subtree(&mut self, child: u32) {
-        let mut old: Vec<Option<Node<G>>> = self.nodes.drain(..).map(Some).collect();
-        let mut map: HashMap<u32, u32> = HashMap::new();
-        let mut order = vec![child];
-        map.insert(child, 0);
-        let mut i = 0;
-        while i < order.len() {
-            let n = order[i];
-            if let Some(node) = &old[n as usize] {
-                for &c in node.children.values() {
-                    if let std::collections::hash_map::Entry::Vacant(e) = map.entry(c) {
-                        e.insert(order.len() as u32);
-                        order.push(c);
-                    }
+        // The nodes under `child`, marked with their new index: kept nodes stay in the order
+        // they had, so they can be moved down in place (no second vector of a million nodes).
+        const GONE: u32 = u32::MAX;
+        let mut index = vec![GONE; self.nodes.len()];
+        index[child as usize] = 0;
+        let mut stack = vec![child];
+        while let Some(n) = stack.pop() {
+            for &c in self.nodes[n as usize].children.values() {
+                if index[c as usize] == GONE {
+                    index[c as usize] = 0;
+                    stack.push(c);
                 }
             }
-            i += 1;
         }
-        for &n in &order {
-            if let Some(mut node) = old[n as usize].take() {
-                for c in node.children.values_mut() {
-                    *c = map[c];
-                }
-                self.nodes.push(node);
+        let mut kept = 0u32;
+        for slot in index.iter_mut().filter(|i| **i != GONE) {
+            *slot = kept;
+            kept += 1;
+        }
+        for old in 0..self.nodes.len() {
+            let new = index[old];
+            if new == GONE {
+                continue;
+            }
+            // `new <= old`, and every kept node before `old` is in place already.
+            self.nodes.swap(new as usize, old);
+            for c in self.nodes[new as usize].children.values_mut() {
+                *c = index[*c as usize];
             }
         }
-        self.root = 0;
+        self.nodes.truncate(kept as usize);
+        self.root = index[child as usize];
+    }
+
+    /// The tree's shape, for tests: every child index in range, every node reached from the
+    /// root exactly once; the number of nodes and the root's visits.
+    #[cfg(test)]
+    pub(super) fn check_tree(&self) -> Result<(usize, u32), String> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![self.root];
+        while let Some(n) = stack.pop() {
+            let node = self.nodes.get(n as usize).ok_or(format!("no node {n}"))?;
+            if std::mem::replace(&mut seen[n as usize], true) {
+                return Err(format!("node {n} reached twice"));
+            }
+            stack.extend(node.children.values());
+        }
+        match seen.iter().position(|s| !s) {
+            Some(n) => Err(format!("node {n} is not reached from the root")),
+            None => Ok((self.nodes.len(), self.nodes[self.root as usize].total)),
+        }
     }
 
     /// The move chosen at the root after a search of `iterations`, and the stats.

@@ -111,7 +111,13 @@ fn the_tree_is_kept_between_moves() {
     let joint = [mv, 0];
     let mut next = state;
     game.next_state(&state, &joint, &mut next);
+    let (all, _) = p.check_tree().unwrap();
+    assert_eq!(all, before);
     p.observe(&game, &joint, &next);
+    // What is kept is exactly the subtree of the move played, renumbered, with its visits.
+    let (kept, visits) = p.check_tree().unwrap();
+    assert_eq!(kept, p.tree_size());
+    assert!(visits > 0);
     assert!(
         p.tree_size() > 1 && p.tree_size() < before,
         "{} nodes kept of {before}",
