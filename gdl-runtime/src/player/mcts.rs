@@ -21,7 +21,6 @@ mod parallel;
 
 pub use parallel::ParallelMcts;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
