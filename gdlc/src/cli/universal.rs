@@ -63,7 +63,6 @@ pub struct Universal {
     game: Interpreter,
     mcts: Mcts<Interpreter>,
     role: usize,
-    role_name: String,
     match_id: String,
     state: <Interpreter as Game>::State,
     next: <Interpreter as Game>::State,
@@ -168,7 +167,6 @@ impl Universal {
         let mut universal = Universal {
             next: state.clone(),
             state,
-            role_name: game.role_name(role).to_string(),
             game,
             mcts,
             role,
@@ -185,7 +183,7 @@ impl Universal {
         log(&format!(
             "{}: playing {} with {} ({iterations} interpreter iterations in the start clock)",
             universal.match_id,
-            universal.role_name,
+            universal.game.role_name(universal.role),
             universal.detail()
         ));
         Ok(universal)
@@ -305,7 +303,7 @@ impl Universal {
         } else {
             Instant::now()
         };
-        engine.start(&self.role_name, search_until, SLACK)?;
+        engine.start(self.game.role_name(self.role), search_until, SLACK)?;
         let patience = search_until.max(Instant::now() + SLACK);
         for joint in &self.history {
             engine.observe(joint, patience.saturating_duration_since(Instant::now()))?;
