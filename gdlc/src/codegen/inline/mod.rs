@@ -26,6 +26,7 @@ mod expr;
 mod masks;
 mod next;
 mod next_tables;
+mod shifts;
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Lit};

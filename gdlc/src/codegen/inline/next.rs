@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::expr::{Op, join_balanced, paren};
+use super::expr::{Op, conj_with, dnf_with, join_balanced, paren};
 use super::next_tables::NextTables;
 use crate::ir::{Input, Ir, Lit};
 
@@ -108,12 +108,6 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
 
 /// The body of `next` after the props it reads: builds and returns the state.
 pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> TokenStream {
-    let conj = |c: &[Lit]| -> TokenStream {
-        if c.is_empty() {
-            return quote! { true };
-        }
-        join_balanced(c.iter().map(|&l| e(l)).collect(), Op::And)
-    };
     let (rows, table_parts) = plan.tables.rows();
     let mut inits = Vec::new();
     for (w, (keeps, sets)) in table_parts.into_iter().enumerate() {
@@ -134,7 +128,7 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
             let x = match &plan.free[b] {
                 None => e(ir.next[b]),
                 Some(ds) if ds.is_empty() => continue,
-                Some(ds) => paren(join_balanced(ds.iter().map(|c| conj(c)).collect(), Op::Or)),
+                Some(ds) => paren(dnf_with(ds, e)),
             };
             match x.to_string().as_str() {
                 "false" => {}
@@ -165,7 +159,7 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
                 if rest.is_empty() {
                     quote! { n[#w] |= 1u64 << #k; }
                 } else {
-                    let x = paren(conj(rest));
+                    let x = paren(conj_with(rest, e));
                     quote! { n[#w] |= (#x as u64) << #k; }
                 }
             });
