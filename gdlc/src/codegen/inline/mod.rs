@@ -15,6 +15,13 @@
 //! turn it is; `legal_guard`): when it fails, only the moves that do not need it are
 //! evaluated (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`).
 //!
+//! The legal moves are listed from words of legal bits (bit `m % 64` of word `m / 64` for move
+//! `m`) computed without branches, unless there are only a couple to test.
+//!
+//! `next` reads the frame axioms and the plain effects of moves from per-move tables
+//! (`next_tables.rs`); a disjunction of conjunctions that are translates of one pattern of
+//! state bits is tested by shifts of the state (`shifts.rs`).
+//!
 //! A move set literal reads one bit of a per-role table: row `m` of `MOVE_SETS_<r>` holds one
 //! bit per set of role `r`, set when move `m` is in it (the last row, for no move, is empty).
 

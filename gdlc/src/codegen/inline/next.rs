@@ -6,7 +6,9 @@
 //! So the props that only `next` reads are taken apart: disjuncts with a positive `does`
 //! literal go into a `match` on that role's move (only the played move's arm runs), disjuncts
 //! that copy their own bit (`(true (cell 1 1 b))` for `(next (cell 1 1 b))`) become one mask
-//! per state word, and the rest is evaluated as usual.
+//! per state word, disjuncts that read only the state bit itself and one role's move (or only
+//! the move) come from the per-move tables of `next_tables.rs`, and the rest is evaluated as
+//! usual.
 
 use std::collections::BTreeMap;
 

@@ -259,7 +259,7 @@ impl NextTables {
 
     /// The `let`s that pick the rows of the joint move, and per state word the masks to and
     /// with the state (besides the frame) and to or in.
-    pub(super) fn rows(&self) -> (TokenStream, Vec<(Vec<TokenStream>, Vec<TokenStream>)>) {
+    pub(super) fn rows(&self) -> (TokenStream, Vec<WordParts>) {
         let mut lets = TokenStream::new();
         let mut per_word = vec![(Vec::new(), Vec::new()); self.words];
         for r in 0..self.keep.len() {
@@ -288,6 +288,10 @@ impl NextTables {
         (lets, per_word)
     }
 }
+
+/// Per state word: the row words to and with the state (besides the frame), and those to or
+/// in.
+pub(super) type WordParts = (Vec<TokenStream>, Vec<TokenStream>);
 
 /// The roles whose moves `l` reads (a bit per role), when it reads nothing else.
 fn lit_roles(ir: &Ir, roles_of: &[Option<u64>], l: Lit) -> Option<u64> {

@@ -102,3 +102,41 @@ fn shifted(i: usize, o: u32, firsts: u64) -> TokenStream {
     let ll = Literal::u32_unsuffixed(64 - r);
     quote! { ((state.0[#j] >> #rl) | (state.0[#j1] << #ll)) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conj(bits: &[u32]) -> Vec<Lit> {
+        bits.iter().map(|&b| Lit::pos(Input::Bit(b))).collect()
+    }
+
+    #[test]
+    fn translates_of_one_pattern_make_a_family() {
+        // Four lines {f, f+3, f+6} and a conjunction of another pattern.
+        let mut d: Vec<Vec<Lit>> = [0, 1, 2, 70]
+            .iter()
+            .map(|&f| conj(&[f, f + 3, f + 6]))
+            .collect();
+        d.push(conj(&[5, 7]));
+        let (families, rest) = families(&d);
+        assert_eq!(families.len(), 1);
+        assert_eq!(rest, vec![4]);
+        let text = families[0].to_string();
+        // Word 0 (first bits 0, 1, 2) and word 1 (first bit 70), shifted by 3 and by 6.
+        assert!(text.contains("state . 0 [0] >> 3"), "{text}");
+        assert!(text.contains("state . 0 [1] >> 6"), "{text}");
+    }
+
+    #[test]
+    fn few_translates_or_negated_bits_stay_apart() {
+        let mut d: Vec<Vec<Lit>> = [0, 1, 2].iter().map(|&f| conj(&[f, f + 3])).collect();
+        d.push(vec![
+            Lit::pos(Input::Bit(9)),
+            Lit::pos(Input::Bit(12)).negate(),
+        ]);
+        let (families, rest) = families(&d);
+        assert!(families.is_empty());
+        assert_eq!(rest, vec![0, 1, 2, 3]);
+    }
+}
