@@ -97,14 +97,21 @@ pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
     }
 }
 
-/// `e` in parentheses, unless it is one parenthesised group already (`((x))` is noise, and
-/// clippy says so).
+/// `e` in parentheses, unless it is one parenthesised group, a name or a number already
+/// (`((x))` is noise, and clippy says so).
 pub(super) fn paren(e: TokenStream) -> TokenStream {
     let mut trees = e.clone().into_iter();
-    if let (Some(proc_macro2::TokenTree::Group(g)), None) = (trees.next(), trees.next())
-        && g.delimiter() == proc_macro2::Delimiter::Parenthesis
-    {
-        return e;
+    match (trees.next(), trees.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+        {
+            return e;
+        }
+        // A name or a number needs none.
+        (Some(proc_macro2::TokenTree::Ident(_) | proc_macro2::TokenTree::Literal(_)), None) => {
+            return e;
+        }
+        _ => {}
     }
     quote! { (#e) }
 }
@@ -144,15 +151,76 @@ pub(super) fn join_balanced(mut parts: Vec<TokenStream>, op: Op) -> TokenStream 
 }
 
 fn dnf_expr(d: &[Vec<Lit>], v: &View<'_>, chunk: u32) -> TokenStream {
+    dnf_with(d, &|l| lit_expr(l, v, chunk))
+}
+
+/// A disjunction of conjunctions, `lit` making the expression of a literal that is not a
+/// state bit. Literals in every disjunct are tested once, families of one pattern of state
+/// bits by shifts ([`super::shifts`]), disjuncts of one state bit per word with one mask.
+pub(super) fn dnf_with(d: &[Vec<Lit>], lit: &dyn Fn(Lit) -> TokenStream) -> TokenStream {
     if d.is_empty() {
         return quote! { false };
     }
-    let conj = d.iter().map(|c| conj_expr(c, v, chunk)).collect();
-    join_balanced(conj, Op::Or)
+    if d.iter().any(|c| c.is_empty()) {
+        return quote! { true };
+    }
+    if d.len() > 1 {
+        let mut common: Vec<Lit> = Vec::new();
+        for &l in &d[0] {
+            if !common.contains(&l) && d[1..].iter().all(|c| c.contains(&l)) {
+                common.push(l);
+            }
+        }
+        if !common.is_empty() {
+            let head = conj_with(&common, lit);
+            let rest: Vec<Vec<Lit>> = d
+                .iter()
+                .map(|c| c.iter().copied().filter(|l| !common.contains(l)).collect())
+                .collect();
+            if rest.iter().any(Vec::is_empty) {
+                return head;
+            }
+            let tail = paren(dnf_with(&rest, lit));
+            return join_balanced(vec![paren(head), tail], Op::And);
+        }
+    }
+    let (mut parts, rest) = super::shifts::families(d);
+    // Per word: the bits one of which is set, the bits one of which is clear.
+    let mut any: std::collections::BTreeMap<(usize, bool), u64> = Default::default();
+    for i in rest {
+        match d[i][..] {
+            [l] if matches!(l.folded().input, Input::Bit(_)) => {
+                let Input::Bit(b) = l.folded().input else {
+                    continue;
+                };
+                *any.entry((b as usize / 64, l.negated)).or_default() |= 1 << (b % 64);
+            }
+            _ => parts.push(conj_with(&d[i], lit)),
+        }
+    }
+    for ((w, negated), m) in any {
+        if m.count_ones() == 1 {
+            let b = (w * 64) as u32 + m.trailing_zeros();
+            parts.push(lit(Lit {
+                input: Input::Bit(b),
+                negated,
+            }));
+            continue;
+        }
+        let wl = Literal::usize_unsuffixed(w);
+        let ml = super::masks::name(w, m);
+        parts.push(if negated {
+            quote! { (state.0[#wl] & #ml != #ml) }
+        } else {
+            quote! { (state.0[#wl] & #ml != 0) }
+        });
+    }
+    join_balanced(parts, Op::Or)
 }
 
-/// A conjunction; the state bits of one word are tested together with one mask.
-fn conj_expr(c: &[Lit], v: &View<'_>, chunk: u32) -> TokenStream {
+/// A conjunction; the state bits of one word are tested together with one mask, `lit` makes
+/// the expressions of the other literals (and of a lone state bit).
+pub(super) fn conj_with(c: &[Lit], lit: &dyn Fn(Lit) -> TokenStream) -> TokenStream {
     if c.is_empty() {
         return quote! { true };
     }
@@ -176,21 +244,17 @@ fn conj_expr(c: &[Lit], v: &View<'_>, chunk: u32) -> TokenStream {
                     words[i].2 |= m;
                 }
             }
-            _ => others.push(lit_expr(l, v, chunk)),
+            _ => others.push(lit(l)),
         }
     }
     let mut parts: Vec<TokenStream> = Vec::new();
     for (w, read, set) in words {
         if read.count_ones() == 1 {
             let b = (w * 64) as u32 + read.trailing_zeros();
-            parts.push(lit_expr(
-                Lit {
-                    input: Input::Bit(b),
-                    negated: set == 0,
-                },
-                v,
-                chunk,
-            ));
+            parts.push(lit(Lit {
+                input: Input::Bit(b),
+                negated: set == 0,
+            }));
             continue;
         }
         let wl = Literal::usize_unsuffixed(w);

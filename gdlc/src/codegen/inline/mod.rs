@@ -15,6 +15,13 @@
 //! turn it is; `legal_guard`): when it fails, only the moves that do not need it are
 //! evaluated (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`).
 //!
+//! The legal moves are listed from words of legal bits (bit `m % 64` of word `m / 64` for move
+//! `m`) computed without branches, unless there are only a couple to test.
+//!
+//! `next` reads the frame axioms and the plain effects of moves from per-move tables
+//! (`next_tables.rs`); a disjunction of conjunctions that are translates of one pattern of
+//! state bits is tested by shifts of the state (`shifts.rs`).
+//!
 //! A move set literal reads one bit of a per-role table: row `m` of `MOVE_SETS_<r>` holds one
 //! bit per set of role `r`, set when move `m` is in it (the last row, for no move, is empty).
 
@@ -25,6 +32,8 @@ mod cone;
 mod expr;
 mod masks;
 mod next;
+mod next_tables;
+mod shifts;
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Lit};
@@ -137,6 +146,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
         goal_arms.push(quote! { #ri => #f(state), });
     }
     let next_plan = next::plan(ir);
+    items.push(next_plan.tables.items(ir));
     items.push(cone_fn(
         ir,
         options,
@@ -264,21 +274,65 @@ fn legal_fn(
             roots: moves.iter().map(|&m| ir.legal[r][m]).collect(),
             ret: None,
             extra_param: quote! { out: &mut Vec<u32>, },
-            tail: &|e| {
-                let pushes = moves.iter().filter_map(|&m| {
-                    let x = e(ir.legal[r][m]);
-                    let m = Literal::u32_suffixed(m as u32);
-                    match x.to_string().as_str() {
-                        "false" => None,
-                        "true" => Some(quote! { out.push(#m); }),
-                        _ => Some(quote! { if #x { out.push(#m); } }),
-                    }
-                });
-                quote! { #(#pushes)* }
-            },
+            tail: &|e| legal_pushes(moves, &|m| e(ir.legal[r][m])),
         },
     )
 }
+
+/// The statements pushing the moves `moves` (ascending) that hold (`holds`: the expression of
+/// whether move `m` is legal). With few moves to test, one `if` per move; otherwise the moves
+/// are bits of words (bit `m % 64` of word `m / 64`) computed without a branch, then listed
+/// from their set bits: the branch per move of the `if`s is mispredicted about as often as
+/// the move is legal.
+fn legal_pushes(moves: &[usize], holds: &dyn Fn(usize) -> TokenStream) -> TokenStream {
+    let tested: Vec<(usize, TokenStream)> = moves
+        .iter()
+        .map(|&m| (m, holds(m)))
+        .filter(|(_, x)| x.to_string() != "false")
+        .collect();
+    if tested.len() <= LEGAL_IFS {
+        let pushes = tested.iter().map(|(m, x)| {
+            let m = Literal::u32_suffixed(*m as u32);
+            if x.to_string() == "true" {
+                quote! { out.push(#m); }
+            } else {
+                quote! { if #x { out.push(#m); } }
+            }
+        });
+        return quote! { #(#pushes)* };
+    }
+    let mut words: std::collections::BTreeMap<usize, Vec<TokenStream>> = Default::default();
+    for (m, x) in tested {
+        let k = Literal::u32_unsuffixed((m % 64) as u32);
+        let bit = if x.to_string() == "true" {
+            quote! { (1u64 << #k) }
+        } else {
+            let x = expr::paren(x);
+            quote! { ((#x as u64) << #k) }
+        };
+        words.entry(m / 64).or_default().push(bit);
+    }
+    let loops = words.into_iter().map(|(w, bits)| {
+        let word = expr::join_balanced(bits, expr::Op::Or);
+        let m = if w == 0 {
+            quote! { legal.trailing_zeros() }
+        } else {
+            let base = Literal::u32_suffixed(w as u32 * 64);
+            quote! { #base + legal.trailing_zeros() }
+        };
+        quote! {
+            let mut legal: u64 = #word;
+            while legal != 0 {
+                out.push(#m);
+                legal &= legal - 1;
+            }
+        }
+    });
+    quote! { #(#loops)* }
+}
+
+/// Up to this many moves to test, [`legal_pushes`] tests each with an `if`.
+const LEGAL_IFS: usize = 2;
 
 /// A state-bit literal (bit, negated) that at least half of role `r`'s legal moves (and at
 /// least 8) need in every disjunct, typically whose turn it is, and the moves that do not

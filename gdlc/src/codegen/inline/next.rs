@@ -6,14 +6,17 @@
 //! So the props that only `next` reads are taken apart: disjuncts with a positive `does`
 //! literal go into a `match` on that role's move (only the played move's arm runs), disjuncts
 //! that copy their own bit (`(true (cell 1 1 b))` for `(next (cell 1 1 b))`) become one mask
-//! per state word, and the rest is evaluated as usual.
+//! per state word, disjuncts that read only the state bit itself and one role's move (or only
+//! the move) come from the per-move tables of `next_tables.rs`, and the rest is evaluated as
+//! usual.
 
 use std::collections::BTreeMap;
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::expr::{Op, join_balanced, paren};
+use super::expr::{Op, conj_with, dnf_with, join_balanced, paren};
+use super::next_tables::NextTables;
 use crate::ir::{Input, Ir, Lit};
 
 /// Per move of a role: (bit, the rest of the conjunction) for the disjuncts that need it.
@@ -31,6 +34,8 @@ pub(super) struct NextPlan {
     arms: Vec<Arms>,
     /// Every literal the plan reads.
     pub reads: Vec<Lit>,
+    /// The disjuncts read from per-move tables.
+    pub tables: NextTables,
 }
 
 /// Takes the next props apart (see the module documentation).
@@ -54,6 +59,7 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
         free: Vec::with_capacity(ir.next.len()),
         arms: vec![BTreeMap::new(); ir.roles.len()],
         reads: Vec::new(),
+        tables: NextTables::new(ir, words),
     };
     for (b, &l) in ir.next.iter().enumerate() {
         let b = b as u32;
@@ -76,23 +82,25 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
                 plan.frame[b as usize / 64] |= 1 << (b % 64);
                 continue;
             }
-            let trigger = c.iter().position(|x| {
+            for c in plan.tables.take(ir, b, c) {
+                let trigger = c.iter().position(|x| {
                 !x.negated && matches!(x.input, Input::Does { role, .. } if (role as usize) < ir.roles.len())
             });
-            plan.reads.extend(c.iter().copied());
-            match trigger {
-                Some(i) => {
-                    let Input::Does { role, mv } = c[i].input else {
-                        continue;
-                    };
-                    let mut rest = c.clone();
-                    rest.remove(i);
-                    plan.arms[role as usize]
-                        .entry(mv)
-                        .or_default()
-                        .push((b, rest));
+                plan.reads.extend(c.iter().copied());
+                match trigger {
+                    Some(i) => {
+                        let Input::Does { role, mv } = c[i].input else {
+                            continue;
+                        };
+                        let mut rest = c.clone();
+                        rest.remove(i);
+                        plan.arms[role as usize]
+                            .entry(mv)
+                            .or_default()
+                            .push((b, rest));
+                    }
+                    None => free.push(c.clone()),
                 }
-                None => free.push(c.clone()),
             }
         }
         plan.free.push(Some(free));
@@ -102,27 +110,27 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
 
 /// The body of `next` after the props it reads: builds and returns the state.
 pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> TokenStream {
-    let words = plan.frame.len();
-    let conj = |c: &[Lit]| -> TokenStream {
-        if c.is_empty() {
-            return quote! { true };
-        }
-        join_balanced(c.iter().map(|&l| e(l)).collect(), Op::And)
-    };
+    let (rows, table_parts) = plan.tables.rows();
     let mut inits = Vec::new();
-    for w in 0..words {
+    for (w, (keeps, sets)) in table_parts.into_iter().enumerate() {
         let wl = Literal::usize_unsuffixed(w);
         let mut parts: Vec<TokenStream> = Vec::new();
+        let mut kept = keeps;
         if plan.frame[w] != 0 {
             let m = super::masks::name(w, plan.frame[w]);
-            parts.push(quote! { (state.0[#wl] & #m) });
+            kept.insert(0, quote! { #m });
         }
+        if !kept.is_empty() {
+            let k = paren(join_balanced(kept, Op::Or));
+            parts.push(quote! { (state.0[#wl] & #k) });
+        }
+        parts.extend(sets);
         for b in (w * 64)..((w + 1) * 64).min(ir.next.len()) {
             let k = Literal::u32_unsuffixed((b % 64) as u32);
             let x = match &plan.free[b] {
                 None => e(ir.next[b]),
                 Some(ds) if ds.is_empty() => continue,
-                Some(ds) => paren(join_balanced(ds.iter().map(|c| conj(c)).collect(), Op::Or)),
+                Some(ds) => paren(dnf_with(ds, e)),
             };
             match x.to_string().as_str() {
                 "false" => {}
@@ -153,7 +161,7 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
                 if rest.is_empty() {
                     quote! { n[#w] |= 1u64 << #k; }
                 } else {
-                    let x = paren(conj(rest));
+                    let x = paren(conj_with(rest, e));
                     quote! { n[#w] |= (#x as u64) << #k; }
                 }
             });
@@ -172,9 +180,10 @@ pub(super) fn tail(ir: &Ir, plan: &NextPlan, e: &dyn Fn(Lit) -> TokenStream) -> 
         });
     }
     if matches.is_empty() {
-        return quote! { State([#(#inits),*]) };
+        return quote! { #rows State([#(#inits),*]) };
     }
     quote! {
+        #rows
         let mut n = [#(#inits),*];
         #(#matches)*
         State(n)

@@ -1,0 +1,309 @@
+//! Per-move tables of `next`: the frame axioms and the plain effects of moves as two words per
+//! state word and move.
+//!
+//! Most next-state bits of a board game are "the cell keeps its piece unless a move touches
+//! it" and "a move puts a piece there": a disjunct `(true b) & f(move of role r)` or
+//! `f(move of role r)` alone, where `f` reads only role `r`'s move (`does`, move sets, and
+//! props made only of these). Both are known per move before the game runs, so the generated
+//! code reads them from two tables per role, `NEXT_KEEP_<r>` and `NEXT_SET_<r>` (a row per
+//! move of the role, the last one for no move, a word per state word), and a next state word
+//! is `state & (frame | keep_0 | keep_1 ..) | set_0 | set_1 ..` instead of one expression per
+//! bit. A prop that reads the moves of several roles (`(does white m) | (does black m)`) is
+//! distributed over the disjunct first.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+use rustc_hash::FxHashMap;
+
+use crate::ir::{Input, Ir, Lit};
+
+/// The most words (rows times state words) one table may hold.
+const MAX_TABLE_WORDS: usize = 1 << 16;
+
+/// The most conjunctions one disjunct is distributed into.
+const MAX_EXPANSION: usize = 16;
+
+/// The tables being filled, and what they need to know about the props.
+pub(super) struct NextTables {
+    /// Per prop: the roles whose moves it reads (a bit per role) when it reads nothing else
+    /// (no state bit, no group); `None` otherwise.
+    roles_of: Vec<Option<u64>>,
+    /// Per role: the rows of `NEXT_KEEP` and `NEXT_SET` (empty until used).
+    keep: Vec<Vec<Vec<u64>>>,
+    set: Vec<Vec<Vec<u64>>>,
+    /// Per role: the value of a literal of that role for each of its moves and none.
+    values: Vec<FxHashMap<Lit, Vec<bool>>>,
+    words: usize,
+}
+
+/// How a conjunction reads the state and the moves.
+enum Kind {
+    /// `(true b) & f(move of the role)`.
+    Keep(u32),
+    /// `f(move of the role)`.
+    Set(u32),
+    Other,
+}
+
+impl NextTables {
+    pub(super) fn new(ir: &Ir, words: usize) -> NextTables {
+        let nroles = ir.roles.len();
+        let group_of = ir.group_of();
+        let mut roles_of: Vec<Option<u64>> = vec![None; ir.props.len()];
+        if nroles <= 64 {
+            for p in 0..ir.props.len() {
+                if group_of[p].is_some() {
+                    continue;
+                }
+                let mut mask = Some(0u64);
+                for &l in ir.props[p].disjuncts.iter().flatten() {
+                    mask = mask.zip(lit_roles(ir, &roles_of, l)).map(|(a, b)| a | b);
+                    if mask.is_none() {
+                        break;
+                    }
+                }
+                roles_of[p] = mask;
+            }
+        }
+        NextTables {
+            roles_of,
+            keep: vec![Vec::new(); nroles],
+            set: vec![Vec::new(); nroles],
+            values: vec![FxHashMap::default(); nroles],
+            words,
+        }
+    }
+
+    /// Takes the disjunct `c` of next bit `b` into the tables as far as it goes: returns the
+    /// conjunctions (whose or is `c`) left to compute otherwise. `c` itself comes back
+    /// when no part of it fits.
+    pub(super) fn take(&mut self, ir: &Ir, b: u32, c: &[Lit]) -> Vec<Vec<Lit>> {
+        let Some(expanded) = self.expand(ir, c) else {
+            return vec![c.to_vec()];
+        };
+        let kinds: Vec<Kind> = expanded.iter().map(|e| self.kind(ir, b, e)).collect();
+        if kinds.iter().all(|k| matches!(k, Kind::Other)) {
+            return vec![c.to_vec()];
+        }
+        let mut rest = Vec::new();
+        for (e, kind) in expanded.into_iter().zip(kinds) {
+            let (r, keep) = match kind {
+                Kind::Keep(r) => (r, true),
+                Kind::Set(r) => (r, false),
+                Kind::Other => {
+                    rest.push(e);
+                    continue;
+                }
+            };
+            let moves: Vec<Lit> = e
+                .iter()
+                .copied()
+                .filter(|l| !matches!(l.input, Input::Bit(_)))
+                .collect();
+            let holds = self.conj_values(ir, r, &moves);
+            let rows = if keep {
+                &mut self.keep[r as usize]
+            } else {
+                &mut self.set[r as usize]
+            };
+            if rows.is_empty() {
+                *rows = vec![vec![0u64; self.words]; holds.len()];
+            }
+            for (row, &h) in rows.iter_mut().zip(&holds) {
+                if h {
+                    row[b as usize / 64] |= 1 << (b % 64);
+                }
+            }
+        }
+        rest
+    }
+
+    /// `c` with its positive props that read the moves of several roles (and nothing else)
+    /// distributed, or `None` past [`MAX_EXPANSION`] conjunctions.
+    fn expand(&self, ir: &Ir, c: &[Lit]) -> Option<Vec<Vec<Lit>>> {
+        let mut done = Vec::new();
+        let mut work = vec![c.to_vec()];
+        while let Some(conj) = work.pop() {
+            let multi = conj.iter().position(|l| {
+                !l.negated
+                    && matches!(l.input, Input::Prop(q)
+                        if self.roles_of[q as usize].is_some_and(|m| m.count_ones() > 1))
+            });
+            match multi {
+                None => done.push(conj),
+                Some(i) => {
+                    let Input::Prop(q) = conj[i].input else {
+                        return None;
+                    };
+                    for d in &ir.props[q as usize].disjuncts {
+                        let mut e = conj.clone();
+                        e.remove(i);
+                        e.extend(d.iter().copied());
+                        work.push(e);
+                    }
+                }
+            }
+            if done.len() + work.len() > MAX_EXPANSION {
+                return None;
+            }
+        }
+        done.reverse();
+        Some(done)
+    }
+
+    fn kind(&self, ir: &Ir, b: u32, c: &[Lit]) -> Kind {
+        let mut keeps = false;
+        let mut roles = 0u64;
+        for &l in c {
+            match (l.input, l.negated) {
+                (Input::Bit(x), false) if x == b && !keeps => keeps = true,
+                _ => match lit_roles(ir, &self.roles_of, l) {
+                    Some(m) => roles |= m,
+                    None => return Kind::Other,
+                },
+            }
+        }
+        if roles.count_ones() != 1 {
+            return Kind::Other;
+        }
+        let r = roles.trailing_zeros();
+        let rows = ir.moves[r as usize].len() + 1;
+        if rows * self.words > MAX_TABLE_WORDS {
+            return Kind::Other;
+        }
+        if keeps { Kind::Keep(r) } else { Kind::Set(r) }
+    }
+
+    /// Per move of role `r` and none: whether every literal of `c` holds.
+    fn conj_values(&mut self, ir: &Ir, r: u32, c: &[Lit]) -> Vec<bool> {
+        let mut out = vec![true; ir.moves[r as usize].len() + 1];
+        for &l in c {
+            let v = self.lit_values(ir, r, l);
+            out.iter_mut().zip(&v).for_each(|(o, &x)| *o &= x);
+        }
+        out
+    }
+
+    /// Per move of role `r` and none: whether `l` (which reads only role `r`'s move) holds.
+    fn lit_values(&mut self, ir: &Ir, r: u32, l: Lit) -> Vec<bool> {
+        if let Some(v) = self.values[r as usize].get(&l) {
+            return v.clone();
+        }
+        let n = ir.moves[r as usize].len();
+        let mut v: Vec<bool> = match l.input {
+            Input::Const(x) => vec![x; n + 1],
+            Input::Does { mv, .. } => (0..=n).map(|m| m == mv as usize).collect(),
+            Input::MoveIn(s) => {
+                let mut v = vec![false; n + 1];
+                if let Some(set) = ir.move_sets.sets.get(s as usize) {
+                    for &m in &set.moves {
+                        if let Some(x) = v.get_mut(m as usize) {
+                            *x = true;
+                        }
+                    }
+                }
+                v
+            }
+            Input::Prop(q) => {
+                let mut v = vec![false; n + 1];
+                for d in &ir.props[q as usize].disjuncts {
+                    let h = self.conj_values(ir, r, d);
+                    v.iter_mut().zip(&h).for_each(|(o, &x)| *o |= x);
+                }
+                v
+            }
+            // Not expected: `kind` admits only literals of moves.
+            Input::Bit(_) | Input::Join(_) => vec![false; n + 1],
+        };
+        if l.negated {
+            v.iter_mut().for_each(|x| *x = !*x);
+        }
+        self.values[r as usize].insert(l, v.clone());
+        v
+    }
+
+    /// The `static` tables.
+    pub(super) fn items(&self, ir: &Ir) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (r, role) in ir.roles.iter().enumerate() {
+            for (kind, rows) in [("KEEP", &self.keep[r]), ("SET", &self.set[r])] {
+                if rows.is_empty() {
+                    continue;
+                }
+                let name = format_ident!("NEXT_{}_{}", kind, r);
+                let wl = Literal::usize_unsuffixed(self.words);
+                let nl = Literal::usize_unsuffixed(rows.len());
+                let rows = rows.iter().map(|row| {
+                    let ws = row.iter().map(|&w| Literal::u64_suffixed(w));
+                    quote! { [#(#ws),*] }
+                });
+                let doc = if kind == "KEEP" {
+                    format!(
+                        " Row `m`: the state bits that stay set when {role} plays its move `m` \
+                         (the last row: no move)."
+                    )
+                } else {
+                    format!(
+                        " Row `m`: the state bits that {role}'s move `m` sets (the last row: \
+                         no move)."
+                    )
+                };
+                out.extend(quote! {
+                    #[doc = #doc]
+                    static #name: [[u64; #wl]; #nl] = [#(#rows),*];
+                });
+            }
+        }
+        out
+    }
+
+    /// The `let`s that pick the rows of the joint move, and per state word the masks to and
+    /// with the state (besides the frame) and to or in.
+    pub(super) fn rows(&self) -> (TokenStream, Vec<WordParts>) {
+        let mut lets = TokenStream::new();
+        let mut per_word = vec![(Vec::new(), Vec::new()); self.words];
+        for r in 0..self.keep.len() {
+            let rl = Literal::usize_unsuffixed(r);
+            for (kind, rows) in [("KEEP", &self.keep[r]), ("SET", &self.set[r])] {
+                if rows.is_empty() {
+                    continue;
+                }
+                let table = format_ident!("NEXT_{}_{}", kind, r);
+                let row = format_ident!("{}_{}", kind.to_lowercase(), r);
+                lets.extend(quote! { let #row = &#table[joint[#rl] as usize]; });
+                for (w, slot) in per_word.iter_mut().enumerate() {
+                    if rows.iter().all(|x| x[w] == 0) {
+                        continue;
+                    }
+                    let wl = Literal::usize_unsuffixed(w);
+                    let part = quote! { #row[#wl] };
+                    if kind == "KEEP" {
+                        slot.0.push(part);
+                    } else {
+                        slot.1.push(part);
+                    }
+                }
+            }
+        }
+        (lets, per_word)
+    }
+}
+
+/// Per state word: the row words to and with the state (besides the frame), and those to or
+/// in.
+pub(super) type WordParts = (Vec<TokenStream>, Vec<TokenStream>);
+
+/// The roles whose moves `l` reads (a bit per role), when it reads nothing else.
+fn lit_roles(ir: &Ir, roles_of: &[Option<u64>], l: Lit) -> Option<u64> {
+    let nroles = ir.roles.len();
+    match l.input {
+        Input::Const(_) => Some(0),
+        Input::Does { role, .. } if (role as usize) < nroles => Some(1 << role),
+        Input::MoveIn(s) => {
+            let role = ir.move_sets.sets.get(s as usize)?.role;
+            ((role as usize) < nroles).then_some(1 << role)
+        }
+        Input::Prop(q) => roles_of.get(q as usize).copied().flatten(),
+        _ => None,
+    }
+}
