@@ -6,9 +6,12 @@
 //! input per move of each role (`does`). A gate is true when at least `thresh` of its input
 //! edges are (an edge may be negated): an and-gate of `n` inputs has threshold `n`, an or-gate
 //! threshold 1. The [`Engine`] keeps the value of every node and, for every gate, the number
-//! of its true input edges. When inputs change, only the gates whose count crosses their
-//! threshold change value, and only their fan-out is visited: the cost of a step is the size of
-//! the change it makes, not the size of the game.
+//! of its true input edges minus its threshold. When inputs change, their out-edges are
+//! visited; the gates whose count crosses zero are settled in node order (topological), so
+//! that a gate changes at most once per step, and only the fan-out of the gates that did
+//! change is visited: the cost of a step is the size of the change it makes, not the size of
+//! the game. [`Net::simplify`] (which gdlc applies) bypasses buffers and merges chains of
+//! gates of one kind before the network is stored.
 //!
 //! *Recursive groups* (ground rules that depend on each other positively, such as paths) are
 //! contiguous node ranges whose internal edges are kept apart: when the inputs of a group
@@ -78,60 +81,117 @@ pub struct Net {
 }
 
 mod join;
+mod simplify;
 mod text;
 
 pub use join::{ALWAYS, Arg, JoinProgram, Rule, Step, Table, Value};
 pub use text::{DecodeError, FORMAT_VERSION};
 
-/// A gate's state: its count of true input edges and its threshold, side by side.
+/// A count that never reaches zero: the base of a gate that is never true.
+const NEVER: i32 = i32::MIN / 2;
+
+/// Where a node's out-edges are in [`Engine::edges`]: `start..split` lead to gates outside
+/// groups, `split..end` to group members; `head`: the node is the first of a group.
 #[derive(Clone, Copy, Debug, Default)]
-struct Gate {
-    count: u32,
-    thresh: u32,
+struct Fan {
+    start: u32,
+    split: u32,
+    end: u32,
+    head: bool,
 }
 
 /// The values of a [`Net`] for one state and joint move, kept up to date incrementally.
+///
+/// A gate's count is its number of true input edges minus its threshold: it is true when the
+/// count is at least zero, and may change only when an edge moves the count across zero.
+/// Such gates are marked pending (one bit per node) and settled in node order, which is
+/// topological, once the changes before them are done: a gate whose inputs change several
+/// times in one step changes at most once, and only then are its out-edges visited. A dirty
+/// group is settled at its first node, by recomputing its fixpoint.
 #[derive(Clone, Debug)]
 pub struct Engine<'n> {
     net: &'n Net,
-    gates: Vec<Gate>,
+    /// Per node: its count of true input edges minus its threshold ([`NEVER`] based for gates
+    /// that are never true).
+    count: Vec<i32>,
+    /// Per node: its out-edges in `edges`.
+    fans: Vec<Fan>,
+    /// Out-edges: `target << 2 | leaf << 1 | negated` (`leaf`: the target has no out-edges).
+    edges: Vec<u32>,
     /// One bit per node.
     value: Vec<u64>,
     /// The state the inputs hold.
     state: Vec<u64>,
     /// The move each role's `does` inputs hold (`u32::MAX`: none).
     joint: Vec<u32>,
-    /// Pending value changes: `node << 1 | new value`.
+    /// Input changes to propagate: `node << 1 | new value`.
     stack: Vec<u32>,
-    /// Groups whose inputs changed, one bit per group.
-    dirty: Vec<u64>,
-    /// No word of `dirty` before this one has a bit set.
-    dirty_from: usize,
+    /// Gates (and first nodes of groups) to settle.
+    pending: Pending,
     /// Scratch counts, values and work list of a group fixpoint (kept to reuse their memory).
-    work: Vec<u32>,
+    work: Vec<i32>,
     group_values: Vec<bool>,
     todo: Vec<u32>,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
 }
 
+/// The base count of a gate of threshold `thresh`.
+fn base(thresh: u32) -> i32 {
+    match i32::try_from(thresh) {
+        Ok(t) if t < -NEVER => -t,
+        _ => NEVER,
+    }
+}
+
 impl<'n> Engine<'n> {
     /// An engine holding the initial state and no moves.
     pub fn new(net: &'n Net) -> Engine<'n> {
         let nodes = net.nodes as usize;
+        let mut fans = Vec::with_capacity(nodes);
+        let mut edges = Vec::with_capacity(net.fan.len());
+        let fan_of = |n: usize| {
+            net.fan
+                .get(net.fan_start[n] as usize..net.fan_start[n + 1] as usize)
+                .unwrap_or(&[])
+        };
+        // A plain edge to a gate without out-edges (an output) says so: such a gate is
+        // toggled at once when its count crosses zero, its final value the same whatever
+        // the order of its inputs' changes.
+        let edge = |&e: &u32| {
+            let t = e >> 2;
+            let leaf = fan_of(t as usize).is_empty() && net.group_of[t as usize] == NONE;
+            t << 2 | u32::from(leaf && e & 2 == 0) << 1 | e & 1
+        };
+        for n in 0..nodes {
+            let out = fan_of(n);
+            let start = edges.len() as u32;
+            edges.extend(out.iter().filter(|&&e| e & 2 == 0).map(edge));
+            let split = edges.len() as u32;
+            edges.extend(out.iter().filter(|&&e| e & 2 != 0).map(edge));
+            let head = net
+                .group_of
+                .get(n)
+                .and_then(|&g| net.groups.get(g as usize))
+                .is_some_and(|&(a, _)| a as usize == n);
+            fans.push(Fan {
+                start,
+                split,
+                end: edges.len() as u32,
+                head,
+            });
+        }
+        let words = nodes.div_ceil(64) + 1;
         let mut e = Engine {
             net,
-            gates: net
-                .thresh
-                .iter()
-                .map(|&thresh| Gate { count: 0, thresh })
-                .collect(),
-            value: vec![0; nodes.div_ceil(64) + 1],
+            count: Vec::new(),
+            fans,
+            edges,
+            value: vec![0; words],
             state: net.init.clone(),
             joint: vec![u32::MAX; net.moves.len()],
             stack: Vec::new(),
-            dirty: vec![0; net.groups.len().div_ceil(64)],
-            dirty_from: usize::MAX,
+            pending: Pending::new(nodes),
             work: Vec::new(),
             group_values: Vec::new(),
             todo: Vec::new(),
@@ -158,9 +218,8 @@ impl<'n> Engine<'n> {
         for w in &mut self.value {
             *w = 0;
         }
-        for g in &mut self.gates {
-            g.count = 0;
-        }
+        self.count.clear();
+        self.count.extend(net.thresh.iter().map(|&t| base(t)));
         for b in 0..net.bits {
             if self.state[(b >> 6) as usize] >> (b & 63) & 1 != 0 {
                 self.toggle(b);
@@ -185,17 +244,15 @@ impl<'n> Engine<'n> {
                         self.toggle(m);
                     }
                 }
+                self.group_values = values;
                 for m in a..b {
                     self.push_counts(m);
                 }
                 n = b;
                 continue;
             }
-            if n >= first_gate {
-                let gate = self.gates[n as usize];
-                if gate.count >= gate.thresh {
-                    self.toggle(n);
-                }
+            if n >= first_gate && self.count[n as usize] >= 0 {
+                self.toggle(n);
             }
             self.push_counts(n);
             n += 1;
@@ -204,12 +261,10 @@ impl<'n> Engine<'n> {
 
     /// Adds node `n`'s current value to the counts of its fan-out (full evaluation).
     fn push_counts(&mut self, n: u32) {
-        let net = self.net;
         let v = self.get(n) as u32;
-        for &e in
-            &net.fan[net.fan_start[n as usize] as usize..net.fan_start[n as usize + 1] as usize]
-        {
-            self.gates[(e >> 2) as usize].count += v ^ (e & 1);
+        let f = self.fans[n as usize];
+        for &e in &self.edges[f.start as usize..f.end as usize] {
+            self.count[(e >> 2) as usize] += ((v ^ e) & 1) as i32;
         }
     }
 
@@ -223,17 +278,15 @@ impl<'n> Engine<'n> {
         }
         let (a, b) = net.groups[g as usize];
         let len = (b - a) as usize;
-        self.work.clear();
-        self.work
-            .extend((a..b).map(|m| self.gates[m as usize].count));
+        let mut work = std::mem::take(&mut self.work);
+        work.clear();
+        work.extend_from_slice(&self.count[a as usize..b as usize]);
         let mut values = std::mem::take(&mut self.group_values);
         values.clear();
         values.resize(len, false);
         let mut todo = std::mem::take(&mut self.todo);
         todo.clear();
-        todo.extend(
-            (a..b).filter(|&m| self.work[(m - a) as usize] >= self.gates[m as usize].thresh),
-        );
+        todo.extend((a..b).filter(|&m| work[(m - a) as usize] >= 0));
         while let Some(m) = todo.pop() {
             let i = (m - a) as usize;
             if values[i] {
@@ -244,92 +297,137 @@ impl<'n> Engine<'n> {
                 [net.inner_start[m as usize] as usize..net.inner_start[m as usize + 1] as usize]
             {
                 let j = (t - a) as usize;
-                self.work[j] += 1;
-                if !values[j] && self.work[j] >= self.gates[t as usize].thresh {
+                work[j] += 1;
+                if !values[j] && work[j] >= 0 {
                     todo.push(t);
                 }
             }
         }
+        self.work = work;
         self.todo = todo;
         values
     }
 
-    /// Propagates the pending changes, then recomputes the groups they reached.
+    /// Propagates the input changes on the stack: their out-edges are visited, then the
+    /// pending gates and groups are settled in node order.
     fn propagate(&mut self) {
-        loop {
-            while let Some(ev) = self.stack.pop() {
-                let n = ev >> 1;
-                let up = ev & 1;
-                let net = self.net;
-                let (s, t) = (
-                    net.fan_start[n as usize] as usize,
-                    net.fan_start[n as usize + 1] as usize,
-                );
-                self.visits += (t - s) as u64 + 1;
-                for &e in &net.fan[s..t] {
-                    let target = e >> 2;
-                    let gate = &mut self.gates[target as usize];
-                    if (up ^ (e & 1)) != 0 {
-                        gate.count = gate.count.wrapping_add(1);
-                        if e & 2 != 0 {
-                            self.mark_dirty(target);
-                        } else if gate.count == gate.thresh {
-                            self.value[(target >> 6) as usize] ^= 1 << (target & 63);
-                            self.stack.push(target << 1 | 1);
-                        }
-                    } else {
-                        gate.count = gate.count.wrapping_sub(1);
-                        if e & 2 != 0 {
-                            self.mark_dirty(target);
-                        } else if gate.count.wrapping_add(1) == gate.thresh {
-                            self.value[(target >> 6) as usize] ^= 1 << (target & 63);
-                            self.stack.push(target << 1);
-                        }
+        while let Some(ev) = self.stack.pop() {
+            self.visit(ev >> 1, ev & 1);
+        }
+        while let Some(n) = self.pending.take() {
+            if self.fans[n as usize].head {
+                let g = self.net.group_of[n as usize];
+                let values = self.group_fixpoint(g);
+                for (i, &v) in values.iter().enumerate() {
+                    let m = n + i as u32;
+                    if v != self.get(m) {
+                        self.toggle(m);
+                        self.visit(m, u32::from(v));
                     }
                 }
+                // Its memory serves the next fixpoint.
+                self.group_values = values;
+                continue;
             }
-            // The first dirty group: its changes only reach later nodes.
-            let Some(g) = self.take_first_dirty() else {
-                return;
-            };
-            let (a, _) = self.net.groups[g];
-            let values = self.group_fixpoint(g as u32);
-            for (i, &v) in values.iter().enumerate() {
-                let m = a + i as u32;
-                if v != self.get(m) {
-                    self.toggle(m);
-                    self.stack.push(m << 1 | v as u32);
+            let v = self.count[n as usize] >= 0;
+            if v != self.get(n) {
+                self.toggle(n);
+                self.visit(n, u32::from(v));
+            }
+        }
+    }
+
+    /// Visits the out-edges of node `n`, which became `up`: adds +1 (for an edge whose input
+    /// became true) or -1 to their counts, toggling the outputs whose count crossed zero and
+    /// marking pending the other gates whose count did and the groups reached.
+    #[inline(always)]
+    fn visit(&mut self, n: u32, up: u32) {
+        let f = self.fans[n as usize];
+        self.visits += u64::from(f.end - f.start) + 1;
+        // Slices held in locals, so that the loop keeps their addresses in registers.
+        let count = &mut self.count[..];
+        let value = &mut self.value[..];
+        let pending = &mut self.pending;
+        let edges = &self.edges[f.start as usize..f.end as usize];
+        let (plain, grouped) = edges.split_at((f.split - f.start) as usize);
+        for &e in plain {
+            let t = (e >> 2) as usize;
+            let old = count[t];
+            let new = old + (((up ^ e) & 1) as i32 * 2 - 1);
+            count[t] = new;
+            if (old ^ new) < 0 {
+                if e & 2 != 0 {
+                    value[t >> 6] ^= 1 << (t & 63);
+                } else {
+                    pending.set(t);
                 }
             }
-            // Its memory serves the next fixpoint.
-            self.group_values = values;
         }
-    }
-
-    #[inline]
-    fn mark_dirty(&mut self, n: u32) {
-        let g = self.net.group_of[n as usize];
-        if g != NONE {
-            let w = (g >> 6) as usize;
-            self.dirty[w] |= 1 << (g & 63);
-            self.dirty_from = self.dirty_from.min(w);
-        }
-    }
-
-    /// Clears and returns the first dirty group, if any.
-    fn take_first_dirty(&mut self) -> Option<usize> {
-        while let Some(word) = self.dirty.get_mut(self.dirty_from) {
-            if *word != 0 {
-                let b = word.trailing_zeros() as usize;
-                *word &= *word - 1;
-                return Some(self.dirty_from * 64 + b);
+        for &e in grouped {
+            let t = (e >> 2) as usize;
+            count[t] += ((up ^ e) & 1) as i32 * 2 - 1;
+            let g = self.net.group_of[t];
+            if let Some(&(a, _)) = self.net.groups.get(g as usize) {
+                pending.set(a as usize);
             }
-            self.dirty_from += 1;
         }
-        self.dirty_from = usize::MAX;
+    }
+}
+
+/// A set of nodes taken out in ascending order: one bit per node, and one bit per word of
+/// those that says whether it has a bit set.
+#[derive(Clone, Debug)]
+struct Pending {
+    bits: Vec<u64>,
+    summary: Vec<u64>,
+    /// No word of `summary` before this one has a bit set.
+    from: usize,
+}
+
+impl Pending {
+    fn new(nodes: usize) -> Pending {
+        let words = nodes.div_ceil(64) + 1;
+        Pending {
+            bits: vec![0; words],
+            summary: vec![0; words.div_ceil(64)],
+            from: usize::MAX,
+        }
+    }
+
+    /// Adds node `n`.
+    #[inline(always)]
+    fn set(&mut self, n: usize) {
+        let w = n >> 6;
+        self.bits[w] |= 1 << (n & 63);
+        self.summary[w >> 6] |= 1 << (w & 63);
+        self.from = self.from.min(w >> 6);
+    }
+
+    /// Removes and returns the least node, if any. A node added behind the last one returned
+    /// (an edge against the node order, which networks from gdlc do not have) moves the
+    /// search back to it.
+    #[inline]
+    fn take(&mut self) -> Option<u32> {
+        while let Some(s) = self.summary.get_mut(self.from) {
+            if *s == 0 {
+                self.from += 1;
+                continue;
+            }
+            let w = self.from * 64 + s.trailing_zeros() as usize;
+            let word = &mut self.bits[w];
+            let b = word.trailing_zeros() as usize;
+            *word &= *word - 1;
+            if *word == 0 {
+                *s &= *s - 1;
+            }
+            return Some((w * 64 + b) as u32);
+        }
+        self.from = usize::MAX;
         None
     }
+}
 
+impl Engine<'_> {
     /// Makes the state inputs hold `state` (words; missing words read as zero).
     pub fn set_state(&mut self, state: &[u64]) {
         let mut changed = false;

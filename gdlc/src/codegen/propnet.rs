@@ -463,6 +463,7 @@ pub fn build_net(ir: &Ir) -> Net {
     let mut net = finish(b, bits, legal_base, next_base, terminal, goals);
     net.legal_guard = legal_guard;
     net.sees = sees;
+    net.simplify();
     net
 }
 
