@@ -335,6 +335,24 @@ mod tests {
     }
 
     #[test]
+    fn auto_gives_up_inline_code_longer_than_the_limit() {
+        use crate::codegen::Backend;
+        let game = include_str!("../../examples/ticTacToe.kif");
+        let mut options = CompileOptions::for_game("ticTacToe");
+        let auto = compile(game, &options).expect("compiles");
+        assert_eq!(auto.stats.backend, Backend::Inline);
+        options.codegen.inline_max_bytes = auto.rust.len() / 2;
+        let capped = compile(game, &options).expect("compiles");
+        assert_eq!(capped.stats.backend, Backend::Propnet);
+        assert!(capped.rust.contains("; propnet backend."));
+        // A backend asked for by name is kept whatever its size.
+        options.codegen.backend = Backend::Inline;
+        let forced = compile(game, &options).expect("compiles");
+        assert_eq!(forced.stats.backend, Backend::Inline);
+        assert_eq!(forced.rust, auto.rust);
+    }
+
+    #[test]
     fn the_progress_hook_sees_every_pass_in_order_and_their_steps() {
         use std::sync::{Arc, Mutex};
         let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
