@@ -21,6 +21,7 @@ pub mod optimise;
 pub mod parse;
 pub mod pipeline;
 pub mod print;
+pub mod progress;
 pub mod stratify;
 pub mod terms;
 
@@ -30,3 +31,4 @@ pub use diag::Diagnostic;
 pub use frontend::{Checked, Source, Syntax};
 pub use parse::parse_kif;
 pub use pipeline::{CompileOptions, Compiled, compile};
+pub use progress::{Pass, Progress, ProgressHook};

@@ -10,7 +10,8 @@
 
 mod factor;
 
-use rustc_hash::FxHashMap as HashMap;
+use std::hash::BuildHasher;
+use std::ops::Range;
 
 pub use factor::factor;
 
@@ -90,7 +91,10 @@ pub fn simplify(ir: &mut Ir) {
     let mut subst: Vec<Lit> = (0..ir.props.len() as u32)
         .map(|p| Lit::pos(Input::Prop(p)))
         .collect();
-    let mut seen: HashMap<Vec<Vec<Lit>>, u32> = HashMap::default();
+    // Props by their disjuncts, hashed in place (not cloned into keys): a prop is not changed
+    // again once it is in the table.
+    let mut seen: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+    let hasher = rustc_hash::FxBuildHasher;
     for p in 0..ir.props.len() {
         let prop = &mut ir.props[p];
         for conj in &mut prop.disjuncts {
@@ -116,10 +120,14 @@ pub fn simplify(ir: &mut Ir) {
             subst[p] = l;
             continue;
         }
-        match seen.get(&prop.disjuncts) {
+        let props = &ir.props;
+        let hash = hasher.hash_one(&props[p].disjuncts);
+        match seen.find(hash, |&q| props[q as usize].disjuncts == props[p].disjuncts) {
             Some(&q) => subst[p] = Lit::pos(Input::Prop(q)),
             None => {
-                seen.insert(prop.disjuncts.clone(), p as u32);
+                seen.insert_unique(hash, p as u32, |&q| {
+                    hasher.hash_one(&props[q as usize].disjuncts)
+                });
             }
         }
     }
@@ -258,51 +266,123 @@ fn lit3(l: Lit, bits: &[Option<bool>], vals: &[(bool, bool)]) -> (bool, bool) {
     if l.negated { (!hi, !lo) } else { (lo, hi) }
 }
 
-/// The bounds of every prop (three-valued evaluation in order; recursive groups from false
-/// until nothing changes, which their positivity makes a least fixpoint).
+/// The bounds of a disjunction of conjunctions.
+fn dnf3(d: &[Vec<Lit>], bits: &[Option<bool>], vals: &[(bool, bool)]) -> (bool, bool) {
+    let mut out = (false, false);
+    for c in d {
+        let mut conj = (true, true);
+        for &l in c {
+            let (lo, hi) = lit3(l, bits, vals);
+            conj = (conj.0 && lo, conj.1 && hi);
+        }
+        out = (out.0 || conj.0, out.1 || conj.1);
+    }
+    out
+}
+
+/// The bounds of the props of a recursive group: from false until nothing changes, which their
+/// positivity makes a least fixpoint.
+fn group3(ir: &Ir, range: Range<u32>, bits: &[Option<bool>], vals: &mut [(bool, bool)]) {
+    for q in range.clone() {
+        vals[q as usize] = (false, false);
+    }
+    loop {
+        let mut changed = false;
+        for q in range.clone() {
+            let v = dnf3(&ir.props[q as usize].disjuncts, bits, vals);
+            changed |= v != vals[q as usize];
+            vals[q as usize] = v;
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// The bounds of every prop (three-valued evaluation in order, recursive groups by
+/// [`group3`]).
 fn eval3(ir: &Ir, bits: &[Option<bool>], group_of: &[Option<u32>]) -> Vec<(bool, bool)> {
     let n = ir.props.len();
     let mut vals = vec![(false, false); n];
-    let dnf = |d: &[Vec<Lit>], vals: &[(bool, bool)]| {
-        let mut out = (false, false);
-        for c in d {
-            let mut conj = (true, true);
-            for &l in c {
-                let (lo, hi) = lit3(l, bits, vals);
-                conj = (conj.0 && lo, conj.1 && hi);
-            }
-            out = (out.0 || conj.0, out.1 || conj.1);
-        }
-        out
-    };
     let mut p = 0;
     while p < n {
         let Some(g) = group_of[p] else {
-            vals[p] = dnf(&ir.props[p].disjuncts, &vals);
+            vals[p] = dnf3(&ir.props[p].disjuncts, bits, &vals);
             p += 1;
             continue;
         };
         let range = ir.groups[g as usize].clone();
-        loop {
-            let mut changed = false;
-            for q in range.clone() {
-                let v = dnf(&ir.props[q as usize].disjuncts, &vals);
-                changed |= v != vals[q as usize];
-                vals[q as usize] = v;
-            }
-            if !changed {
-                break;
-            }
-        }
         p = range.end as usize;
+        group3(ir, range, bits, &mut vals);
     }
     vals
+}
+
+/// For each state bit and each prop, the props whose disjuncts read it (compressed rows:
+/// the readers of input `i` are `readers[start[i]..start[i + 1]]`; bits first, then props).
+struct Readers {
+    start: Vec<u32>,
+    readers: Vec<u32>,
+    nbits: usize,
+}
+
+impl Readers {
+    fn new(ir: &Ir) -> Readers {
+        let nbits = ir.bits.len();
+        let slot = |l: &Lit| match l.input {
+            Input::Bit(b) => Some(b as usize),
+            Input::Prop(q) => Some(nbits + q as usize),
+            _ => None,
+        };
+        let mut start = vec![0u32; nbits + ir.props.len() + 1];
+        for prop in &ir.props {
+            for l in prop.disjuncts.iter().flatten() {
+                if let Some(i) = slot(l) {
+                    start[i + 1] += 1;
+                }
+            }
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut fill = start.clone();
+        let mut readers = vec![0u32; start.last().map_or(0, |&n| n as usize)];
+        for (p, prop) in ir.props.iter().enumerate() {
+            for l in prop.disjuncts.iter().flatten() {
+                if let Some(i) = slot(l) {
+                    readers[fill[i] as usize] = p as u32;
+                    fill[i] += 1;
+                }
+            }
+        }
+        Readers {
+            start,
+            readers,
+            nbits,
+        }
+    }
+
+    fn of(&self, i: usize) -> &[u32] {
+        &self.readers[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+
+    fn of_bit(&self, b: usize) -> &[u32] {
+        self.of(b)
+    }
+
+    fn of_prop(&self, p: usize) -> &[u32] {
+        self.of(self.nbits + p)
+    }
 }
 
 /// Finds the bits that keep their initial value in every reachable state: the largest set
 /// such that, assuming those bits hold their initial values, each one's `next` simplifies to
 /// that value whatever the other bits and the moves. Those bits become constants (the true
 /// ones [`Ir::constant_facts`]) and the others are renumbered.
+///
+/// The candidates shrink round by round; after a round only the props that read a dropped
+/// bit, directly or through other props, are evaluated again (in order), so a long chain of
+/// rounds costs what changes, not the whole circuit each time.
 pub fn constant_bits(ir: &mut Ir) {
     let nbits = ir.bits.len();
     let mut init = vec![false; nbits];
@@ -311,20 +391,58 @@ pub fn constant_bits(ir: &mut Ir) {
     }
     let mut cand: Vec<Option<bool>> = init.iter().map(|&v| Some(v)).collect();
     let group_of = ir.group_of();
+    let n = ir.props.len();
+    let mut vals = eval3(ir, &cand, &group_of);
+    let mut readers: Option<Readers> = None;
+    let mut dirty = vec![false; n];
     loop {
-        let vals = eval3(ir, &cand, &group_of);
         let before = cand.clone();
-        let mut changed = false;
-        for (c, &next) in cand.iter_mut().zip(&ir.next) {
+        let mut dropped = Vec::new();
+        for (b, (c, &next)) in cand.iter_mut().zip(&ir.next).enumerate() {
             if let Some(v) = *c
                 && lit3(next, &before, &vals) != (v, v)
             {
                 *c = None;
-                changed = true;
+                dropped.push(b);
             }
         }
-        if !changed {
+        if dropped.is_empty() {
             break;
+        }
+        let readers = readers.get_or_insert_with(|| Readers::new(ir));
+        let mut p = n;
+        for b in dropped {
+            for &q in readers.of_bit(b) {
+                dirty[q as usize] = true;
+                p = p.min(q as usize);
+            }
+        }
+        while p < n {
+            if !dirty[p] {
+                p += 1;
+                continue;
+            }
+            let members = match group_of[p] {
+                None => p as u32..p as u32 + 1,
+                Some(g) => ir.groups[g as usize].clone(),
+            };
+            let old: Vec<(bool, bool)> = members.clone().map(|q| vals[q as usize]).collect();
+            match group_of[p] {
+                None => vals[p] = dnf3(&ir.props[p].disjuncts, &cand, &vals),
+                Some(_) => group3(ir, members.clone(), &cand, &mut vals),
+            }
+            for (q, was) in members.clone().zip(old) {
+                dirty[q as usize] = false;
+                if vals[q as usize] != was {
+                    // Members of the group were just evaluated together.
+                    for &r in readers.of_prop(q as usize) {
+                        if !members.contains(&r) {
+                            dirty[r as usize] = true;
+                        }
+                    }
+                }
+            }
+            p = members.end as usize;
         }
     }
     if cand.iter().all(Option::is_none) {

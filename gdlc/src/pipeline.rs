@@ -14,7 +14,8 @@
 //! | generate | [`crate::codegen`] | Rust source text |
 //!
 //! [`compile`] runs them all; [`run`] stops after any [`Stage`] and keeps what each pass made,
-//! for `gdlc dump`. Nothing here does I/O, and nothing panics on any input: every problem is a
+//! for `gdlc dump`, and the time of each pass. [`CompileOptions::progress`] is told when each
+//! pass starts and how far the long ones are ([`crate::progress`]). Nothing here does I/O, and nothing panics on any input: every problem is a
 //! [`Diagnostic`]. Code generation cannot fail: what it relies on is checked before.
 
 use std::time::{Duration, Instant};
@@ -28,6 +29,7 @@ use crate::ground::{self, GroundOptions, GroundProgram, GroundStats};
 use crate::ir::{self, Ir, IrStats};
 use crate::normalize::{self, NProgram, NormalizeOptions};
 use crate::optimise::{self, OptimiseOptions};
+use crate::progress::{Pass, Progress, ProgressHook};
 use crate::stratify::Strata;
 
 mod render;
@@ -41,6 +43,9 @@ pub struct CompileOptions {
     pub ground: GroundOptions,
     pub optimise: OptimiseOptions,
     pub codegen: CodegenOptions,
+    /// Told when each pass starts and how far the long ones are (nothing by default); it
+    /// replaces the hooks of [`GroundOptions`] and [`CodegenOptions`].
+    pub progress: ProgressHook,
 }
 
 impl CompileOptions {
@@ -148,64 +153,72 @@ pub fn compile<'a>(
     })
 }
 
-/// Runs the passes up to and including `stop`.
+/// Runs the passes up to and including `stop`, reporting each to [`CompileOptions::progress`].
 pub fn run<'a>(
     source: impl Into<Source<'a>>,
     options: &CompileOptions,
     stop: Stage,
 ) -> Result<Artifacts, Vec<Diagnostic>> {
     let mut a = Artifacts::default();
-    let mut clock = Instant::now();
-    let mut lap = |a: &mut Artifacts, name: &'static str| {
-        let now = Instant::now();
-        a.timings.push((name, now - clock));
-        clock = now;
+    let mut passes = Passes {
+        hook: &options.progress,
+        clock: Instant::now(),
+        current: Pass::ParseCheck,
     };
 
     let source = source.into();
     if stop == Stage::Ast {
+        passes.start(Pass::ParseCheck);
         let (program, diags) = source.syntax().parse(source.text);
         fail_on_errors(&diags)?;
         a.warnings = diags;
         a.program = program;
-        lap(&mut a, "parse");
+        a.timings.push(("parse", passes.clock.elapsed()));
         return Ok(a);
     }
 
     let text = source.text;
+    passes.start(Pass::ParseCheck);
     let checked = frontend::load(source, &options.check)?;
     a.program = checked.program;
     a.warnings = checked.warnings;
     a.strata = checked.strata;
-    lap(&mut a, "parse and check");
+    passes.done(&mut a);
     if stop == Stage::Strata {
         return Ok(a);
     }
 
+    passes.start(Pass::Normalise);
     let nprog = normalize::normalize(&a.program, options.normalize)?;
-    lap(&mut a, "normalise");
+    passes.done(&mut a);
+    passes.start(Pass::Ground);
+    let mut ground_options = options.ground.clone();
+    ground_options.progress = options.progress.clone();
     let g =
-        ground::ground(&nprog, &options.ground).map_err(ground::GroundError::into_diagnostics)?;
+        ground::ground(&nprog, &ground_options).map_err(ground::GroundError::into_diagnostics)?;
     a.normalized = Some(nprog);
-    lap(&mut a, "ground");
+    passes.done(&mut a);
     if stop == Stage::Ground {
         a.ground = Some(g);
         return Ok(a);
     }
 
+    passes.start(Pass::Lower);
     let mut ir = ir::lower(&g)?;
     a.ground = Some(g);
     a.ir_lowered = Some(ir.stats());
-    lap(&mut a, "lower");
+    passes.done(&mut a);
+    passes.start(Pass::Optimise);
     optimise::optimise(&mut ir, &options.optimise);
-    lap(&mut a, "optimise");
+    passes.done(&mut a);
     if stop == Stage::Ir {
         a.ir = Some(ir);
         return Ok(a);
     }
 
+    passes.start(Pass::Generate);
     let mut codegen_options = options.codegen.clone();
-    codegen_options.backend = codegen::chosen_backend(&ir, &options.codegen);
+    codegen_options.progress = options.progress.clone();
     let lines = crate::diag::LineIndex::new(text);
     codegen_options.rule_lines = a
         .program
@@ -213,12 +226,32 @@ pub fn run<'a>(
         .iter()
         .map(|r| lines.line_col(text, r.span.start).0 as u32)
         .collect();
-    let rust = codegen::generate(&ir, &codegen_options);
-    a.backend = Some(codegen_options.backend);
+    let (rust, backend) = codegen::generate_chosen(&ir, &codegen_options);
+    a.backend = Some(backend);
     a.ir = Some(ir);
     a.rust = Some(rust);
-    lap(&mut a, "generate");
+    passes.done(&mut a);
     Ok(a)
+}
+
+/// The pass running, its start, and where it is reported.
+struct Passes<'h> {
+    hook: &'h ProgressHook,
+    clock: Instant,
+    current: Pass,
+}
+
+impl Passes<'_> {
+    fn start(&mut self, pass: Pass) {
+        self.current = pass;
+        self.clock = Instant::now();
+        self.hook.report(Progress::Pass(pass));
+    }
+
+    /// Records the time of the current pass.
+    fn done(&mut self, a: &mut Artifacts) {
+        a.timings.push((self.current.name(), self.clock.elapsed()));
+    }
 }
 
 fn fail_on_errors(diags: &[Diagnostic]) -> Result<(), Vec<Diagnostic>> {
@@ -299,5 +332,86 @@ mod tests {
         assert_eq!(rust_module_name("3pConnectFour"), "g_3pconnectfour");
         assert_eq!(rust_module_name("match"), "match_game");
         assert_eq!(rust_module_name("test_case_5a"), "test_case_5a");
+    }
+
+    #[test]
+    fn auto_gives_up_inline_code_longer_than_the_limit() {
+        use crate::codegen::Backend;
+        let game = include_str!("../../examples/ticTacToe.kif");
+        let mut options = CompileOptions::for_game("ticTacToe");
+        let auto = compile(game, &options).expect("compiles");
+        assert_eq!(auto.stats.backend, Backend::Inline);
+        options.codegen.inline_max_bytes = auto.rust.len() / 2;
+        let capped = compile(game, &options).expect("compiles");
+        assert_eq!(capped.stats.backend, Backend::Propnet);
+        assert!(capped.rust.contains("; propnet backend."));
+        // A backend asked for by name is kept whatever its size.
+        options.codegen.backend = Backend::Inline;
+        let forced = compile(game, &options).expect("compiles");
+        assert_eq!(forced.stats.backend, Backend::Inline);
+        assert_eq!(forced.rust, auto.rust);
+    }
+
+    #[test]
+    fn the_progress_hook_sees_every_pass_in_order_and_their_steps() {
+        use std::sync::{Arc, Mutex};
+        let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+        let mut options = CompileOptions::for_game("counter");
+        let log = Arc::clone(&seen);
+        options.progress = ProgressHook::new(move |p| log.lock().unwrap().push(p));
+        let game = "(role r) (init (n 0)) (succ 0 1) (succ 1 2) \
+                    (<= (legal r inc) (true (n ?x)) (succ ?x ?y)) \
+                    (<= (next (n ?y)) (true (n ?x)) (succ ?x ?y)) \
+                    (<= terminal (true (n 2))) (goal r 100)";
+        let compiled = compile(game, &options).expect("compiles");
+        let seen = seen.lock().unwrap();
+        let passes: Vec<Pass> = seen
+            .iter()
+            .filter_map(|p| match p {
+                Progress::Pass(pass) => Some(*pass),
+                Progress::Step { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            passes,
+            [
+                Pass::ParseCheck,
+                Pass::Normalise,
+                Pass::Ground,
+                Pass::Lower,
+                Pass::Optimise,
+                Pass::Generate
+            ]
+        );
+        // Each step belongs to the pass started last, and the last step of a known total
+        // reaches it.
+        let mut pass = None;
+        let mut last_step = std::collections::HashMap::new();
+        for p in seen.iter() {
+            match *p {
+                Progress::Pass(x) => pass = Some(x),
+                Progress::Step { what, done, total } => {
+                    let expected = match what {
+                        "atoms derived" | "rules instantiated" => Pass::Ground,
+                        "items formatted" => Pass::Generate,
+                        other => panic!("unexpected step {other}"),
+                    };
+                    assert_eq!(pass, Some(expected), "{what}");
+                    assert!(total == 0 || done <= total, "{what}: {done}/{total}");
+                    last_step.insert(what, (done, total));
+                }
+            }
+        }
+        for what in ["rules instantiated", "items formatted"] {
+            let (done, total) = last_step[what];
+            assert!(total > 0 && done == total, "{what}: {done}/{total}");
+        }
+        assert!(last_step.contains_key("atoms derived"));
+        let timed: Vec<&str> = compiled.stats.timings.iter().map(|t| t.0).collect();
+        assert_eq!(
+            timed,
+            passes.iter().map(|p| p.name()).collect::<Vec<_>>(),
+            "one timing per pass"
+        );
     }
 }

@@ -385,3 +385,59 @@ impl Drop for KillOnDrop {
         let _ = self.0.wait();
     }
 }
+
+#[test]
+fn timings_name_every_pass_and_the_peak_memory() {
+    let kif = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ticTacToe.kif");
+    let dir = scratch("timings");
+    let emit = gdlc()
+        .args(["emit", "--timings"])
+        .arg(&kif)
+        .output()
+        .expect("gdlc runs");
+    let build = gdlc()
+        .args(["build", "--timings", "-o"])
+        .arg(dir.join("crate"))
+        .arg(&kif)
+        .output()
+        .expect("gdlc runs");
+    for out in [emit, build] {
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{stderr}");
+        assert!(
+            !stdout.contains("peak memory"),
+            "timings go to standard error"
+        );
+        assert!(stderr.starts_with("gdlc: timings of "), "{stderr}");
+        for pass in [
+            "parse and check",
+            "normalise",
+            "ground",
+            "lower",
+            "optimise",
+            "generate",
+            "total",
+        ] {
+            let line = stderr
+                .lines()
+                .find(|l| l.trim_start().starts_with(pass))
+                .unwrap_or_else(|| panic!("no `{pass}` line in {stderr}"));
+            assert!(line.trim_end().ends_with(" s"), "{line}");
+        }
+        let peak = stderr
+            .lines()
+            .find(|l| l.trim_start().starts_with("peak memory"))
+            .unwrap_or_else(|| panic!("no peak memory line in {stderr}"));
+        let mib: f64 = peak
+            .split_whitespace()
+            .nth(2)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no amount in `{peak}`"));
+        assert!(mib > 0.0 && peak.ends_with("MiB"), "{peak}");
+        // Standard error is not a terminal here: no progress bar drawn.
+        assert!(
+            !stderr.contains('\x1b') && !stderr.contains('\r'),
+            "{stderr:?}"
+        );
+    }
+}

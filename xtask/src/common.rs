@@ -114,6 +114,8 @@ pub struct CompileResult {
     pub type_name: String,
     pub rust_bytes: usize,
     pub gdlc_seconds: f64,
+    /// The peak resident memory of the compiling process, KiB (0: not known).
+    pub gdlc_peak_kib: u64,
     /// The backend gdlc chose (`inline`, `propnet`).
     pub backend: String,
 }
@@ -159,6 +161,9 @@ pub fn parse_compile_output(stdout: &[u8]) -> Result<CompileResult, CompileFailu
             type_name: t.to_string(),
             rust_bytes: b.parse().unwrap_or(0),
             gdlc_seconds: s.parse().unwrap_or(0.0),
+            gdlc_peak_kib: get("gdlc_peak_kib")
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(0),
             backend: get("backend").unwrap_or("").to_string(),
         }),
         _ => Err(CompileFailure::Error(format!("unexpected output `{text}`"))),
@@ -221,10 +226,11 @@ pub fn compile_one(kif: &Path, out: &Path, backend: gdlc::codegen::Backend) -> E
                 return ExitCode::from(2);
             }
             println!(
-                "type={} rust_bytes={} gdlc_seconds={seconds:.3} backend={}",
+                "type={} rust_bytes={} gdlc_seconds={seconds:.3} backend={} gdlc_peak_kib={}",
                 c.type_name,
                 c.rust.len(),
-                c.stats.backend.name()
+                c.stats.backend.name(),
+                gdlc::progress::peak_memory_kib().unwrap_or(0)
             );
             ExitCode::SUCCESS
         }

@@ -118,6 +118,8 @@ struct Row {
     status: Status,
     rust_bytes: usize,
     gdlc_seconds: f64,
+    /// Peak resident memory of gdlc, KiB.
+    gdlc_peak_kib: u64,
     playouts: u64,
     states: u64,
 }
@@ -148,6 +150,7 @@ pub fn run(args: Args) -> ExitCode {
             status: Status::Pass,
             rust_bytes: 0,
             gdlc_seconds: 0.0,
+            gdlc_peak_kib: 0,
             playouts: 0,
             states: 0,
         })
@@ -173,6 +176,7 @@ pub fn run(args: Args) -> ExitCode {
                 Ok(rust) => {
                     row.rust_bytes = c.rust_bytes;
                     row.gdlc_seconds = c.gdlc_seconds;
+                    row.gdlc_peak_kib = c.gdlc_peak_kib;
                     row_of_module.push(i);
                     ok.push(CompiledGame {
                         name: games[i].name.clone(),
@@ -452,8 +456,10 @@ fn report(rows: &[Row], args: &Args, elapsed: Duration, load_before: Option<Stri
         s.push('\n');
     }
     s.push_str("## Games\n\n");
-    s.push_str("| collection | game | status | Rust bytes | gdlc s | playouts | states |\n");
-    s.push_str("|---|---|---|---:|---:|---:|---:|\n");
+    s.push_str(
+        "| collection | game | status | Rust bytes | gdlc s | gdlc peak MiB | playouts | states |\n",
+    );
+    s.push_str("|---|---|---|---:|---:|---:|---:|---:|\n");
     for r in rows {
         let status = match &r.status {
             Status::Pass => "pass".to_string(),
@@ -462,8 +468,14 @@ fn report(rows: &[Row], args: &Args, elapsed: Duration, load_before: Option<Stri
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {status} | {} | {:.2} | {} | {} |",
-            r.game.collection, r.game.name, r.rust_bytes, r.gdlc_seconds, r.playouts, r.states
+            "| {} | {} | {status} | {} | {:.2} | {:.0} | {} | {} |",
+            r.game.collection,
+            r.game.name,
+            r.rust_bytes,
+            r.gdlc_seconds,
+            r.gdlc_peak_kib as f64 / 1024.0,
+            r.playouts,
+            r.states
         );
     }
     let _ = writeln!(

@@ -66,7 +66,12 @@ pub fn run(args: Args) -> ExitCode {
         );
         return ExitCode::from(super::EXIT_USAGE);
     }
-    let compiled = match loaded.compile(&super::options_for(&args.file, &args.compile.codegen)) {
+    let shown = super::Shown {
+        timings: args.compile.codegen.timings,
+        ..super::Shown::default()
+    };
+    let options = super::options_for(&args.file, &args.compile.codegen);
+    let compiled = match loaded.compile(&options, shown) {
         Ok(c) => c,
         Err(code) => return code,
     };

@@ -237,13 +237,21 @@ pub fn cached_binary(
     let binary = dir.join(format!("game{}", std::env::consts::EXE_SUFFIX));
     let show =
         wanted.output == CargoOutput::Auto && (args.verbose || std::io::stderr().is_terminal());
+    let timings = args.codegen.timings;
     if binary.is_file() {
-        if args.verbose {
+        if args.verbose || timings {
             eprintln!("gdlc: {stem}: cached at {}", dir.display());
         }
         return Ok(binary);
     }
-    let compiled = loaded.compile(&options)?;
+    let shown = super::Shown {
+        progress: match wanted.output {
+            CargoOutput::Auto => super::progress::Show::OnTerminal,
+            CargoOutput::Quiet => super::progress::Show::Never,
+        },
+        timings,
+    };
+    let compiled = loaded.compile(&options, shown)?;
     let crate_options = CrateOptions {
         package: crate_gen::package_name(&stem),
         runtime,
@@ -263,7 +271,15 @@ pub fn cached_binary(
             dir.display()
         );
     }
+    let started = std::time::Instant::now();
     let built = cargo_build(&dir, &cache.join("target"), &files.bin, show).map_err(fail)?;
+    if timings {
+        eprintln!(
+            "  {:<16} {:>8.3} s",
+            "cargo build",
+            started.elapsed().as_secs_f64()
+        );
+    }
     // Copy, then rename: a binary that exists is always whole.
     let partial = dir.join(format!("game.partial-{}", std::process::id()));
     std::fs::copy(&built, &partial)

@@ -28,7 +28,7 @@ pub struct Args {
     /// The stage to print.
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
     pub emit: Emit,
-    /// Print pass times and sizes on standard error.
+    /// Print pass times, sizes and peak memory on standard error (`--timings` too).
     #[arg(long)]
     pub stats: bool,
     #[command(flatten)]
@@ -40,7 +40,10 @@ pub fn run(args: Args) -> ExitCode {
         Ok(l) => l,
         Err(code) => return code,
     };
-    let options = super::options_for(&args.file, &args.codegen);
+    let mut options = super::options_for(&args.file, &args.codegen);
+    let bar =
+        super::progress::CompileProgress::new(&loaded.stem(), super::progress::Show::OnTerminal);
+    bar.attach(&mut options);
     let stop = match args.emit {
         Emit::Ast => Stage::Ast,
         Emit::Strata => Stage::Strata,
@@ -48,14 +51,16 @@ pub fn run(args: Args) -> ExitCode {
         Emit::Ir => Stage::Ir,
         Emit::Rust => Stage::Rust,
     };
-    let a = match pipeline::run(loaded.source(), &options, stop) {
+    let a = pipeline::run(loaded.source(), &options, stop);
+    bar.finish();
+    let a = match a {
         Ok(a) => a,
         Err(errors) => return loaded.report(&errors),
     };
     if let Err(code) = super::print_out(&a.render(stop)) {
         return code;
     }
-    if args.stats {
+    if args.stats || args.codegen.timings {
         for (pass, t) in &a.timings {
             eprintln!("{pass}: {:.3}s", t.as_secs_f64());
         }
@@ -68,6 +73,7 @@ pub fn run(args: Args) -> ExitCode {
         if let Some(ir) = &a.ir {
             eprintln!("ir optimised: {:?}", ir.stats());
         }
+        eprint!("{}", super::progress::peak_memory_line());
     }
     ExitCode::SUCCESS
 }

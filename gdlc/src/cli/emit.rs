@@ -29,7 +29,11 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(t) = args.type_name {
         options.codegen.type_name = t;
     }
-    match loaded.compile(&options) {
+    let shown = super::Shown {
+        timings: args.codegen.timings,
+        ..super::Shown::default()
+    };
+    match loaded.compile(&options, shown) {
         Ok(c) => {
             if let Err(code) = super::print_out(&c.rust) {
                 return code;
@@ -42,6 +46,7 @@ pub fn run(args: Args) -> ExitCode {
                 eprintln!("ir lowered: {:?}", c.stats.ir_lowered);
                 eprintln!("ir optimised: {:?}", c.stats.ir);
                 eprintln!("rust: {} bytes", c.stats.rust_bytes);
+                eprint!("{}", super::progress::peak_memory_line());
             }
             ExitCode::SUCCESS
         }

@@ -12,6 +12,7 @@ pub mod emit;
 pub mod fmt;
 pub mod manager;
 pub mod play;
+pub mod progress;
 pub mod tournament;
 pub mod trace;
 pub mod universal;
@@ -95,9 +96,37 @@ impl Loaded {
             .map_err(|errors| self.report(&errors))
     }
 
-    /// Compiles this description with `options`; errors are reported (exit code 1).
-    pub fn compile(&self, options: &CompileOptions) -> Result<Compiled, ExitCode> {
-        gdlc::compile(self.source(), options).map_err(|errors| self.report(&errors))
+    /// Compiles this description with `options`, showing its progress and timings on standard
+    /// error as `shown` says; errors are reported (exit code 1).
+    pub fn compile(&self, options: &CompileOptions, shown: Shown) -> Result<Compiled, ExitCode> {
+        let bar = progress::CompileProgress::new(&self.stem(), shown.progress);
+        let mut options = options.clone();
+        bar.attach(&mut options);
+        let compiled = gdlc::compile(self.source(), &options);
+        bar.finish();
+        let compiled = compiled.map_err(|errors| self.report(&errors))?;
+        if shown.timings {
+            eprint!("{}", progress::timings_text(&self.name, &compiled));
+        }
+        Ok(compiled)
+    }
+}
+
+/// How a compilation is shown on standard error.
+#[derive(Clone, Copy, Debug)]
+pub struct Shown {
+    /// The progress bar (drawn only on a terminal).
+    pub progress: progress::Show,
+    /// `--timings`: the time of each pass and the peak memory, once compiled.
+    pub timings: bool,
+}
+
+impl Default for Shown {
+    fn default() -> Self {
+        Shown {
+            progress: progress::Show::OnTerminal,
+            timings: false,
+        }
     }
 }
 
@@ -135,6 +164,10 @@ pub struct CodegenArgs {
     /// the cost model expects to be faster (rules evaluated at run time need `propnet`).
     #[arg(long, value_name = "auto|inline|propnet", default_value = "auto", value_parser = parse_backend)]
     pub backend: Backend,
+    /// Print the time of each compiler pass and gdlc's peak memory on standard error (and the
+    /// time of cargo when it builds the game).
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// `--backend NAME`: one of [`Backend::name`].

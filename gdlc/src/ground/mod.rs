@@ -60,6 +60,8 @@ pub struct GroundOptions {
     /// A rule whose instances (counted without their `does` literals, which code generation
     /// merges into move sets) exceed this is decomposed into smaller rules first.
     pub split_threshold: usize,
+    /// Told how far grounding is: atoms derived by each fixpoint round, rules instantiated.
+    pub progress: crate::progress::ProgressHook,
 }
 
 impl Default for GroundOptions {
@@ -72,6 +74,7 @@ impl Default for GroundOptions {
             max_term_depth: 40,
             time_limit: Some(Duration::from_secs(240)),
             split_threshold: 2_000,
+            progress: Default::default(),
         }
     }
 }
@@ -332,6 +335,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     if probe.static_too_large {
         let mut again = Probe {
             hybrid: true,
+            over_atoms: std::mem::take(&mut probe.over_atoms),
             ..Probe::default()
         };
         match ground_with(
@@ -491,6 +495,10 @@ struct Probe {
     hybrid: bool,
     /// A static relation was too large to compute.
     static_too_large: bool,
+    /// The static components that had more atoms than allowed (not more work: another
+    /// attempt has more), with the error: the same relations in the same database would have
+    /// them again, so the next attempt does not compute them (set from the previous attempt).
+    over_atoms: Vec<(Vec<RelKey>, GroundError)>,
     /// The join work the attempt may spend (0: the options' limit).
     work: u64,
 }
@@ -551,8 +559,22 @@ fn ground_in(
     let mut lazy: HashSet<RelKey> = HashSet::default();
     let mut complete: HashSet<RelKey> = HashSet::default();
     let mut first_error: Option<GroundError> = None;
+    let known_over_atoms = std::mem::take(&mut probe.over_atoms);
     for component in components {
         let rels: Vec<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
+        if let Some((_, e)) = known_over_atoms.iter().find(|(r, _)| *r == rels) {
+            lazy.extend(rels.iter().copied());
+            match make_lazy(g, &component, &rels) {
+                Ok(true) => {}
+                Ok(false) => {
+                    first_error.get_or_insert(e.clone());
+                }
+                Err(refused) => {
+                    first_error.get_or_insert(refused);
+                }
+            }
+            continue;
+        }
         let reads_lazy = component.iter().any(|r| {
             r.body.iter().any(|l| match l {
                 NLit::Pos(a) | NLit::Neg(a) => lazy.contains(&rel_key(a)),
@@ -578,6 +600,9 @@ fn ground_in(
             Ok(()) => complete.extend(rels),
             Err(e) if e.is_too_large() && g.budget.exhausted != Some(Exhausted::Time) => {
                 tracing::debug!(errors = ?e.diagnostics, "static component too large");
+                if g.budget.exhausted.is_none() {
+                    probe.over_atoms.push((rels.clone(), e.clone()));
+                }
                 g.budget.exhausted = None;
                 g.db.truncate(&g.store, &rels, mark);
                 lazy.extend(rels.iter().copied());
@@ -634,12 +659,16 @@ fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgra
     let dynamic_atoms = g.db.count() as usize - static_atoms;
 
     // Instantiation (demand relations only restricted it: they are not instantiated).
+    let progress = g.options.progress.clone();
+    let total = dyn_rules.len() as u64;
     let mut inst = instantiate::Instantiator::new(g);
-    for rule in dyn_rules {
+    for (i, rule) in dyn_rules.into_iter().enumerate() {
+        progress.step("rules instantiated", i as u64, total);
         if !inst.is_guard(rule.head.rel) {
             inst.rule(rule, 0)?;
         }
     }
+    progress.step("rules instantiated", total, total);
     let split_rules = inst.split_rules;
     let mut out = inst.finish();
     let mut builder = hybrid::JoinBuilder::default();
