@@ -332,8 +332,9 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
     } = b;
     let percepts = percepts_fn(ir, percepts);
     quote! {
-        // With one role, `match role { 0 => .., _ => {} }` has one arm.
-        #[allow(clippy::single_match)]
+        // With one role, `match role { 0 => .., _ => {} }` has one arm; each arm of `next`
+        // carries its move as a doc comment, which rustdoc does not show.
+        #[allow(clippy::single_match, unused_doc_comments)]
         impl Game for #ty {
             type State = State;
             type Move = u32;
