@@ -12,8 +12,16 @@
 //! *lazy*: its rules are kept and run at run time with their head bound, when a join asks
 //! whether the relation holds for bound arguments.
 //!
+//! A dynamic relation can be lazy too (*deferred*, see `ground_hybrid` in the parent
+//! module): when a join rule's head would have more atoms than
+//! [`super::GroundOptions::max_join_heads`], the relation is asked on demand by the joins that
+//! read it (its rules read the state through their tables). A variable of a rule that only a
+//! lazy literal binds is bound first to the values it can take ([`domain`], a static table),
+//! and the literal is then a test.
+//!
 //! While grounding, the head atoms of a join rule are over-approximated by the combinations
-//! of the values each head variable takes in the body literals it occurs in ([`head_atoms`]).
+//! of the values each head variable takes in the body literals it occurs in ([`head_atoms`]),
+//! or, when it reads lazy relations only negatively, by the rule without those literals.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
