@@ -122,9 +122,9 @@ fn domain(g: &Grounder<'_>, rule: &NRule, v: u32, depth: u32) -> Option<HashSet<
             for r in rules {
                 match r.head.args.get(pos)? {
                     NTerm::Var(u) => all.extend(domain(g, r, *u, depth + 1)?),
-                    t => {
-                        all.extend(join::ground_term(t, &g.store));
-                    }
+                    // A term with variables inside: its values are not listed here.
+                    t if !t.is_ground() => return None,
+                    t => all.extend(join::ground_term(t, &g.store)),
                 };
             }
             Some(all)
