@@ -28,7 +28,7 @@ use crate::ast::{Span, kw};
 use crate::diag::Diagnostic;
 use crate::ground::GroundProgram;
 use crate::terms::TermId;
-use gdl_runtime::propnet::ALWAYS;
+use gdl_runtime::propnet::{ALWAYS, Rule, Step};
 
 /// What a literal reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -228,6 +228,32 @@ impl IrJoins {
         let k = (o - self.joins[j].first_output) as usize;
         (k < self.joins[j].keys.len()).then_some((j, k))
     }
+}
+
+/// The tables that a rule of `steps` reads: its scans' and tests', and those of the lazy
+/// relations it calls (transitively; a lazy relation's rules may read dynamic tables).
+pub fn tables_read(steps: &[Step], lazy: &[Vec<Rule>]) -> Vec<u32> {
+    let mut tables = Vec::new();
+    let mut seen = vec![false; lazy.len()];
+    let mut todo: Vec<&[Step]> = vec![steps];
+    while let Some(steps) = todo.pop() {
+        for s in steps {
+            match s {
+                Step::Scan { table, .. } | Step::Absent { table, .. } => tables.push(*table),
+                Step::Call { relation, .. } => {
+                    let r = *relation as usize;
+                    if r < lazy.len() && !seen[r] {
+                        seen[r] = true;
+                        todo.extend(lazy[r].iter().map(|rule| rule.steps.as_slice()));
+                    }
+                }
+                Step::Compare { .. } => {}
+            }
+        }
+    }
+    tables.sort_unstable();
+    tables.dedup();
+    tables
 }
 
 /// The atoms a body literal of a join can match: rows of variable values, and when each
@@ -476,17 +502,9 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
     let mut self_loops: Vec<bool> = vec![false; graph.node_count()];
     let mut read_by_joins: HashMap<usize, Vec<TermId>> = HashMap::default();
     for (k, j) in g.joins.joins.iter().enumerate() {
-        let mut tables = Vec::new();
-        for s in &j.rule.steps {
-            use gdl_runtime::propnet::Step;
-            if let Step::Scan { table, .. } | Step::Absent { table, .. } = s {
-                tables.push(*table as usize);
-            }
-        }
-        // Lazy relations read static tables only.
         let atoms = read_by_joins.entry(k).or_default();
-        for t in tables {
-            if let Some(t) = g.joins.tables.get(t) {
+        for t in tables_read(&j.rule.steps, &g.joins.lazy) {
+            if let Some(t) = g.joins.tables.get(t as usize) {
                 atoms.extend(t.signals.iter().copied().filter(|&s| s != ALWAYS));
             }
         }

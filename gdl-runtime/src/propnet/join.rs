@@ -12,8 +12,9 @@
 //!   hash index;
 //! - [`Step::Absent`] is a negative literal over a table;
 //! - [`Step::Call`] asks a *lazy* relation (a static relation too large to list, such as
-//!   Sudoku's `exactlyOne` of ten arguments) whether it holds for bound arguments, by running
-//!   its rules with their head bound;
+//!   Sudoku's `exactlyOne` of ten arguments, or a dynamic one with too many atoms, whose rules
+//!   read the state through their tables) whether it holds for bound arguments, by running its
+//!   rules with their head bound;
 //! - [`Step::Compare`] is `distinct` or its negation.
 //!
 //! A [`Join`] rule's matches make its head atoms, which are nodes of the network (a group of

@@ -122,12 +122,8 @@ impl Builder<'_> {
             }
             let ir = self.ir;
             let mut inputs: Vec<Signal> = Vec::new();
-            for s in &ir.joins.joins[j].rule.steps {
-                use gdl_runtime::propnet::Step;
-                let (Step::Scan { table, .. } | Step::Absent { table, .. }) = s else {
-                    continue;
-                };
-                if let Some(t) = ir.joins.tables.get(*table as usize) {
+            for table in crate::ir::tables_read(&ir.joins.joins[j].rule.steps, &ir.joins.lazy) {
+                if let Some(t) = ir.joins.tables.get(table as usize) {
                     for &h in &t.holds {
                         if h.constant().is_none() {
                             let s = self.signal(h);
@@ -386,6 +382,15 @@ pub fn build_net(ir: &Ir) -> Net {
         b.group_join.push(NONE);
         p = range.end as usize;
     }
+    // The joins that outputs read directly (a prop aliased to a join's output) come before
+    // the output ranges, which hold one gate per output.
+    let mut direct: Vec<Lit> = Vec::new();
+    ir.for_each_output(&mut |l| {
+        if matches!(l.input, Input::Join(_)) {
+            direct.push(l);
+        }
+    });
+    b.joins_of(&[direct]);
     // Outputs. The sub-gates of props that only an output reads come first, so that the
     // output ranges hold their top gates.
     let guards = legal_guards(ir, &only);

@@ -67,6 +67,7 @@ pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>,
         Err(GroundError {
             kind: super::GroundErrorKind::NegativeCycle,
             diagnostics: errors,
+            defer: None,
         })
     }
 }
@@ -158,10 +159,19 @@ pub fn fixpoint(
         }
         !lazy
     });
+    // Per join rule, the rule its head atoms are derived by (see [`relaxed_join`]), and
+    // whether it is to run in full in the current round.
+    let mut stand_ins: Vec<(Option<NRule>, bool)> =
+        joins.iter().map(|r| (relaxed_join(g, r), true)).collect();
     // Rules to run in full in the current round (new ones, from splits).
     let mut full: Vec<bool> = vec![true; rules.len()];
     loop {
-        for rule in &joins {
+        for (rule, (stand_in, first)) in joins.iter().zip(&mut stand_ins) {
+            if let Some(r) = stand_in {
+                derive(g, r, *first, growing, (lo, hi), neg_mode, feed, u64::MAX)?;
+                *first = false;
+                continue;
+            }
             for head in hybrid::head_atoms(g, rule)? {
                 if g.db.insert(&g.store, rel_key(&rule.head), head) && feed == Feed::Yes {
                     feed_back(g, &rule.head, head);
@@ -215,6 +225,7 @@ pub fn fixpoint(
                             feed_back(g, &rule.head, head);
                         }
                     }
+                    stand_ins.push((None, true));
                     joins.push(rule);
                 }
                 None => {
@@ -242,6 +253,24 @@ pub fn fixpoint(
             return Ok(rounds);
         }
     }
+}
+
+/// The head atoms of a join rule that reads lazy relations only in negative literals are
+/// those of the rule without them (negation is relaxed anyway): the rule returned, which the
+/// fixpoint runs like the others (semi-naively) but does not instantiate. `None` when a
+/// positive literal reads a lazy relation: [`hybrid::head_atoms`] over-approximates them then.
+fn relaxed_join(g: &Grounder<'_>, rule: &NRule) -> Option<NRule> {
+    let lazy = |a: &NAtom| g.lazy.contains_key(&rel_key(a));
+    if rule
+        .body
+        .iter()
+        .any(|l| matches!(l, NLit::Pos(a) if lazy(a)))
+    {
+        return None;
+    }
+    let mut r = rule.clone();
+    r.body.retain(|l| !matches!(l, NLit::Neg(a) if lazy(a)));
+    Some(r)
 }
 
 /// One split of `rule` for the fixpoint, with its auxiliary relation named.

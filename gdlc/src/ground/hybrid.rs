@@ -12,8 +12,16 @@
 //! *lazy*: its rules are kept and run at run time with their head bound, when a join asks
 //! whether the relation holds for bound arguments.
 //!
+//! A dynamic relation can be lazy too (*deferred*, see `ground_hybrid` in the parent
+//! module): when a join rule's head would have more atoms than
+//! [`super::GroundOptions::max_join_heads`], the relation is asked on demand by the joins that
+//! read it (its rules read the state through their tables). A variable of a rule that only a
+//! lazy literal binds is bound first to the values it can take ([`domain`], a static table),
+//! and the literal is then a test.
+//!
 //! While grounding, the head atoms of a join rule are over-approximated by the combinations
-//! of the values each head variable takes in the body literals it occurs in ([`head_atoms`]).
+//! of the values each head variable takes in the body literals it occurs in ([`head_atoms`]),
+//! or, when it reads lazy relations only negatively, by the rule without those literals.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -71,9 +79,6 @@ fn const_or_var(t: &NTerm, g: &Grounder<'_>) -> Option<Arg> {
     }
 }
 
-/// The most head atoms a join rule may have.
-const MAX_HEADS: usize = 1_000_000;
-
 /// The most table cells (rows times columns) of all joins.
 const MAX_CELLS: usize = 20_000_000;
 
@@ -117,9 +122,9 @@ fn domain(g: &Grounder<'_>, rule: &NRule, v: u32, depth: u32) -> Option<HashSet<
             for r in rules {
                 match r.head.args.get(pos)? {
                     NTerm::Var(u) => all.extend(domain(g, r, *u, depth + 1)?),
-                    t => {
-                        all.extend(join::ground_term(t, &g.store));
-                    }
+                    // A term with variables inside: its values are not listed here.
+                    t if !t.is_ground() => return None,
+                    t => all.extend(join::ground_term(t, &g.store)),
                 };
             }
             Some(all)
@@ -162,8 +167,13 @@ pub(crate) fn head_atoms(g: &mut Grounder<'_>, rule: &NRule) -> Result<Vec<TermI
         .iter()
         .try_fold(1usize, |n, d| n.checked_mul(d.len()))
         .unwrap_or(usize::MAX);
-    if total > MAX_HEADS {
-        return Err(unsupported(rule, "its head has too many possible atoms"));
+    if total > g.options.max_join_heads {
+        let mut e = unsupported(rule, "its head has too many possible atoms");
+        // Asked on demand at run time instead, its atoms need not be listed.
+        if !super::is_game_output(rule.head.rel) {
+            e.defer = Some(rel_key(&rule.head));
+        }
+        return Err(e);
     }
     let mut out = Vec::with_capacity(total);
     let mut binding: Vec<Option<TermId>> = vec![None; rule.var_names.len()];
@@ -336,7 +346,36 @@ impl JoinBuilder {
                     _ => None,
                 })
                 .max_by_key(|&(_, nb, size)| (nb, std::cmp::Reverse(size)));
-            let Some((k, _, _)) = next else { break };
+            let Some((k, _, _)) = next else {
+                // A lazy literal with free variables: each is bound to the values it can take
+                // (a static table), and the literal is then a test.
+                let free = left.iter().find_map(|&i| match &rule.body[i] {
+                    NLit::Pos(a) if is_lazy(a) => vars_of(&rule.body[i])
+                        .into_iter()
+                        .find(|v| !bound.contains(v)),
+                    _ => None,
+                });
+                let Some(v) = free else { break };
+                let values = domain(g, rule, v, 0)
+                    .ok_or_else(|| unsupported(rule, "a literal's variables are never bound"))?;
+                let mut values: Vec<TermId> = values.into_iter().collect();
+                values.sort_unstable();
+                let table = self.push_table(
+                    rule,
+                    Table {
+                        width: 1,
+                        signals: vec![ALWAYS; values.len()],
+                        rows: values,
+                    },
+                )?;
+                bound.push(v);
+                steps.push(Step::Scan {
+                    table,
+                    cols: vec![v],
+                    bound: 0,
+                });
+                continue;
+            };
             let i = left.remove(k);
             let NLit::Pos(a) = &rule.body[i] else { break };
             let cols = vars_of(&rule.body[i]);
@@ -419,6 +458,11 @@ impl JoinBuilder {
             }
             t.signals.push(if dynamic { atom } else { ALWAYS });
         }
+        self.push_table(rule, t)
+    }
+
+    /// Adds table `t` (read by `rule`), within the limit on cells.
+    fn push_table(&mut self, rule: &NRule, t: Table) -> Result<u32, GroundError> {
         self.cells += t.rows.len() + t.signals.len();
         if self.cells > MAX_CELLS {
             return Err(unsupported(rule, "its tables are too large"));

@@ -62,6 +62,9 @@ pub struct GroundOptions {
     pub split_threshold: usize,
     /// Told how far grounding is: atoms derived by each fixpoint round, rules instantiated.
     pub progress: crate::progress::ProgressHook,
+    /// Hybrid grounding: the most head atoms a rule evaluated at run time may have; a relation
+    /// whose rule would have more is asked on demand instead (see [`hybrid`]).
+    pub max_join_heads: usize,
 }
 
 impl Default for GroundOptions {
@@ -75,6 +78,7 @@ impl Default for GroundOptions {
             time_limit: Some(Duration::from_secs(240)),
             split_threshold: 2_000,
             progress: Default::default(),
+            max_join_heads: 1_000_000,
         }
     }
 }
@@ -179,6 +183,8 @@ pub(crate) struct Grounder<'a> {
     /// The most atoms the database may hold now (less than the options' limit while a static
     /// component is computed, so that one too large fails early).
     pub atom_limit: usize,
+    /// Dynamic relations made lazy by hybrid grounding (see [`ground_hybrid`]).
+    pub deferred: HashSet<RelKey>,
 }
 
 impl Grounder<'_> {
@@ -261,6 +267,9 @@ pub struct GroundError {
     pub kind: GroundErrorKind,
     /// The findings, each naming the rule or relation at fault.
     pub diagnostics: Vec<Diagnostic>,
+    /// A dynamic relation that hybrid grounding may ask on demand at run time instead (see
+    /// [`hybrid`]): another hybrid attempt with it lazy may succeed.
+    pub defer: Option<RelKey>,
 }
 
 /// The kinds of [`GroundError`].
@@ -280,6 +289,7 @@ impl GroundError {
         GroundError {
             kind: GroundErrorKind::TooLarge,
             diagnostics: vec![d],
+            defer: None,
         }
     }
 
@@ -287,6 +297,7 @@ impl GroundError {
         GroundError {
             kind: GroundErrorKind::Invalid,
             diagnostics,
+            defer: None,
         }
     }
 
@@ -333,21 +344,10 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     // attempt is deterministic, so when it fails it is not repeated as the last resort.
     let mut hybrid_failed = None;
     if probe.static_too_large {
-        let mut again = Probe {
-            hybrid: true,
-            over_atoms: std::mem::take(&mut probe.over_atoms),
-            ..Probe::default()
-        };
-        match ground_with(
-            nprog,
-            options,
-            &std::collections::HashSet::new(),
-            deadline,
-            &mut again,
-        ) {
-            Ok(g) => return Ok(g),
-            Err(e) if !again.out_of_time => hybrid_failed = Some(e),
-            Err(_) => {}
+        match ground_hybrid(nprog, options, deadline, &probe.over_atoms) {
+            (Ok(g), _) => return Ok(g),
+            (Err(e), false) => hybrid_failed = Some(e),
+            (Err(_), true) => {}
         }
     }
     let materialized: std::collections::HashSet<(crate::ast::Sym, usize)> = probe
@@ -382,19 +382,9 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         }
     }
     // Last: the rules too large to ground are evaluated at run time.
-    let mut again = Probe {
-        hybrid: true,
-        ..Probe::default()
-    };
     let result = match hybrid_failed {
         Some(e) => Err(e),
-        None => ground_with(
-            nprog,
-            options,
-            &std::collections::HashSet::new(),
-            deadline,
-            &mut again,
-        ),
+        None => ground_hybrid(nprog, options, deadline, &[]).0,
     };
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
@@ -424,9 +414,55 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             Err(GroundError {
                 kind: last.kind,
                 diagnostics,
+                defer: None,
             })
         }
         Err(e) => Err(e),
+    }
+}
+
+/// The most dynamic relations one hybrid grounding may defer to run time.
+const MAX_DEFERRED: usize = 8;
+
+/// Hybrid grounding (the rules too large to ground evaluated at run time). When an attempt
+/// fails on a rule whose head would have too many atoms, and its relation may be asked on
+/// demand instead ([`GroundError::defer`]), it is tried again with that relation *deferred*:
+/// lazy, its rules run at run time with the arguments its readers bind. `over_atoms`: the
+/// static components an earlier attempt found to have too many atoms (made lazy at once).
+/// Returns the result and whether the time ran out.
+fn ground_hybrid(
+    nprog: &NProgram,
+    options: &GroundOptions,
+    deadline: Option<Instant>,
+    over_atoms: &[(Vec<RelKey>, GroundError)],
+) -> (Result<GroundProgram, GroundError>, bool) {
+    let mut deferred: HashSet<RelKey> = HashSet::default();
+    loop {
+        let mut probe = Probe {
+            hybrid: true,
+            deferred: deferred.clone(),
+            over_atoms: over_atoms.to_vec(),
+            ..Probe::default()
+        };
+        let result = ground_with(
+            nprog,
+            options,
+            &std::collections::HashSet::new(),
+            deadline,
+            &mut probe,
+        );
+        match result {
+            Err(e) if !probe.out_of_time && deferred.len() < MAX_DEFERRED => match e.defer {
+                Some(rel) if deferred.insert(rel) => {
+                    tracing::debug!(
+                        relation = %format!("{}/{}", nprog.symbols.name(rel.0), rel.1),
+                        "hybrid grounding defers a relation to run time"
+                    );
+                }
+                _ => return (Err(e), false),
+            },
+            r => return (r, probe.out_of_time),
+        }
     }
 }
 
@@ -470,7 +506,7 @@ fn make_lazy(
 }
 
 /// A relation the game reads directly, not only through the rules.
-fn is_game_output(rel: crate::ast::Sym) -> bool {
+pub(crate) fn is_game_output(rel: crate::ast::Sym) -> bool {
     use crate::ast::kw;
     [
         kw::ROLE,
@@ -501,6 +537,8 @@ struct Probe {
     over_atoms: Vec<(Vec<RelKey>, GroundError)>,
     /// The join work the attempt may spend (0: the options' limit).
     work: u64,
+    /// Dynamic relations to make lazy (see [`ground_hybrid`]).
+    deferred: HashSet<RelKey>,
 }
 
 /// One grounding attempt of `nprog`, whose relations in `guards` are demand relations (left
@@ -536,6 +574,7 @@ fn ground_with(
         lazy: HashMap::default(),
         join_rules: Vec::new(),
         atom_limit: options.max_atoms,
+        deferred: probe.deferred.clone(),
     };
     let result = ground_in(&mut g, &rules, probe);
     probe.out_of_time = g.budget.exhausted == Some(Exhausted::Time);
@@ -655,6 +694,7 @@ fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgra
         .filter(|r| g.dynamic.contains(&rel_key(&r.head)))
         .map(|&r| r.clone())
         .collect();
+    defer_relations(g, &mut dyn_rules);
     let rounds = fixpoint::reach(g, &init, &mut dyn_rules)?;
     let dynamic_atoms = g.db.count() as usize - static_atoms;
 
@@ -715,6 +755,39 @@ fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgra
         joins,
         stats,
     })
+}
+
+/// Makes the deferred relations lazy (see [`ground_hybrid`]): their rules leave `rules`, to
+/// be run at run time by the joins that read them. A relation whose rules read it (recursion)
+/// stays as it is: a lazy relation is asked by plain calls, which recursion would not end.
+fn defer_relations(g: &mut Grounder<'_>, rules: &mut Vec<NRule>) {
+    if !g.hybrid || g.deferred.is_empty() {
+        return;
+    }
+    let recursive = |rel: RelKey| {
+        rules.iter().any(|r| {
+            rel_key(&r.head) == rel
+                && r.body.iter().any(|l| match l {
+                    NLit::Pos(a) | NLit::Neg(a) => rel_key(a) == rel,
+                    _ => false,
+                })
+        })
+    };
+    let deferred: Vec<RelKey> = g
+        .deferred
+        .iter()
+        .copied()
+        .filter(|&rel| !is_game_output(rel.0) && !recursive(rel))
+        .collect();
+    rules.retain(|r| {
+        let rel = rel_key(&r.head);
+        if deferred.contains(&rel) {
+            g.lazy.entry(rel).or_default().push(r.clone());
+            false
+        } else {
+            true
+        }
+    });
 }
 
 pub(crate) fn unsafe_rule(rule: &NRule) -> Diagnostic {
