@@ -1,7 +1,8 @@
 //! The IR of a compiled game: a propositional circuit over the state bits and the moves.
 //!
-//! - *State bits*: the state facts that can change, numbered; facts that hold in every
-//!   reachable state are [`Ir::constant_facts`], not bits.
+//! - *State bits*: the state facts that can change, numbered in plane order (`layout.rs`: the
+//!   facts of one relation grouped by their piece argument, then in coordinate order); facts
+//!   that hold in every reachable state are [`Ir::constant_facts`], not bits.
 //! - *Moves*: per role, the move texts in byte order; a move is its index there.
 //! - *Move sets*: per role, sets of moves; the literal [`Input::MoveIn`] holds when the role
 //!   plays a move of the set. Frame axioms such as "a cell keeps its piece unless the move
@@ -16,6 +17,8 @@
 //!
 //! [`lower`] builds the IR from a [`GroundProgram`]; [`crate::optimise`] simplifies it;
 //! [`crate::codegen`] turns it into Rust.
+
+mod layout;
 
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
@@ -434,6 +437,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
     let mut facts: Vec<(String, TermId)> = facts.into_iter().map(|f| (g.text(f), f)).collect();
     facts.sort();
     facts.dedup();
+    layout::plane_order(g, &mut facts);
     let bit_of: HashMap<TermId, u32> = facts
         .iter()
         .enumerate()
