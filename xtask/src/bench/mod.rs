@@ -134,30 +134,27 @@ struct Comparison {
     auto: String,
 }
 
-/// One round of a compiled game against its hand-written simulator.
+/// One round of two measurements made one after the other: the compiled game and its
+/// hand-written simulator, or the compiled game on 1 thread and on N.
 #[derive(Clone, Debug)]
-struct LimitRound {
-    compiled: Result<Line, String>,
-    limit: Result<Line, String>,
+struct Round {
+    first: Result<Line, String>,
+    second: Result<Line, String>,
 }
 
-/// One round of a compiled game on 1 thread and on N.
-#[derive(Clone, Debug)]
-struct ThreadsRound {
-    one: Result<Line, String>,
-    many: Result<Line, String>,
-}
+/// Per game, its rounds, or why there are none.
+type Rounds = Vec<(String, Result<Vec<Round>, String>)>;
 
 /// Everything measured, for the report.
 struct Measured {
     rows: Vec<Row>,
     comparisons: Vec<Comparison>,
     peers: Result<Vec<peers::Peer>, String>,
-    /// Per simulated game: the rounds, or why there are none.
-    limit: Vec<(String, Result<Vec<LimitRound>, String>)>,
+    /// Per simulated game: the compiled game (first) and the simulator (second).
+    limit: Rounds,
     threads: usize,
-    /// Per game: the rounds, or why there are none.
-    scaling: Vec<(String, Result<Vec<ThreadsRound>, String>)>,
+    /// Per game: 1 thread (first) and N (second).
+    scaling: Rounds,
 }
 
 fn names_of(list: &str) -> Vec<String> {
@@ -246,9 +243,9 @@ pub fn run(args: Args) -> ExitCode {
         let rounds = simulators.as_ref().map_err(Clone::clone).and_then(|s| {
             let binary = binary_of(game)?;
             Ok((0..args.limit_rounds)
-                .map(|_| LimitRound {
-                    compiled: run_bench(&binary, &bench_args(vec![], args.seconds), &play_limits),
-                    limit: s.bench(sim, args.seconds, &play_limits),
+                .map(|_| Round {
+                    first: run_bench(&binary, &bench_args(vec![], args.seconds), &play_limits),
+                    second: s.bench(sim, args.seconds, &play_limits),
                 })
                 .collect())
         });
@@ -268,9 +265,9 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("[bench] {game}: 1 thread and {threads}");
         let rounds = binary_of(&game).map(|binary| {
             (0..args.threads_rounds)
-                .map(|_| ThreadsRound {
-                    one: on(&binary, 1),
-                    many: on(&binary, threads),
+                .map(|_| Round {
+                    first: on(&binary, 1),
+                    second: on(&binary, threads),
                 })
                 .collect()
         });

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use super::{Args, Comparison, CompiledRun, Line, Measured};
+use super::{Args, Comparison, CompiledRun, Line, Measured, Round, Rounds};
 use crate::common;
 
 /// The line after which `BENCHMARKS.md` holds sections measured by other commands (the
@@ -173,37 +173,9 @@ fn limit_table(s: &mut String, m: &Measured) {
          game, then the simulator, for the same seconds. The target is at least 0.5x.\n\n\
          | game | round | compiled po/s | hand-written po/s | ratio |\n|---|---:|---:|---:|---:|\n",
     );
-    let mut summary = Vec::new();
-    for (game, rounds) in &m.limit {
-        let rounds = match rounds {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(s, "| {game} | | failed: {e} | | |");
-                continue;
-            }
-        };
-        let mut ratios = Vec::new();
-        for (i, r) in rounds.iter().enumerate() {
-            let ratio = ratio_of(&r.compiled, &r.limit);
-            if let Some(x) = ratio {
-                ratios.push(x);
-            }
-            let _ = writeln!(
-                s,
-                "| {game} | {} | {} | {} | {} |",
-                i + 1,
-                po(&r.compiled),
-                po(&r.limit),
-                ratio.map_or(String::new(), |x| format!("{x:.2}x"))
-            );
-        }
-        if let Some(x) = median(&mut ratios) {
-            summary.push(format!("{game} {x:.2}x"));
-        }
-    }
-    if !summary.is_empty() {
-        let _ = writeln!(s, "\nMedian ratio: {}.", summary.join(", "));
-    }
+    rounds_rows(s, &m.limit, "Median ratio", |r| {
+        ratio_of(&r.first, &r.second)
+    });
 }
 
 fn threads_table(s: &mut String, m: &Measured) {
@@ -217,8 +189,20 @@ fn threads_table(s: &mut String, m: &Measured) {
          |---|---:|---:|---:|---:|\n",
         n = m.threads
     );
+    rounds_rows(s, &m.scaling, "Median speed-up", |r| {
+        ratio_of(&r.second, &r.first)
+    });
+}
+
+/// One row per round (both rates and `ratio`), then a line with the median ratio per game.
+fn rounds_rows(
+    s: &mut String,
+    games: &Rounds,
+    median_label: &str,
+    ratio: impl Fn(&Round) -> Option<f64>,
+) {
     let mut summary = Vec::new();
-    for (game, rounds) in &m.scaling {
+    for (game, rounds) in games {
         let rounds = match rounds {
             Ok(r) => r,
             Err(e) => {
@@ -228,17 +212,15 @@ fn threads_table(s: &mut String, m: &Measured) {
         };
         let mut ratios = Vec::new();
         for (i, r) in rounds.iter().enumerate() {
-            let ratio = ratio_of(&r.many, &r.one);
-            if let Some(x) = ratio {
-                ratios.push(x);
-            }
+            let x = ratio(r);
+            ratios.extend(x);
             let _ = writeln!(
                 s,
                 "| {game} | {} | {} | {} | {} |",
                 i + 1,
-                po(&r.one),
-                po(&r.many),
-                ratio.map_or(String::new(), |x| format!("{x:.2}x"))
+                po(&r.first),
+                po(&r.second),
+                x.map_or(String::new(), |x| format!("{x:.2}x"))
             );
         }
         if let Some(x) = median(&mut ratios) {
@@ -246,7 +228,7 @@ fn threads_table(s: &mut String, m: &Measured) {
         }
     }
     if !summary.is_empty() {
-        let _ = writeln!(s, "\nMedian speed-up: {}.", summary.join(", "));
+        let _ = writeln!(s, "\n{median_label}: {}.", summary.join(", "));
     }
 }
 
