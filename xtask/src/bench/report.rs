@@ -69,6 +69,20 @@ fn peak(t: Option<(f64, Option<u64>)>) -> String {
     t.map_or(String::new(), |(_, m)| mib(m))
 }
 
+/// The cells of a compiled run's cost: backend, Rust bytes, gdlc seconds and peak MiB, rustc
+/// seconds and peak MiB.
+fn compile_cells(c: &CompiledRun) -> String {
+    format!(
+        "{} | {} | {} | {} | {} | {}",
+        c.backend,
+        thousands(c.rust_bytes as u64),
+        seconds(c.gdlc, 2),
+        peak(c.gdlc),
+        seconds(c.rustc, 1),
+        peak(c.rustc),
+    )
+}
+
 fn main_table(s: &mut String, m: &Measured) {
     s.push_str(
         "| game | compiled po/s | interpreted po/s | ratio | compiled states/s | interpreted \
@@ -94,17 +108,11 @@ fn main_table(s: &mut String, m: &Measured) {
             }
             _ => String::new(),
         };
-        let c = &r.compiled;
         let _ = writeln!(
             s,
-            "| {} | {cp} | {ip} | {ratio} | {cs} | {is} | {goals} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {cp} | {ip} | {ratio} | {cs} | {is} | {goals} | {} |",
             r.name,
-            c.backend,
-            thousands(c.rust_bytes as u64),
-            seconds(c.gdlc, 2),
-            peak(c.gdlc),
-            seconds(c.rustc, 1),
-            peak(c.rustc),
+            compile_cells(&r.compiled)
         );
     }
 }
@@ -249,17 +257,11 @@ fn large_table(s: &mut String, m: &Measured, large: &[String]) {
             Ok(_) => "ok".to_string(),
             Err(e) => format!("failed: {e}"),
         };
-        let c = &r.compiled;
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {status} |",
+            "| {} | {} | {status} |",
             r.name,
-            c.backend,
-            thousands(c.rust_bytes as u64),
-            seconds(c.gdlc, 2),
-            peak(c.gdlc),
-            seconds(c.rustc, 1),
-            peak(c.rustc),
+            compile_cells(&r.compiled)
         );
     }
 }

@@ -5,6 +5,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::super::{CodegenOptions, Comments};
+use super::tokens::{Op, join_balanced, paren};
 use crate::ir::{Input, Ir, Lit};
 
 /// Where a prop's value is read from inside generated code.
@@ -95,59 +96,6 @@ pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
             }
         }
     }
-}
-
-/// `e` in parentheses, unless it is one parenthesised group, a name or a number already
-/// (`((x))` is noise, and clippy says so).
-pub(super) fn paren(e: TokenStream) -> TokenStream {
-    let mut trees = e.clone().into_iter();
-    match (trees.next(), trees.next()) {
-        (Some(proc_macro2::TokenTree::Group(g)), None)
-            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
-        {
-            return e;
-        }
-        // A name or a number needs none.
-        (Some(proc_macro2::TokenTree::Ident(_) | proc_macro2::TokenTree::Literal(_)), None) => {
-            return e;
-        }
-        _ => {}
-    }
-    quote! { (#e) }
-}
-
-/// A binary operator of generated expressions (`|` and `&` on `bool` or `u64`).
-#[derive(Clone, Copy)]
-pub(super) enum Op {
-    Or,
-    And,
-}
-
-/// How many operands one parenthesised group of [`join_balanced`] holds.
-const FAN_IN: usize = 4;
-
-/// `parts` joined by `op` as a balanced tree of parenthesised groups of at most [`FAN_IN`]
-/// operands, so the nesting depth of the expression grows with the logarithm of the number of
-/// operands: a chain `a | b | ..` is a left-deep tree for rustc's parser, and one of 10,000
-/// operands overflows its stack. One operand is returned as it is; none gives an empty stream.
-pub(super) fn join_balanced(mut parts: Vec<TokenStream>, op: Op) -> TokenStream {
-    let join = |c: &[TokenStream]| match op {
-        Op::Or => quote! { #(#c)|* },
-        Op::And => quote! { #(#c)&* },
-    };
-    while parts.len() > FAN_IN {
-        parts = parts
-            .chunks(FAN_IN)
-            .map(|c| match c {
-                [one] => one.clone(),
-                _ => {
-                    let e = join(c);
-                    quote! { (#e) }
-                }
-            })
-            .collect();
-    }
-    join(&parts)
 }
 
 fn dnf_expr(d: &[Vec<Lit>], v: &View<'_>, chunk: u32) -> TokenStream {

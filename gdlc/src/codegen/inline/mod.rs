@@ -34,6 +34,7 @@ mod masks;
 mod next;
 mod next_tables;
 mod shifts;
+mod tokens;
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Lit};
@@ -307,13 +308,13 @@ fn legal_pushes(moves: &[usize], holds: &dyn Fn(usize) -> TokenStream) -> TokenS
         let bit = if x.to_string() == "true" {
             quote! { (1u64 << #k) }
         } else {
-            let x = expr::paren(x);
+            let x = tokens::paren(x);
             quote! { ((#x as u64) << #k) }
         };
         words.entry(m / 64).or_default().push(bit);
     }
     let loops = words.into_iter().map(|(w, bits)| {
-        let word = expr::join_balanced(bits, expr::Op::Or);
+        let word = tokens::join_balanced(bits, tokens::Op::Or);
         let m = if w == 0 {
             quote! { legal.trailing_zeros() }
         } else {

@@ -15,8 +15,9 @@ use std::collections::BTreeMap;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::expr::{Op, conj_with, dnf_with, join_balanced, paren};
+use super::expr::{conj_with, dnf_with};
 use super::next_tables::NextTables;
+use super::tokens::{Op, join_balanced, paren};
 use crate::ir::{Input, Ir, Lit};
 
 /// Per move of a role: (bit, the rest of the conjunction) for the disjuncts that need it.

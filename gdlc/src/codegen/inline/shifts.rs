@@ -10,7 +10,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use rustc_hash::FxHashMap;
 
-use super::expr::{Op, join_balanced};
+use super::tokens::{Op, join_balanced};
 use crate::ir::{Input, Lit};
 
 /// The fewest members of a family tested by shifts (below, one mask per member is as short).
