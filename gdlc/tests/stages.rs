@@ -25,13 +25,47 @@ fn artifacts(name: &str, source: &str, stage: Stage) -> Artifacts {
     })
 }
 
+/// Every `static` and `const` item of the generated code is read somewhere in it (rustc warns
+/// of a dead table, and building one costs compile time for nothing).
+fn assert_tables_read(name: &str, rust: &str) {
+    let words = |line: &str| -> Vec<String> {
+        line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut uses = std::collections::HashMap::<String, usize>::new();
+    for line in rust.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for w in words(line) {
+            *uses.entry(w).or_default() += 1;
+        }
+    }
+    let mut defined = 0;
+    for line in rust.lines() {
+        let ws = words(line.trim_start());
+        let item = match ws.as_slice() {
+            [kw, item, ..] if kw == "static" || kw == "const" => item,
+            [vis, kw, item, ..] if vis == "pub" && (kw == "static" || kw == "const") => item,
+            _ => continue,
+        };
+        if item == "fn" {
+            continue;
+        }
+        defined += 1;
+        let n = uses.get(item.as_str()).copied().unwrap_or(0);
+        assert!(n >= 2, "{name}: `{item}` is defined but never read");
+    }
+    assert!(defined > 0, "{name}: no table found in the generated code");
+}
+
 fn snapshot(name: &str, source: &str, stage: Stage, label: &str) {
     let text = artifacts(name, source, stage).render(stage);
     assert!(!text.is_empty(), "{name}: stage {label} printed nothing");
     insta::assert_snapshot!(format!("{name}.{label}"), text);
 }
 
-/// Five tests per fixture: one a stage, and one that runs the pipeline again.
+/// Six tests per fixture: one a stage, one that every emitted table is read, and one that runs
+/// the pipeline again.
 macro_rules! fixture {
     ($module:ident, $name:literal) => {
         mod $module {
@@ -53,6 +87,11 @@ macro_rules! fixture {
             #[test]
             fn rust() {
                 snapshot($name, SOURCE, Stage::Rust, "rust");
+            }
+            #[test]
+            fn every_table_is_read() {
+                let rust = artifacts($name, SOURCE, Stage::Rust).render(Stage::Rust);
+                assert_tables_read($name, &rust);
             }
             /// The compiler's output does not depend on the run (hash seeds, threads).
             #[test]

@@ -35,13 +35,15 @@ pub fn listening_address(child: &mut std::process::Child) -> std::net::SocketAdd
     listening_with_log(child).0
 }
 
-/// [`listening_address`], and the lines the player logs after it, as they come.
+/// [`listening_address`], and the player's other log lines (those before the address too), as
+/// they come.
 pub fn listening_with_log(
     child: &mut std::process::Child,
 ) -> (std::net::SocketAddr, std::sync::mpsc::Receiver<String>) {
     use std::io::BufRead;
     let stderr = child.stderr.take().expect("a piped standard error");
     let mut lines = std::io::BufReader::new(stderr).lines();
+    let (sender, log) = std::sync::mpsc::channel();
     let addr = loop {
         let line = lines
             .next()
@@ -51,8 +53,9 @@ pub fn listening_with_log(
             let a = a.split_whitespace().next().unwrap_or_default();
             break a.parse().expect("an address");
         }
+        // A line logged before the address (a warm-up done from the cache at once) is kept.
+        let _ = sender.send(line);
     };
-    let (sender, log) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in lines.map_while(Result::ok) {
             // Nobody listening any more: keep draining.

@@ -63,7 +63,7 @@ pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
         Input::Join(_) => quote! { false },
         Input::MoveIn(set) => {
             let (role, k) = v.sets.get(set as usize).copied().unwrap_or((0, 0));
-            let table = format_ident!("MOVE_SETS_{}", role);
+            let table = super::masks::move_set_table(role);
             let r = Literal::usize_unsuffixed(role as usize);
             let w = Literal::usize_unsuffixed(k as usize / 64);
             let mask = Literal::u64_suffixed(1u64 << (k % 64));

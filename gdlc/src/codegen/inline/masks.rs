@@ -26,6 +26,8 @@ struct Masks {
     multi: usize,
     /// The text of each state bit.
     bits: Vec<String>,
+    /// The roles whose `MOVE_SETS_<r>` table some expression reads.
+    move_set_tables: FxHashSet<u32>,
 }
 
 thread_local! {
@@ -69,6 +71,18 @@ pub(super) fn name(word: usize, mask: u64) -> Ident {
         m.order.push((word, mask));
         id
     })
+}
+
+/// The name of role `role`'s table of move sets (`MOVE_SETS_<r>`), noted as read so that
+/// only tables some code reads are emitted.
+pub(super) fn move_set_table(role: u32) -> Ident {
+    MASKS.with_borrow_mut(|m| m.move_set_tables.insert(role));
+    format_ident!("MOVE_SETS_{}", role)
+}
+
+/// Whether role `role`'s table of move sets was named since [`begin`].
+pub(super) fn move_set_table_read(role: u32) -> bool {
+    MASKS.with_borrow(|m| m.move_set_tables.contains(&role))
 }
 
 /// The constants of the masks named since [`begin`], each with the facts it stands for.

@@ -395,13 +395,13 @@ pub(super) fn set_locations(ir: &Ir) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// The `MOVE_SETS_<r>` tables.
+/// The `MOVE_SETS_<r>` tables that the generated functions read.
 fn move_set_tables(ir: &Ir) -> Vec<TokenStream> {
     let loc = set_locations(ir);
     let mut out = Vec::new();
     for r in 0..ir.roles.len() {
         let n = loc.iter().filter(|l| l.0 == r as u32).count();
-        if n == 0 {
+        if n == 0 || !masks::move_set_table_read(r as u32) {
             continue;
         }
         let words = n.div_ceil(64);
@@ -414,7 +414,7 @@ fn move_set_tables(ir: &Ir) -> Vec<TokenStream> {
                 }
             }
         }
-        let name = format_ident!("MOVE_SETS_{}", r);
+        let name = masks::move_set_table(r as u32);
         let rows = rows.iter().map(|row| {
             let ws = row.iter().map(|&w| Literal::u64_suffixed(w));
             quote! { [#(#ws),*] }
