@@ -144,21 +144,23 @@ pub fn chosen_backend(ir: &Ir, options: &CodegenOptions) -> Backend {
 }
 
 /// The estimated time (ns) of a state of a playout in inline code whose output functions
-/// evaluate `literals` literals in all (each counted once per output that reads it): measured
-/// on this project's machines (`BENCHMARKS.md`, the two backends), about 0.12 ns per literal
-/// from tic-tac-toe (300 literals) to amazons (50,000). Large games share their props through
-/// a per-state memo, so that a prop is computed once per state however many outputs read it,
-/// which the sum over outputs overestimates about as much as cache misses cost.
+/// evaluate `literals` literals in all (each counted once per output that reads it). Fitted to
+/// both backends measured in alternating pairs on this project's machines (2026-11-24,
+/// `gdlc bench --engine compiled --backend inline|propnet`): about 0.06-0.19 ns per literal up
+/// to a few thousand (tic-tac-toe 323 literals: 47 ns; nineBoardTicTacToe 3,291: 320-420 ns),
+/// and more per literal as the code outgrows the caches (englishDraughts 10,475: 3,100-4,300 ns;
+/// reversi 23,885: 6,700-8,400 ns; checkers 31,733: 11,000 ns).
 fn inline_nanos(literals: f64) -> f64 {
-    literals * 0.12
+    0.15 * literals * (1.0 + literals / 15_000.0)
 }
 
 /// The estimated time (ns) of a state of a playout on the propnet engine that visits `visits`
-/// edges per state (and syncs its state at every call). The engine settles each gate once per
-/// step, so that it visits fewer edges than one that propagates every change at once but does
-/// more per edge: englishDraughts visits 398 edges per state instead of 530 at the same speed.
+/// edges per state (and syncs its state at every call), fitted with [`inline_nanos`]: 5-13 ns
+/// per visit measured (tic-tac-toe 100 visits: 680 ns; englishDraughts 398: 4,000 ns; checkers
+/// 767: 6,200 ns; reversi 2,092: 27,500 ns), the smallest games paying a few hundred ns per state
+/// whatever they visit.
 fn propnet_nanos(visits: f64) -> f64 {
-    3.0 * visits + 100.0
+    9.0 * visits + 100.0
 }
 
 /// The Rust source of the module for `ir`, formatted.

@@ -1,0 +1,46 @@
+//! `Backend::Auto` picks the faster backend on corpus games where the two differ clearly.
+//! Each expected choice was measured: both backends on one game in alternating pairs
+//! (`gdlc bench GAME --engine compiled --backend inline|propnet --seconds 4`, 2026-11-24, load
+//! 1.2-7.4), the slower at most two thirds as fast as the faster. A change to either engine
+//! that moves these games across the line means re-fitting the cost model
+//! (`gdlc/src/codegen/mod.rs`, `inline_nanos` and `propnet_nanos`) against new measurements.
+
+use gdlc::codegen::{Backend, chosen_backend};
+use gdlc::pipeline::{self, CompileOptions, Stage};
+
+/// (game, backend measured faster, playouts per second inline / propnet).
+const MEASURED: &[(&str, Backend, &str)] = &[
+    ("ticTacToe", Backend::Inline, "2.4-2.6M / 168-172k"),
+    ("connectFour", Backend::Inline, "404-505k / 40-90k"),
+    ("nineBoardTicTacToe", Backend::Inline, "78-102k / 54-60k"),
+    ("pentago", Backend::Inline, "73-83k / 6.6-6.7k"),
+    ("eightPuzzle", Backend::Inline, "61-66k / 5.1-7.2k"),
+    ("reversi", Backend::Inline, "1.9-2.4k / 553-629"),
+    ("checkers", Backend::Propnet, "895-910 / 1,570-1,609"),
+];
+
+#[test]
+fn auto_picks_the_backend_measured_faster() {
+    // Panics when the corpus is absent: this test would check nothing.
+    let games = gdl_tests::corpus_games();
+    let mut wrong = Vec::new();
+    for &(game, faster, measured) in MEASURED {
+        let kif = games
+            .iter()
+            .find(|g| g.collection == "ggp-repository" && g.name == game)
+            .unwrap_or_else(|| panic!("{game} is not in the corpus"));
+        let source = gdl_tests::read_game(&kif.kif);
+        let options = CompileOptions::for_game(game);
+        let artifacts = pipeline::run(source.as_str(), &options, Stage::Ir)
+            .unwrap_or_else(|e| panic!("{game} does not compile: {}", e[0].message));
+        let ir = artifacts.ir.expect("the IR stage keeps the IR");
+        let chosen = chosen_backend(&ir, &options.codegen);
+        if chosen != faster {
+            wrong.push(format!(
+                "{game}: auto picks {chosen:?}, {faster:?} was faster (inline / propnet po/s: \
+                 {measured})"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
