@@ -13,6 +13,12 @@
 //! the game. [`Net::simplify`] (which gdlc applies) bypasses buffers and merges chains of
 //! gates of one kind before the network is stored.
 //!
+//! The engine numbers the gates between the inputs and the outputs its own way (see
+//! `order.rs`): still topologically, but each gate placed as soon as what feeds it
+//! is, so that the gates a change reaches lie close together in memory. A node's out-edges
+//! are kept in three runs (plain, plain negated, into groups), so that the loop over a run
+//! adds one constant to each target's count and tests it against one constant.
+//!
 //! *Recursive groups* (ground rules that depend on each other positively, such as paths) are
 //! contiguous node ranges whose internal edges are kept apart: when the inputs of a group
 //! change, its least fixpoint is recomputed from its external counts.
@@ -81,6 +87,7 @@ pub struct Net {
 }
 
 mod join;
+mod order;
 mod simplify;
 mod text;
 
@@ -90,11 +97,13 @@ pub use text::{DecodeError, FORMAT_VERSION};
 /// A count that never reaches zero: the base of a gate that is never true.
 const NEVER: i32 = i32::MIN / 2;
 
-/// Where a node's out-edges are in [`Engine::edges`]: `start..split` lead to gates outside
-/// groups, `split..end` to group members; `head`: the node is the first of a group.
+/// Where a node's out-edges are in [`Engine::edges`]: `start..neg` lead to gates outside
+/// groups, `neg..split` likewise but negated, `split..end` to group members; `head`: the node
+/// is the first of a group.
 #[derive(Clone, Copy, Debug, Default)]
 struct Fan {
     start: u32,
+    neg: u32,
     split: u32,
     end: u32,
     head: bool,
@@ -132,6 +141,9 @@ pub struct Engine<'n> {
     work: Vec<i32>,
     group_values: Vec<bool>,
     todo: Vec<u32>,
+    /// The engine's numbering of the nodes (see [`order`]): every array above is indexed by
+    /// it; the numbers of the network are translated where the outputs are read.
+    order: order::Order,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
 }
@@ -148,6 +160,7 @@ impl<'n> Engine<'n> {
     /// An engine holding the initial state and no moves.
     pub fn new(net: &'n Net) -> Engine<'n> {
         let nodes = net.nodes as usize;
+        let order = order::locality_order(net);
         let mut fans = Vec::with_capacity(nodes);
         let mut edges = Vec::with_capacity(net.fan.len());
         let fan_of = |n: usize| {
@@ -161,12 +174,15 @@ impl<'n> Engine<'n> {
         let edge = |&e: &u32| {
             let t = e >> 2;
             let leaf = fan_of(t as usize).is_empty() && net.group_of[t as usize] == NONE;
-            t << 2 | u32::from(leaf && e & 2 == 0) << 1 | e & 1
+            order.new_of[t as usize] << 2 | u32::from(leaf && e & 2 == 0) << 1 | e & 1
         };
-        for n in 0..nodes {
+        for &n in &order.old_of {
+            let n = n as usize;
             let out = fan_of(n);
             let start = edges.len() as u32;
-            edges.extend(out.iter().filter(|&&e| e & 2 == 0).map(edge));
+            edges.extend(out.iter().filter(|&&e| e & 3 == 0).map(edge));
+            let neg = edges.len() as u32;
+            edges.extend(out.iter().filter(|&&e| e & 3 == 1).map(edge));
             let split = edges.len() as u32;
             edges.extend(out.iter().filter(|&&e| e & 2 != 0).map(edge));
             let head = net
@@ -176,6 +192,7 @@ impl<'n> Engine<'n> {
                 .is_some_and(|&(a, _)| a as usize == n);
             fans.push(Fan {
                 start,
+                neg,
                 split,
                 end: edges.len() as u32,
                 head,
@@ -195,6 +212,7 @@ impl<'n> Engine<'n> {
             work: Vec::new(),
             group_values: Vec::new(),
             todo: Vec::new(),
+            order,
             visits: 0,
         };
         e.evaluate_all();
@@ -204,6 +222,12 @@ impl<'n> Engine<'n> {
     #[inline]
     fn get(&self, n: u32) -> bool {
         self.value[(n >> 6) as usize] >> (n & 63) & 1 != 0
+    }
+
+    /// The value of node `n` of the network (its own numbering).
+    #[inline]
+    fn read(&self, n: u32) -> bool {
+        self.get(self.order.new_of.get(n as usize).copied().unwrap_or(n))
     }
 
     #[inline]
@@ -219,7 +243,12 @@ impl<'n> Engine<'n> {
             *w = 0;
         }
         self.count.clear();
-        self.count.extend(net.thresh.iter().map(|&t| base(t)));
+        self.count.extend(
+            self.order
+                .old_of
+                .iter()
+                .map(|&n| base(net.thresh[n as usize])),
+        );
         for b in 0..net.bits {
             if self.state[(b >> 6) as usize] >> (b & 63) & 1 != 0 {
                 self.toggle(b);
@@ -274,7 +303,7 @@ impl<'n> Engine<'n> {
         if let Some(&j) = net.group_join.get(g as usize)
             && j != NONE
         {
-            return net.joins.evaluate(j as usize, &|n| self.get(n));
+            return net.joins.evaluate(j as usize, &|n| self.read(n));
         }
         let (a, b) = net.groups[g as usize];
         let len = (b - a) as usize;
@@ -350,16 +379,21 @@ impl<'n> Engine<'n> {
         let pending = &mut self.pending;
         let edges = &self.edges[f.start as usize..f.end as usize];
         let (plain, grouped) = edges.split_at((f.split - f.start) as usize);
-        for &e in plain {
-            let t = (e >> 2) as usize;
-            let old = count[t];
-            let new = old + (((up ^ e) & 1) as i32 * 2 - 1);
-            count[t] = new;
-            if (old ^ new) < 0 {
-                if e & 2 != 0 {
-                    value[t >> 6] ^= 1 << (t & 63);
-                } else {
-                    pending.set(t);
+        let (pos, neg) = plain.split_at((f.neg - f.start) as usize);
+        // An edge whose input became true adds one to its target's count, which crosses zero
+        // when it becomes 0; one whose input became false takes one, crossing at -1.
+        let (d, cross) = if up != 0 { (1, 0) } else { (-1, -1) };
+        for (list, d, cross) in [(pos, d, cross), (neg, -d, -1 - cross)] {
+            for &e in list {
+                let t = (e >> 2) as usize;
+                let c = &mut count[t];
+                *c += d;
+                if *c == cross {
+                    if e & 2 != 0 {
+                        value[t >> 6] ^= 1 << (t & 63);
+                    } else {
+                        pending.set(t);
+                    }
                 }
             }
         }
@@ -430,6 +464,10 @@ impl Pending {
 impl Engine<'_> {
     /// Makes the state inputs hold `state` (words; missing words read as zero).
     pub fn set_state(&mut self, state: &[u64]) {
+        // The common case (every query of one state after the first) at the cost of a compare.
+        if state.len() == self.state.len() && state == self.state {
+            return;
+        }
         let mut changed = false;
         for w in 0..self.state.len() {
             let new = state.get(w).copied().unwrap_or(0);
@@ -488,7 +526,7 @@ impl Engine<'_> {
 
     /// Whether the state is terminal.
     pub fn terminal(&self) -> bool {
-        self.get(self.net.terminal)
+        self.read(self.net.terminal)
     }
 
     /// Appends the legal moves of `role`, ascending.
@@ -513,7 +551,7 @@ impl Engine<'_> {
                 x &= x - 1;
                 match guards.get(m as usize) {
                     Some(&g) if g != NONE => {
-                        if self.get(g >> 1) != (g & 1 != 0) {
+                        if self.read(g >> 1) != (g & 1 != 0) {
                             out.push(m);
                         }
                     }
@@ -529,7 +567,7 @@ impl Engine<'_> {
         let mut found = None;
         let mut count = 0;
         for &(v, n) in self.net.goals.get(role)? {
-            if self.get(n) {
+            if self.read(n) {
                 count += 1;
                 found = v;
             }
@@ -547,7 +585,7 @@ impl Engine<'_> {
             nodes
                 .iter()
                 .enumerate()
-                .filter(|&(_, &n)| self.get(n))
+                .filter(|&(_, &n)| self.read(n))
                 .map(|(k, _)| k as u32),
         );
     }
