@@ -102,9 +102,7 @@ fn main() {
     );
 }
 
-/// The time this process has run on a CPU, where Linux tells it.
+/// The CPU seconds this (single-threaded) example has run, where the system tells it.
 fn cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/schedstat").ok()?;
-    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(ns / 1e9)
+    gdl_runtime::bench::thread_cpu_time().map(|d| d.as_secs_f64())
 }

@@ -12,8 +12,14 @@
 //! [`BenchResult::line`] prints the one-line summary shared by every engine:
 //!
 //! ```text
-//! game=ticTacToe engine=compiled seconds=10.000 playouts=41700000 playouts_per_sec=4170000.0 states_per_sec=33510000.0 avg_goal xplayer=64.82 oplayer=35.18
+//! game=ticTacToe engine=compiled seconds=10.000 playouts=41700000 playouts_per_sec=4170000.0 states_per_sec=33510000.0 cpu_seconds=9.981 playouts_per_cpu_sec=4177938.1 avg_goal xplayer=64.82 oplayer=35.18
 //! ```
+//!
+//! The rates are per second of wall-clock time, the figure every published GDL speed uses.
+//! On a shared machine the playing threads also wait for a CPU: where the system tells the
+//! time a thread ran ([`thread_cpu_time`], Linux), `cpu_seconds` is the playing threads' CPU
+//! time (summed over threads) and `playouts_per_cpu_sec` the playouts per second of it, which
+//! moves less with the load.
 
 use std::fmt::{self, Write as _};
 use std::time::{Duration, Instant};
@@ -62,6 +68,16 @@ pub struct BenchResult {
     pub undefined_goals: Vec<u64>,
     /// The threads that played (the counts are their sums; `elapsed` the longest).
     pub threads: usize,
+    /// The CPU time of the playing threads (summed), where the system tells it.
+    pub cpu: Option<Duration>,
+}
+
+/// The CPU time the calling thread has run, where the system tells it (Linux:
+/// `/proc/thread-self/schedstat`); `None` elsewhere.
+pub fn thread_cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
 }
 
 /// Why a benchmark stopped early: the game is not playable by random moves.
@@ -119,6 +135,7 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
         goal_sums: vec![0; roles],
         undefined_goals: vec![0; roles],
         threads: 1,
+        cpu: None,
     };
     let initial = game.initial_state();
     let mut state = initial.clone();
@@ -126,6 +143,7 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
     let mut moves: Vec<G::Move> = Vec::new();
     let mut joint: Vec<G::Move> = Vec::with_capacity(roles);
     let start = Instant::now();
+    let cpu_start = thread_cpu_time();
     let mut states_at_last_look = 0;
     loop {
         state.clone_from(&initial);
@@ -179,6 +197,9 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
             let elapsed = start.elapsed();
             if elapsed >= options.duration {
                 result.elapsed = elapsed;
+                result.cpu = cpu_start
+                    .zip(thread_cpu_time())
+                    .map(|(a, b)| b.saturating_sub(a));
                 return Ok(result);
             }
         }
@@ -236,6 +257,7 @@ pub fn run_each<G: Game, M: std::ops::Deref<Target = G>>(
                 t.states += r.states;
                 t.elapsed = t.elapsed.max(r.elapsed);
                 t.threads += r.threads;
+                t.cpu = t.cpu.zip(r.cpu).map(|(a, b)| a + b);
                 for (a, b) in t.goal_sums.iter_mut().zip(&r.goal_sums) {
                     *a += b;
                 }
@@ -262,6 +284,12 @@ impl BenchResult {
         self.states as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
 
+    /// Playouts per second of the playing threads' CPU time, where it is known.
+    pub fn playouts_per_cpu_sec(&self) -> Option<f64> {
+        let cpu = self.cpu?.as_secs_f64();
+        (cpu > 0.0).then(|| self.playouts as f64 / cpu)
+    }
+
     /// The average goal value of `role` over the playouts that gave it one.
     pub fn avg_goal(&self, role: usize) -> Option<f64> {
         let defined = self.playouts - self.undefined_goals.get(role)?;
@@ -269,8 +297,9 @@ impl BenchResult {
     }
 
     /// The one-line summary:
-    /// `game=G engine=E seconds=S playouts=N playouts_per_sec=P states_per_sec=Q avg_goal
-    /// role1=A1 role2=A2 ...`, where an average is `undef` when the role never had a goal value,
+    /// `game=G engine=E seconds=S playouts=N playouts_per_sec=P states_per_sec=Q
+    /// [cpu_seconds=C playouts_per_cpu_sec=R] avg_goal role1=A1 role2=A2 ...` (the CPU fields
+    /// where the CPU time is known), where an average is `undef` when the role never had a goal value,
     /// and is followed by `(undef=K)` when it lacked one in K playouts. Played on several
     /// threads, `threads=T` follows the engine.
     pub fn line(&self, game: &str, engine: &str) -> String {
@@ -281,12 +310,20 @@ impl BenchResult {
         };
         let mut s = format!(
             "game={game} engine={engine}{threads} seconds={:.3} playouts={} playouts_per_sec={:.1} \
-             states_per_sec={:.1} avg_goal",
+             states_per_sec={:.1}",
             self.elapsed.as_secs_f64(),
             self.playouts,
             self.playouts_per_sec(),
             self.states_per_sec()
         );
+        if let (Some(cpu), Some(rate)) = (self.cpu, self.playouts_per_cpu_sec()) {
+            let _ = write!(
+                s,
+                " cpu_seconds={:.3} playouts_per_cpu_sec={rate:.1}",
+                cpu.as_secs_f64()
+            );
+        }
+        s.push_str(" avg_goal");
         for (r, name) in self.roles.iter().enumerate() {
             let _ = match self.avg_goal(r) {
                 Some(v) => write!(s, " {name}={v:.2}"),
@@ -330,6 +367,38 @@ mod tests {
         assert_eq!(fields[0], ("game", "countdown"));
         assert!(fields.contains(&("only", "100.00")), "{line}");
         assert!(line.contains(" avg_goal only=100.00"), "{line}");
+        // Where Linux tells the CPU time, it is at most the wall-clock time of one thread and
+        // the line carries it.
+        if thread_cpu_time().is_some() {
+            let cpu = r.cpu.expect("the CPU time of the loop");
+            assert!(
+                cpu > Duration::ZERO && cpu <= r.elapsed,
+                "{cpu:?} {:?}",
+                r.elapsed
+            );
+            let per_cpu: f64 = fields
+                .iter()
+                .find(|f| f.0 == "playouts_per_cpu_sec")
+                .and_then(|f| f.1.parse().ok())
+                .expect("playouts_per_cpu_sec");
+            assert!(per_cpu >= r.playouts_per_sec() * 0.99, "{line}");
+        }
+    }
+
+    #[test]
+    fn the_cpu_time_of_a_thread_grows_with_work() {
+        let Some(before) = thread_cpu_time() else {
+            return;
+        };
+        let mut x = 1u64;
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(30) {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+        }
+        std::hint::black_box(x);
+        let after = thread_cpu_time().expect("still readable");
+        assert!(after > before);
+        assert!(after - before <= start.elapsed() + Duration::from_millis(5));
     }
 
     #[test]
@@ -344,6 +413,11 @@ mod tests {
         assert_eq!(r.threads, 3);
         assert_eq!(r.states, r.playouts * 2);
         assert_eq!(r.goal_sums[0], 100 * r.playouts as i64);
+        if thread_cpu_time().is_some() {
+            // Three threads' CPU time, each at most the longest thread's wall-clock time.
+            let cpu = r.cpu.expect("summed over the threads");
+            assert!(cpu <= r.elapsed * 3, "{cpu:?} {:?}", r.elapsed);
+        }
         assert!(
             r.line("countdown", "test")
                 .contains(" engine=test threads=3 seconds=")

@@ -12,10 +12,10 @@ use super::cache::{self, CompileArgs, Engine};
 /// Printed after the options by `gdlc bench --help`.
 const AFTER_HELP: &str = "Prints one line:
 
-    game=G engine=E seconds=S playouts=N playouts_per_sec=P states_per_sec=Q avg_goal R1=A1 R2=A2
+    game=G engine=E seconds=S playouts=N playouts_per_sec=P states_per_sec=Q [cpu_seconds=C playouts_per_cpu_sec=R] avg_goal R1=A1 R2=A2
 
 (states are steps + 1 per playout; A is the average goal value of role R, `undef` if it never had \
-one). Setting up the engine is not timed.
+one; the CPU fields, where the system tells the CPU time of the playing threads, give the rate per second of it, which moves less with the machine's load). Setting up the engine is not timed.
 
 With --engine compiled the description is compiled into a cargo crate under the cache directory \
 ($GDLC_CACHE, else $XDG_CACHE_HOME/gdlc, else ~/.cache/gdlc), keyed by a hash of the description \

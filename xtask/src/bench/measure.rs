@@ -12,6 +12,8 @@ use gdlc::crate_gen::{self, CrateOptions, Layout, ReleaseProfile, RuntimeDep};
 pub struct Line {
     pub playouts_per_sec: f64,
     pub states_per_sec: f64,
+    /// Playouts per second of the playing thread's CPU time, when the line gives it.
+    pub playouts_per_cpu_sec: Option<f64>,
     /// ` role=avg ...` as printed.
     pub goals: String,
 }
@@ -125,6 +127,7 @@ pub fn parse_summary(line: &str) -> Result<Line, String> {
         (Some(p), Some(s)) => Ok(Line {
             playouts_per_sec: p,
             states_per_sec: s,
+            playouts_per_cpu_sec: get("playouts_per_cpu_sec"),
             goals,
         }),
         _ => Err(format!("unexpected output `{line}`")),
@@ -184,6 +187,14 @@ mod tests {
         .unwrap();
         assert_eq!(ours.playouts_per_sec, 2.0);
         assert_eq!(ours.goals, "xplayer=64.83 oplayer=35.17");
+        assert_eq!(ours.playouts_per_cpu_sec, None);
+        let with_cpu = parse_summary(
+            "game=ticTacToe engine=compiled seconds=5.000 playouts=10 playouts_per_sec=2.0 \
+             states_per_sec=18.5 cpu_seconds=4.000 playouts_per_cpu_sec=2.5 avg_goal x=50.00",
+        )
+        .unwrap();
+        assert_eq!(with_cpu.playouts_per_cpu_sec, Some(2.5));
+        assert_eq!(with_cpu.goals, "x=50.00");
         let limit = parse_summary(
             "RESULT game=ttt playouts=1 playouts_per_sec=6100000 states_per_sec=50000000 \
              avg_goals=64.80,35.20",
