@@ -283,11 +283,7 @@ pub type Validation<'a> = dyn FnMut(&mut dyn FnMut(&Progress)) -> Report + 'a;
 
 /// Runs `validate` (given the progress callback), prints the report as `output` says and
 /// returns the report's exit status.
-pub fn run_validate(
-    name: &str,
-    output: ValidateOutput,
-    validate: &mut Validation<'_>,
-) -> ExitCode {
+pub fn run_validate(name: &str, output: ValidateOutput, validate: &mut Validation<'_>) -> ExitCode {
     let mut progress = |p: &Progress| {
         if output.progress {
             eprintln!("{}", progress_line(p));
