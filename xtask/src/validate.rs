@@ -71,11 +71,11 @@ pub fn run(args: Args) -> ExitCode {
     });
     let markdown = render(&games, &outcomes, &args, started.elapsed());
     print!("{markdown}");
-    if let Some(out) = &args.out {
-        if let Err(e) = std::fs::write(out, &markdown) {
-            eprintln!("error: cannot write {}: {e}", out.display());
-            return ExitCode::FAILURE;
-        }
+    if let Some(out) = &args.out
+        && let Err(e) = std::fs::write(out, &markdown)
+    {
+        eprintln!("error: cannot write {}: {e}", out.display());
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }
