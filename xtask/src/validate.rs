@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, default_value_t = 30.0)]
     pub seconds: f64,
     /// `gdlc validate --max-states`.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 4_000_000)]
     pub max_states: usize,
     /// `gdlc validate --threads`.
     #[arg(long, default_value_t = 1)]
@@ -49,8 +49,8 @@ pub struct Args {
 
 /// How one game went.
 enum Outcome {
-    /// The report, with the exit status.
-    Report(i32, Value),
+    /// The report, with the exit status and the engine that made it.
+    Report(i32, Value, &'static str),
     /// No report: why (does not compile, timed out, ...).
     Failed(String),
 }
@@ -66,8 +66,15 @@ pub fn run(args: Args) -> ExitCode {
     };
     let started = Instant::now();
     let label = |g: &CorpusGame| format!("{}/{}", g.collection, g.name);
+    // A game that does not compile (too large to ground, say) is explored by the interpreter.
     let outcomes = pmap(&games, args.jobs, Some(("validate", &label)), |g| {
-        validate_one(&gdlc, &g.kif, &args)
+        match validate_one(&gdlc, &g.kif, &args, "compiled") {
+            Outcome::Failed(why) => match validate_one(&gdlc, &g.kif, &args, "interpreted") {
+                Outcome::Failed(again) => Outcome::Failed(format!("{why}; interpreted: {again}")),
+                report => report,
+            },
+            report => report,
+        }
     });
     let markdown = render(&games, &outcomes, &args, started.elapsed());
     print!("{markdown}");
@@ -93,8 +100,8 @@ fn build_gdlc() -> Result<PathBuf, String> {
     Ok(common::target_dir().join("release/gdlc"))
 }
 
-/// Runs `gdlc validate --json` on one game under the limits.
-fn validate_one(gdlc: &Path, kif: &Path, args: &Args) -> Outcome {
+/// Runs `gdlc validate --json --engine ENGINE` on one game under the limits.
+fn validate_one(gdlc: &Path, kif: &Path, args: &Args, engine: &'static str) -> Outcome {
     let memory = (args.memory_gb * (1u64 << 30) as f64) as u64;
     let mut child = match Command::new("sh")
         .arg("-c")
@@ -103,9 +110,13 @@ fn validate_one(gdlc: &Path, kif: &Path, args: &Args) -> Outcome {
         .arg("validate")
         .arg(kif)
         .arg("--json")
+        .arg(format!("--engine={engine}"))
         .arg(format!("--seconds={}", args.seconds))
         .arg(format!("--max-states={}", args.max_states))
-        .arg(format!("--threads={}", args.threads))
+        .arg(format!(
+            "--threads={}",
+            if engine == "compiled" { args.threads } else { 1 }
+        ))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -148,7 +159,7 @@ fn validate_one(gdlc: &Path, kif: &Path, args: &Args) -> Outcome {
         return Outcome::Failed(format!("timed out after {} s", args.timeout));
     };
     match serde_json::from_slice::<Value>(&out) {
-        Ok(v) => Outcome::Report(status.code().unwrap_or(-1), v),
+        Ok(v) => Outcome::Report(status.code().unwrap_or(-1), v, engine),
         Err(_) => {
             let err = String::from_utf8_lossy(&err);
             let last = err
@@ -168,7 +179,7 @@ fn render(games: &[CorpusGame], outcomes: &[Outcome], args: &Args, took: Duratio
         s,
         "Written by `cargo xtask validate --seconds {} --max-states {} --threads {}{}` \
          ({} games, {:.0} s, load {}). Each game is explored by `gdlc validate` on the compiled \
-         engine: *exhaustive* when every reachable state was seen within the limits, else \
+         engine (on the interpreter when it does not compile): *exhaustive* when every reachable state was seen within the limits, else \
          *sampled* (breadth-first up to the limit, then random playouts). Verdicts: \
          `well-formed`, `ERRORS` (the game breaks well-formedness; the moves that show it are \
          below), `undecided` (sampled, no error found). Findings are `code[role]×count`.\n",
@@ -184,7 +195,7 @@ fn render(games: &[CorpusGame], outcomes: &[Outcome], args: &Args, took: Duratio
     );
     let _ = writeln!(
         s,
-        "| game | mode | states | depth | value | findings | verdict |\n|---|---|---:|---:|---|---|---|"
+        "| game | engine | mode | states | depth | value | findings | verdict |\n|---|---|---|---:|---:|---|---|---|"
     );
     let mut details = String::new();
     let (mut well, mut bad, mut undecided, mut failed) = (0, 0, 0, 0);
@@ -194,9 +205,9 @@ fn render(games: &[CorpusGame], outcomes: &[Outcome], args: &Args, took: Duratio
             Outcome::Failed(why) => {
                 failed += 1;
                 let why = why.replace('|', "\\|");
-                let _ = writeln!(s, "| {name} | — | | | | | FAIL: {why} |");
+                let _ = writeln!(s, "| {name} | | — | | | | | FAIL: {why} |");
             }
-            Outcome::Report(code, r) => {
+            Outcome::Report(code, r, engine) => {
                 let verdict = match code {
                     0 => {
                         well += 1;
@@ -211,7 +222,7 @@ fn render(games: &[CorpusGame], outcomes: &[Outcome], args: &Args, took: Duratio
                         "undecided"
                     }
                 };
-                let _ = writeln!(s, "{}", row(&name, r, verdict));
+                let _ = writeln!(s, "{}", row(&name, engine, r, verdict));
                 if *code == 1 {
                     finding_details(&mut details, &name, r);
                 }
@@ -229,7 +240,7 @@ fn render(games: &[CorpusGame], outcomes: &[Outcome], args: &Args, took: Duratio
     s
 }
 
-fn row(name: &str, r: &Value, verdict: &str) -> String {
+fn row(name: &str, engine: &str, r: &Value, verdict: &str) -> String {
     let n = |k: &str| r[k].as_u64().unwrap_or(0);
     let mode = r["mode"].as_str().unwrap_or("?");
     let states = match mode {
@@ -259,7 +270,7 @@ fn row(name: &str, r: &Value, verdict: &str) -> String {
         .collect();
     let depth = n("depth");
     format!(
-        "| {name} | {mode} | {states} | {depth} | {value} | {} | {verdict} |",
+        "| {name} | {engine} | {mode} | {states} | {depth} | {value} | {} | {verdict} |",
         findings.join(", ")
     )
 }

@@ -36,7 +36,8 @@ use crate::{Game, RoleIndex};
 /// The limits and seed of a validation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidateOptions {
-    /// The breadth-first search gives up (and sampling takes over) past this many states.
+    /// The breadth-first search gives up (and sampling takes over) past this many states
+    /// (each takes about 100 to 200 bytes, with its successors).
     pub max_states: usize,
     /// The time of the whole validation.
     pub duration: Duration,
@@ -51,7 +52,7 @@ pub struct ValidateOptions {
 impl Default for ValidateOptions {
     fn default() -> Self {
         ValidateOptions {
-            max_states: 1_000_000,
+            max_states: 4_000_000,
             duration: Duration::from_secs(60),
             threads: 1,
             seed: 1,

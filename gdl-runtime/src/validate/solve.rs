@@ -280,7 +280,7 @@ fn value<S: Clone + Eq + std::hash::Hash>(
     done: &[bool],
 ) -> Result<Vec<i32>, String> {
     if g.roles != 2 {
-        return Err(format!("a game of {} roles", g.roles));
+        return Err(format!("not a two-player game ({} roles)", g.roles));
     }
     if !done[0] {
         return Err("the initial state can reach a cycle".to_string());
