@@ -67,15 +67,18 @@ pub fn run(args: Args) -> ExitCode {
     let started = Instant::now();
     let label = |g: &CorpusGame| format!("{}/{}", g.collection, g.name);
     // A game that does not compile (too large to ground, say) is explored by the interpreter.
-    let outcomes = pmap(&games, args.jobs, Some(("validate", &label)), |g| {
-        match validate_one(&gdlc, &g.kif, &args, "compiled") {
+    let outcomes = pmap(
+        &games,
+        args.jobs,
+        Some(("validate", &label)),
+        |g| match validate_one(&gdlc, &g.kif, &args, "compiled") {
             Outcome::Failed(why) => match validate_one(&gdlc, &g.kif, &args, "interpreted") {
                 Outcome::Failed(again) => Outcome::Failed(format!("{why}; interpreted: {again}")),
                 report => report,
             },
             report => report,
-        }
-    });
+        },
+    );
     let markdown = render(&games, &outcomes, &args, started.elapsed());
     print!("{markdown}");
     if let Some(out) = &args.out
@@ -115,7 +118,11 @@ fn validate_one(gdlc: &Path, kif: &Path, args: &Args, engine: &'static str) -> O
         .arg(format!("--max-states={}", args.max_states))
         .arg(format!(
             "--threads={}",
-            if engine == "compiled" { args.threads } else { 1 }
+            if engine == "compiled" {
+                args.threads
+            } else {
+                1
+            }
         ))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
