@@ -219,16 +219,19 @@ fn both_engines_solve_tic_tac_toe_alike_and_exit_statuses() {
     let bad = fixture("no_legal_move");
     let (code, r) = cli_json(&[bad.to_str().unwrap(), "--engine", "interpreted"], &cache);
     assert_eq!((code, r["errors"].as_u64()), (1, Some(1)));
-    // The propnet backend's goal values, several at once.
+    // Both backends' goal values, several at once.
     let several = fixture("several_goals");
-    let propnet = [several.to_str().unwrap(), "--backend", "propnet"];
-    let (code, r) = cli_json(&propnet, &cache);
-    assert_eq!(code, 1);
-    assert_eq!(r["findings"][0]["code"], "several-goals");
-    assert_eq!(
-        r["findings"][0]["path"],
-        serde_json::json!([["(take 1)", "noop"]])
-    );
+    for backend in ["propnet", "inline"] {
+        let args = [several.to_str().unwrap(), "--backend", backend];
+        let (code, r) = cli_json(&args, &cache);
+        assert_eq!(code, 1, "{backend}");
+        let first = &r["findings"][0];
+        assert_eq!(first["code"], "several-goals", "{backend}");
+        let detail = "goal values 0, 50 in a non-terminal state";
+        assert_eq!(first["detail"], detail, "{backend}");
+        let path = serde_json::json!([["(take 1)", "noop"]]);
+        assert_eq!(first["path"], path, "{backend}");
+    }
     let cycle = fixture("cycle");
     let sampled = [cycle.to_str().unwrap(), "--engine", "interpreted"];
     let (code, r) = cli_json(
