@@ -17,6 +17,11 @@
 //! - `traces [--seeds A..B] [--max-steps N]`: the records of the playouts of seeds `A` to `B`
 //!   (inclusive), one after the other, for differential testing ([`crate::compare`]).
 //! - `roles`: the roles, one a line.
+//! - `validate [--max-states N] [--seconds T] [--threads N] [--seed S] [--max-steps N] [--json]
+//!   [--progress]`: [`crate::validate`], the report as text or JSON; with `--progress`, a line
+//!   `progress PHASE STATES DEPTH PLAYOUTS SAMPLED_STATES MILLISECONDS` on standard error
+//!   about ten times a second (what `gdlc validate` draws its progress bar from). Exit status
+//!   0 when the game is well-formed, 1 when an error was found, 2 when undecided.
 //!
 //! Exit status: 0 on success, 1 when the game cannot be played to the end (no legal move, step
 //! limit), 2 on a usage error.
@@ -29,6 +34,7 @@ use crate::Game;
 use crate::bench::{self, BenchError, BenchOptions, BenchResult};
 use crate::compare::{DEFAULT_MAX_STEPS, playout_record};
 use crate::trace::{TraceError, TraceExtras, TraceOptions, write_trace_to};
+use crate::validate::{self, Phase, Progress, Report, ValidateOptions};
 
 /// Exit status of a usage error.
 pub const EXIT_USAGE: u8 = 2;
@@ -43,7 +49,10 @@ pub const USAGE: &str = "usage:
                                            threads (default 1); one line
   BIN traces [--seeds A..B] [--max-steps N]
                                            the traces of seeds A to B (default 1..100)
-  BIN roles                                the roles, one a line";
+  BIN roles                                the roles, one a line
+  BIN validate [--max-states N] [--seconds T] [--threads N] [--seed S] [--max-steps N]
+               [--json] [--progress]       explore the game for what makes it ill-formed
+                                           (exhaustive within N states, else sampled)";
 
 /// Runs the command line of `std::env::args()` on `game`, named `name` in outputs.
 pub fn main_for<G: Game + Sync>(game: &G, name: &str) -> ExitCode {
@@ -93,7 +102,20 @@ pub enum Command {
         max_steps: usize,
     },
     Roles,
+    Validate {
+        options: ValidateOptions,
+        output: ValidateOutput,
+    },
     Help,
+}
+
+/// What `validate` writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ValidateOutput {
+    /// The report as JSON rather than text.
+    pub json: bool,
+    /// Progress lines on standard error.
+    pub progress: bool,
 }
 
 /// Parses the arguments after the program name (and after the game name, for several games).
@@ -106,12 +128,22 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
     let mut seconds = None;
     let mut seeds = None;
     let mut threads = None;
+    let mut max_states = None;
     let mut extras = TraceExtras::default();
+    let mut output = ValidateOutput::default();
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
-        if flag == "--percepts" && command == "trace" {
-            extras.percepts = true;
-            continue;
+        match (flag.as_str(), command.as_str()) {
+            ("--percepts", "trace") => extras.percepts = true,
+            ("--json", "validate") => output.json = true,
+            ("--progress", "validate") => output.progress = true,
+            _ => {}
+        }
+        if ["--percepts", "--json", "--progress"].contains(&flag.as_str()) {
+            if command == "trace" || command == "validate" {
+                continue;
+            }
+            return Err(format!("`{command}` takes no {flag} option"));
         }
         let (flag, inline) = match flag.split_once('=') {
             Some((f, v)) => (f, Some(v.to_string())),
@@ -131,6 +163,10 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 Ok(s) if (0.0..1e9).contains(&s) => seconds = Some(s),
                 _ => return Err(bad("a number of seconds")),
             },
+            "--max-states" => match value.parse::<usize>() {
+                Ok(n) if n >= 1 => max_states = Some(n),
+                _ => return Err(bad("a number of states")),
+            },
             "--seeds" => seeds = Some(parse_seeds(&value).ok_or_else(|| bad("a range A..B"))?),
             "--threads" => match value.parse::<usize>() {
                 Ok(t) if (1..=4096).contains(&t) => threads = Some(t),
@@ -143,6 +179,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         "trace" => &["seed", "max"],
         "bench" => &["seed", "max", "seconds", "threads"],
         "traces" => &["max", "seeds"],
+        "validate" => &["seed", "max", "seconds", "threads", "states"],
         _ => &[],
     };
     for (given, name) in [
@@ -151,6 +188,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         (seconds.is_some(), "seconds"),
         (seeds.is_some(), "seeds"),
         (threads.is_some(), "threads"),
+        (max_states.is_some(), "states"),
     ] {
         if given && !allowed.contains(&name) {
             return Err(format!("`{command}` takes no --{name} option"));
@@ -180,6 +218,19 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             }
         }
         "roles" => Command::Roles,
+        "validate" => {
+            let d = ValidateOptions::default();
+            Command::Validate {
+                options: ValidateOptions {
+                    max_states: max_states.unwrap_or(d.max_states),
+                    duration: seconds.map_or(d.duration, Duration::from_secs_f64),
+                    threads: threads.unwrap_or(d.threads),
+                    seed: seed.unwrap_or(d.seed),
+                    max_playout_steps: max_steps.unwrap_or(d.max_playout_steps),
+                },
+                output,
+            }
+        }
         "help" | "--help" | "-h" => Command::Help,
         other => return Err(format!("unknown command `{other}`")),
     })
@@ -198,6 +249,11 @@ fn parse_seeds(s: &str) -> Option<(u64, u64)> {
 /// Runs one command line on the compiled `game`; prints on standard output, errors on standard
 /// error.
 pub fn run_game<G: Game + Sync>(game: &G, name: &str, args: &[String]) -> ExitCode {
+    if let Ok(Command::Validate { options, output }) = parse_args(args) {
+        return run_validate(name, output, &mut |progress| {
+            validate::validate_shared(game, &options, progress)
+        });
+    }
     run_command(
         game,
         name,
@@ -210,7 +266,85 @@ pub fn run_game<G: Game + Sync>(game: &G, name: &str, args: &[String]) -> ExitCo
 /// [`run_game`] for any engine: `engine` names it in the `bench` line (`engine=...`). A game
 /// threads cannot share benchmarks on one thread (`bench --threads` is refused).
 pub fn run_game_as<G: Game>(game: &G, name: &str, engine: &str, args: &[String]) -> ExitCode {
+    if let Ok(Command::Validate { options, output }) = parse_args(args) {
+        if options.threads > 1 {
+            eprintln!("{name}: the {engine} engine validates on one thread only");
+            return ExitCode::from(EXIT_USAGE);
+        }
+        return run_validate(name, output, &mut |progress| {
+            validate::validate(game, &options, progress)
+        });
+    }
     run_command(game, name, engine, args, None)
+}
+
+/// A validation run, given what to tell progress to.
+pub type Validation<'a> = dyn FnMut(&mut dyn FnMut(&Progress)) -> Report + 'a;
+
+/// Runs `validate` (given the progress callback), prints the report as `output` says and
+/// returns the report's exit status.
+pub fn run_validate(name: &str, output: ValidateOutput, validate: &mut Validation<'_>) -> ExitCode {
+    let mut progress = |p: &Progress| {
+        if output.progress {
+            eprintln!("{}", progress_line(p));
+        }
+    };
+    let report = validate(&mut progress);
+    let text = if output.json {
+        format!("{}\n", validate::json(&report, name))
+    } else {
+        validate::text(&report, name)
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::from(report.exit_status()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(report.exit_status())
+        }
+        Err(e) => {
+            eprintln!("{name}: cannot write the output: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// The progress line of `validate --progress`: `progress PHASE STATES DEPTH PLAYOUTS
+/// SAMPLED_STATES MILLISECONDS`.
+pub fn progress_line(p: &Progress) -> String {
+    let phase = match p.phase {
+        Phase::Exploring => "exploring",
+        Phase::Analysing => "analysing",
+        Phase::Sampling => "sampling",
+    };
+    format!(
+        "progress {phase} {} {} {} {} {}",
+        p.states,
+        p.depth,
+        p.playouts,
+        p.sampled_states,
+        p.elapsed.as_millis()
+    )
+}
+
+/// Reads a line of [`progress_line`] back; `None` for any other line.
+pub fn parse_progress_line(line: &str) -> Option<Progress> {
+    let mut words = line.strip_prefix("progress ")?.split(' ');
+    let phase = match words.next()? {
+        "exploring" => Phase::Exploring,
+        "analysing" => Phase::Analysing,
+        "sampling" => Phase::Sampling,
+        _ => return None,
+    };
+    let mut n = || words.next()?.parse::<u64>().ok();
+    let (states, depth, playouts, sampled_states, ms) = (n()?, n()?, n()?, n()?, n()?);
+    Some(Progress {
+        phase,
+        states,
+        depth,
+        playouts,
+        sampled_states,
+        elapsed: Duration::from_millis(ms),
+    })
 }
 
 /// How `bench` runs on several threads, when it can.
@@ -330,6 +464,10 @@ fn execute_with<G: Game>(
             }
             Ok(())
         }
+        Command::Validate { options, .. } => {
+            let report = validate::validate(game, options, &mut |_| {});
+            write!(out, "{}", validate::text(&report, name)).map_err(io)
+        }
         Command::Help => writeln!(out, "{USAGE}").map_err(io),
     }
 }
@@ -373,6 +511,20 @@ mod tests {
             panic!("bench");
         };
         assert_eq!(b.duration, Duration::from_millis(500));
+        let Ok(Command::Validate { options, output }) = parse_args(&args(
+            "validate --json --max-states=7 --seconds 2 --threads 3",
+        )) else {
+            panic!("validate");
+        };
+        assert_eq!((options.max_states, options.threads), (7, 3));
+        assert_eq!(options.duration, Duration::from_secs(2));
+        assert_eq!(
+            output,
+            ValidateOutput {
+                json: true,
+                progress: false
+            }
+        );
         for bad in [
             "",
             "trace --seed",
@@ -384,9 +536,28 @@ mod tests {
             "fly",
             "trace --colour red",
             "traces --percepts",
+            "bench --json",
+            "validate --max-states 0",
+            "trace --max-states 5",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn progress_lines_read_back() {
+        let p = Progress {
+            phase: Phase::Sampling,
+            states: 12,
+            depth: 3,
+            playouts: 40,
+            sampled_states: 500,
+            elapsed: Duration::from_millis(1234),
+        };
+        assert_eq!(progress_line(&p), "progress sampling 12 3 40 500 1234");
+        assert_eq!(parse_progress_line(&progress_line(&p)), Some(p));
+        assert_eq!(parse_progress_line("progress sampling 1 2"), None);
+        assert_eq!(parse_progress_line("x: error"), None);
     }
 
     #[test]

@@ -48,6 +48,16 @@ pub trait Game {
     /// one.
     fn goal(&self, state: &Self::State, role: RoleIndex) -> Option<i32>;
 
+    /// Replaces the contents of `out` with every goal value of `role` in `state`, each once, in
+    /// no particular order (`None` stands for a value that is no integer). [`Game::goal`] is `Some(v)`
+    /// exactly when this is `[Some(v)]`. The default knows only what [`Game::goal`] says, so it
+    /// cannot tell several values from none; generated games and the interpreter give the
+    /// real list ([`crate::validate`] needs it).
+    fn goal_values(&self, state: &Self::State, role: RoleIndex, out: &mut Vec<Option<i32>>) {
+        out.clear();
+        out.extend(self.goal(state, role).map(Some));
+    }
+
     /// Appends the GDL text of a move of `role`, e.g. `(mark 1 1)` or `noop`.
     fn write_move(&self, role: RoleIndex, mv: Self::Move, out: &mut String);
 

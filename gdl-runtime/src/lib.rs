@@ -9,6 +9,8 @@
 //! - [`text`]: whitespace-normalised GDL text, for generated `parse_move`.
 //! - [`propnet`]: the incremental propositional network that large compiled games run on.
 //! - [`bench`](mod@bench): the benchmark loop (uniformly random playouts for T seconds).
+//! - [`validate`]: a game's reachable graph explored (exhaustively, else sampled) for what
+//!   makes it ill-formed, each finding with the moves that show it.
 //! - [`compare`]: differential testing of two engines of one game over seeded playouts.
 //! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
 //! - `player` (feature `player`): random, flat Monte Carlo and MCTS players over any [`Game`].
@@ -38,6 +40,7 @@ pub mod sexpr;
 pub mod subprocess;
 pub mod text;
 pub mod trace;
+pub mod validate;
 
 #[cfg(test)]
 mod toy;

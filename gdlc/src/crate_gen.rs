@@ -3,7 +3,7 @@
 //!
 //! - [`single_game_crate`]: what `gdlc build` writes: `Cargo.toml`, `src/lib.rs` (the compiled
 //!   module), `src/main.rs` (a binary whose command line is [`gdl_runtime::cli`]: `trace`,
-//!   `bench`, `traces`).
+//!   `bench`, `traces`, `validate`).
 //! - [`multi_game_crate`]: several games in one crate, one module each, and one binary whose
 //!   first argument names the game; the corpus command and the compiled-code tests use it to
 //!   pay cargo's and the runtime's costs once for many games.

@@ -32,6 +32,9 @@ enum Command {
     /// Time random playouts (from the initial state, uniformly random legal moves for every role
     /// until the end) on the interpreter or the compiled game; prints one line.
     Bench(cli::bench::Args),
+    /// Explore a game's reachable states for what makes it ill-formed (no legal move, missing
+    /// goals, cycles, unwinnable roles), each finding with the moves that show it.
+    Validate(cli::validate::Args),
     /// Play matches over HTTP (the GGP protocol): any game a manager sends, or only FILE.
     Play(cli::play::Args),
     /// Run one match (a game manager): players in role order, remote (HOST:PORT), in this
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Emit(args) => cli::emit::run(args),
         Command::Build(args) => cli::build::run(args),
         Command::Bench(args) => cli::bench::run(args),
+        Command::Validate(args) => cli::validate::run(args),
         Command::Play(args) => cli::play::run(args),
         Command::Match(args) => cli::manager::run(args),
         Command::Tournament(args) => cli::tournament::run(args),

@@ -7,6 +7,8 @@
 //! - `bench`: the benchmark loop of `gdl_runtime::bench` on the compiled and the interpreted
 //!   engine of a set of games, with compile times and peak memory; `--out BENCHMARKS.md`
 //!   writes the table. See [`bench`].
+//! - `validate`: `gdlc validate` on every game of the corpus; `--out VALIDATION.md` writes the
+//!   table of modes, states and findings. See [`validate`].
 //!
 //! The corpus is read from `$GDL_CORPUS` (default `../shared` beside the repository). Scratch
 //! crates go under `target/gdlc-scratch/`. Every compilation, build and playout runs in a child
@@ -16,6 +18,7 @@
 mod bench;
 mod common;
 mod corpus;
+mod validate;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +41,9 @@ enum Task {
     /// Benchmark the compiled and the interpreted engine on a set of games (default: the CI
     /// set); print a Markdown table.
     Bench(bench::Args),
+    /// Validate every game of the corpus with `gdlc validate` (exhaustive or sampled); print
+    /// a Markdown table of the findings.
+    Validate(validate::Args),
     /// (internal) Compile one description; write the module to OUT and print
     /// `type=T rust_bytes=N gdlc_seconds=S backend=B`.
     #[command(hide = true)]
@@ -73,6 +79,7 @@ fn main() -> ExitCode {
     match cli.command {
         Task::Corpus(args) => corpus::run(args),
         Task::Bench(args) => bench::run(args),
+        Task::Validate(args) => validate::run(args),
         Task::CompileOne { kif, out, backend } => match gdlc::codegen::Backend::from_name(&backend)
         {
             Some(b) => common::compile_one(&kif, &out, b),

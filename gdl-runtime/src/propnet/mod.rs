@@ -575,6 +575,17 @@ impl Engine<'_> {
         if count == 1 { found } else { None }
     }
 
+    /// Replaces `out` with every goal value of `role` that holds, ascending (`None` for a value
+    /// that is no integer).
+    pub fn goal_values(&self, role: usize, out: &mut Vec<Option<i32>>) {
+        out.clear();
+        for &(v, n) in self.net.goals.get(role).map_or(&[][..], Vec::as_slice) {
+            if self.get(n) {
+                out.push(v);
+            }
+        }
+    }
+
     /// GDL-II: appends the numbers of the percepts of `role` that hold for the held state and
     /// joint move, ascending.
     pub fn sees(&self, role: usize, out: &mut Vec<u32>) {

@@ -16,6 +16,7 @@ pub mod progress;
 pub mod tournament;
 pub mod trace;
 pub mod universal;
+pub mod validate;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

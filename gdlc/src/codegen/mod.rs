@@ -241,6 +241,8 @@ pub(crate) struct GameBodies {
     /// Writes `*next_state`.
     pub next_state: TokenStream,
     pub goal: TokenStream,
+    /// Has `out` cleared; pushes every goal value of `role` that holds.
+    pub goal_values: TokenStream,
     /// GDL-II: appends to `out` the texts (from `SEES`) of the percepts of `role` after
     /// `joint` in `state`, in `SEES` order. Unused when the game has no percepts.
     pub percepts: TokenStream,
@@ -330,6 +332,7 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
         legal_moves,
         next_state,
         goal,
+        goal_values,
         percepts,
     } = b;
     let percepts = percepts_fn(ir, percepts);
@@ -368,6 +371,11 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
 
             fn goal(&self, state: &State, role: RoleIndex) -> Option<i32> {
                 #goal
+            }
+
+            fn goal_values(&self, state: &State, role: RoleIndex, out: &mut Vec<Option<i32>>) {
+                out.clear();
+                #goal_values
             }
 
             fn write_move(&self, role: RoleIndex, mv: u32, out: &mut String) {

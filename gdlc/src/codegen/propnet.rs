@@ -720,6 +720,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
             })
         },
         goal: quote! { with_engine(state, |e| e.goal(role)) },
+        goal_values: quote! { with_engine(state, |e| e.goal_values(role, out)) },
         percepts: quote! {
             let mut seen = Vec::new();
             with_engine(state, |e| {

@@ -289,6 +289,24 @@ impl Game for Interpreter {
         }
     }
 
+    fn goal_values(&self, state: &Vec<TermId>, role: RoleIndex, out: &mut Vec<Option<i32>>) {
+        out.clear();
+        let mut e = self.engine.borrow_mut();
+        e.load_state(state);
+        if e.ensure(self.goal_rel).is_err() {
+            return;
+        }
+        let mut values = Vec::new();
+        self.by_role(&e, self.goal_rel, role, &mut values);
+        out.extend(values.into_iter().map(|v| {
+            if e.store.args(v).is_empty() {
+                e.symbols.name(e.store.functor(v)).parse().ok()
+            } else {
+                None
+            }
+        }));
+    }
+
     fn fault(&self) -> Option<String> {
         Interpreter::fault(self).map(|f| f.to_string())
     }

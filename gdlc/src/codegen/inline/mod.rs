@@ -66,6 +66,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     items.push(terminal);
     let mut legal_arms = Vec::new();
     let mut goal_arms = Vec::new();
+    let mut goal_value_arms = Vec::new();
     for r in 0..nroles {
         let name = format!("legal_{r}");
         let f = format_ident!("{}", name);
@@ -122,7 +123,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 moves: false,
                 roots: ir.goals[r].iter().map(|g| g.when).collect(),
                 ret: Some(quote! { Option<i32> }),
-                extra_param: quote! {},
+                extra_param: quote! { mut all: Option<&mut Vec<Option<i32>>>, },
                 tail: &|e| {
                     let tests = ir.goals[r].iter().zip(&values).map(|(g, v)| {
                         let x = e(g.when);
@@ -133,7 +134,15 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                             }
                             None => quote! { None },
                         };
-                        quote! { if #x { count += 1; value = #v; } }
+                        quote! {
+                            if #x {
+                                count += 1;
+                                value = #v;
+                                if let Some(all) = all.as_mut() {
+                                    all.push(#v);
+                                }
+                            }
+                        }
                     });
                     quote! {
                         let mut count = 0u32;
@@ -144,7 +153,8 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 },
             },
         ));
-        goal_arms.push(quote! { #ri => #f(state), });
+        goal_arms.push(quote! { #ri => #f(state, None), });
+        goal_value_arms.push(quote! { #ri => { #f(state, Some(out)); } });
     }
     let next_plan = next::plan(ir);
     items.push(next_plan.tables.items(ir));
@@ -191,6 +201,12 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             match role {
                 #(#goal_arms)*
                 _ => None,
+            }
+        },
+        goal_values: quote! {
+            match role {
+                #(#goal_value_arms)*
+                _ => {}
             }
         },
         percepts: quote! {

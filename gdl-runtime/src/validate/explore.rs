@@ -1,0 +1,399 @@
+//! The breadth-first search: every reachable state numbered in the order found, with its
+//! parent and the joint move from it (so that the shortest path to any state can be told),
+//! its terminal test, goal values, legal-move counts and successors; and the findings of single
+//! states as they are found.
+
+use std::time::{Duration, Instant};
+
+use super::table::StateTable;
+use super::{Finding, JointText, Kind, Phase, Progress};
+use crate::{Game, RoleIndex};
+
+/// A role's goal in a state: none.
+pub(super) const NO_GOAL: i32 = i32::MIN;
+/// Several goal values.
+pub(super) const SEVERAL: i32 = i32::MIN + 1;
+/// One goal value that is no integer.
+pub(super) const NOT_INTEGER: i32 = i32::MIN + 2;
+/// No parent: the initial state.
+const ROOT: u32 = u32::MAX;
+
+/// Whether `goal` (as stored) is a proper goal value.
+pub(super) fn is_proper(goal: i32) -> bool {
+    (0..=100).contains(&goal)
+}
+
+/// The reachable graph, or the part of it explored.
+pub(super) struct Graph<S> {
+    pub table: StateTable<S>,
+    pub roles: usize,
+    pub parent: Vec<u32>,
+    /// The joint move from the parent: its number in the parent's enumeration of joint moves
+    /// (mixed radix over the roles' legal moves, the last role fastest).
+    pub via: Vec<u32>,
+    pub depth: Vec<u32>,
+    /// Per expanded state.
+    pub terminal: Vec<bool>,
+    /// Per expanded state and role (`roles` per state): its goal, or [`NO_GOAL`], [`SEVERAL`],
+    /// [`NOT_INTEGER`].
+    pub goals: Vec<i32>,
+    /// Per expanded state and role: its number of legal moves (0 in terminal states).
+    pub counts: Vec<u32>,
+    /// The successors of state `s` are `edges[edge_start[s]..edge_start[s + 1]]`, one per
+    /// joint move in enumeration order.
+    pub edge_start: Vec<usize>,
+    pub edges: Vec<u32>,
+}
+
+impl<S: Clone + Eq + std::hash::Hash> Graph<S> {
+    fn new(roles: usize) -> Self {
+        Graph {
+            table: StateTable::new(),
+            roles,
+            parent: Vec::new(),
+            via: Vec::new(),
+            depth: Vec::new(),
+            terminal: Vec::new(),
+            goals: Vec::new(),
+            counts: Vec::new(),
+            edge_start: vec![0],
+            edges: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn successors(&self, s: u32) -> &[u32] {
+        let s = s as usize;
+        &self.edges[self.edge_start[s]..self.edge_start[s + 1]]
+    }
+
+    pub fn goal(&self, s: u32, role: RoleIndex) -> i32 {
+        self.goals[s as usize * self.roles + role]
+    }
+
+    pub fn count(&self, s: u32, role: RoleIndex) -> u32 {
+        self.counts[s as usize * self.roles + role]
+    }
+
+    pub fn terminal_count(&self) -> u64 {
+        self.terminal.iter().filter(|&&t| t).count() as u64
+    }
+
+    pub fn max_depth(&self) -> u64 {
+        self.depth.last().copied().map_or(0, u64::from)
+    }
+
+    /// The move of `role` in joint move number `joint` of state `s`.
+    pub fn digit(&self, s: u32, joint: u32, role: RoleIndex) -> u32 {
+        let mut j = joint;
+        for r in (role + 1..self.roles).rev() {
+            j /= self.count(s, r).max(1);
+        }
+        j % self.count(s, role).max(1)
+    }
+
+    /// The joint moves from the initial state to `s`.
+    pub fn path_to<G: Game<State = S>>(&self, game: &G, s: u32) -> Vec<JointText> {
+        let mut steps = Vec::new();
+        let mut at = s;
+        while let Some(&p) = self.parent.get(at as usize).filter(|&&p| p != ROOT) {
+            steps.push((p, self.via[at as usize]));
+            at = p;
+        }
+        steps
+            .iter()
+            .rev()
+            .map(|&(p, j)| self.joint_text(game, p, j))
+            .collect()
+    }
+
+    /// The text of joint move number `joint` of state `s`.
+    pub fn joint_text<G: Game<State = S>>(&self, game: &G, s: u32, joint: u32) -> JointText {
+        let state = self.table.get(s);
+        let mut legal = Vec::new();
+        let mut j = joint as usize;
+        let mut texts = vec![String::new(); self.roles];
+        for r in (0..self.roles).rev() {
+            game.legal_moves(state, r, &mut legal);
+            let n = legal.len().max(1);
+            if let Some(&m) = legal.get(j % n) {
+                texts[r] = game.move_text(r, m);
+            }
+            j /= n;
+        }
+        texts
+    }
+}
+
+/// Where a finding shows.
+pub(super) enum Site {
+    /// In a state.
+    State(u32),
+    /// Along joint move `.1` of state `.0`.
+    Edge(u32, u32),
+    /// On a cycle: reached at the state, then round the (state, joint move) edges back to it.
+    Cycle(u32, Vec<(u32, u32)>),
+}
+
+struct Entry {
+    kind: Kind,
+    role: Option<RoleIndex>,
+    detail: String,
+    site: Site,
+    count: u64,
+}
+
+/// The findings so far: the first site of each (kind, role), and how many showed it.
+#[derive(Default)]
+pub(super) struct Findings {
+    list: Vec<Entry>,
+}
+
+impl Findings {
+    pub fn add(
+        &mut self,
+        kind: Kind,
+        role: Option<RoleIndex>,
+        site: Site,
+        detail: impl FnOnce() -> String,
+    ) {
+        match self
+            .list
+            .iter_mut()
+            .find(|e| e.kind == kind && e.role == role)
+        {
+            Some(e) => e.count += 1,
+            None => self.list.push(Entry {
+                kind,
+                role,
+                detail: detail(),
+                site,
+                count: 1,
+            }),
+        }
+    }
+
+    /// The findings with their paths told.
+    pub fn resolve<G: Game>(self, game: &G, graph: &Graph<G::State>) -> Vec<Finding> {
+        self.list
+            .into_iter()
+            .map(|e| {
+                let (path, cycle) = match e.site {
+                    Site::State(s) => (graph.path_to(game, s), Vec::new()),
+                    Site::Edge(s, j) => {
+                        let mut p = graph.path_to(game, s);
+                        p.push(graph.joint_text(game, s, j));
+                        (p, Vec::new())
+                    }
+                    Site::Cycle(s, round) => (
+                        graph.path_to(game, s),
+                        round
+                            .iter()
+                            .map(|&(t, j)| graph.joint_text(game, t, j))
+                            .collect(),
+                    ),
+                };
+                Finding {
+                    kind: e.kind,
+                    role: e.role,
+                    detail: e.detail,
+                    path,
+                    cycle,
+                    count: e.count,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Where the breadth-first search stops.
+pub(super) struct Limits {
+    pub max_states: usize,
+    pub until: Instant,
+    pub start: Instant,
+}
+
+pub(super) struct Explored<S> {
+    pub graph: Graph<S>,
+    pub findings: Findings,
+    /// Why the search stopped short; `None` when it saw every reachable state.
+    pub stop: Option<String>,
+    pub fault: Option<String>,
+    /// Per role: some terminal state seen gives it 100.
+    pub wins: Vec<bool>,
+}
+
+/// The goal of a role from its goal values.
+pub(super) fn goal_of(values: &[Option<i32>]) -> i32 {
+    match values {
+        [] => NO_GOAL,
+        [Some(v)] => *v,
+        [None] => NOT_INTEGER,
+        _ => SEVERAL,
+    }
+}
+
+/// The finding (if any) of a role's goal values in a state; the same check for playouts.
+pub(super) fn goal_finding(terminal: bool, values: &[Option<i32>]) -> Option<Kind> {
+    let goal = goal_of(values);
+    if goal == SEVERAL {
+        Some(Kind::SeveralGoals)
+    } else if terminal && goal == NO_GOAL {
+        Some(Kind::TerminalWithoutGoal)
+    } else if terminal && !is_proper(goal) {
+        Some(Kind::GoalOutOfRange)
+    } else {
+        None
+    }
+}
+
+/// What [`goal_finding`] found, in words.
+pub(super) fn goal_detail(terminal: bool, values: &[Option<i32>]) -> String {
+    let texts: Vec<String> = values
+        .iter()
+        .map(|v| v.map_or("a non-integer".to_string(), |v| v.to_string()))
+        .collect();
+    let place = if terminal { "terminal" } else { "non-terminal" };
+    match values {
+        [] => format!("no goal value in a {place} state"),
+        [_] => format!("goal value {} in a {place} state", texts[0]),
+        _ => format!("goal values {} in a {place} state", texts.join(", ")),
+    }
+}
+
+/// The detail of [`Kind::NoLegalMove`].
+pub(super) const NO_MOVE: &str = "no legal move in a non-terminal state";
+
+/// Explores breadth-first from the initial state until every reachable state is seen or a
+/// limit is reached.
+pub(super) fn explore<G: Game>(
+    game: &G,
+    limits: &Limits,
+    progress: &mut dyn FnMut(&Progress),
+) -> Explored<G::State> {
+    let n = game.role_count();
+    let mut g = Graph::new(n);
+    let init = game.initial_state();
+    let mut out = Explored {
+        graph: Graph::new(n),
+        findings: Findings::default(),
+        stop: None,
+        fault: None,
+        wins: vec![false; n],
+    };
+    let _ = g.table.insert(&init);
+    g.parent.push(ROOT);
+    g.via.push(0);
+    g.depth.push(0);
+    let mut legal: Vec<Vec<G::Move>> = vec![Vec::new(); n];
+    let mut joint: Vec<G::Move> = Vec::with_capacity(n);
+    let mut digits = vec![0usize; n];
+    let mut values = Vec::new();
+    let mut next = init;
+    let max_edges = limits
+        .max_states
+        .saturating_mul(16)
+        .clamp(1 << 20, u32::MAX as usize);
+    let mut last_tick = Instant::now();
+    let mut i = 0u32;
+    'states: while (i as usize) < g.len() {
+        // The clock every 16 states: cheap beside expanding them, and soon enough when one
+        // state takes the interpreter milliseconds.
+        if i % 16 == 0 {
+            let now = Instant::now();
+            if now >= limits.until {
+                out.stop = Some(format!("the time limit, after {} states", g.len()));
+                break;
+            }
+            if now - last_tick >= Duration::from_millis(100) {
+                last_tick = now;
+                progress(&Progress {
+                    phase: Phase::Exploring,
+                    states: g.len() as u64,
+                    depth: u64::from(g.depth[i as usize]),
+                    playouts: 0,
+                    sampled_states: 0,
+                    elapsed: now - limits.start,
+                });
+            }
+        }
+        let s = g.table.get(i).clone();
+        let terminal = game.is_terminal(&s);
+        g.terminal.push(terminal);
+        for r in 0..n {
+            game.goal_values(&s, r, &mut values);
+            if let Some(kind) = goal_finding(terminal, &values) {
+                let detail = || goal_detail(terminal, &values);
+                out.findings.add(kind, Some(r), Site::State(i), detail);
+            }
+            let goal = goal_of(&values);
+            out.wins[r] |= terminal && goal == 100;
+            g.goals.push(goal);
+        }
+        let mut total = u64::from(!terminal);
+        for (r, moves) in legal.iter_mut().enumerate() {
+            if terminal {
+                moves.clear();
+            } else {
+                game.legal_moves(&s, r, moves);
+            }
+            if moves.is_empty() && !terminal {
+                out.findings
+                    .add(Kind::NoLegalMove, Some(r), Site::State(i), || {
+                        NO_MOVE.into()
+                    });
+            }
+            total = total.saturating_mul(moves.len() as u64);
+            g.counts.push(moves.len() as u32);
+        }
+        if let Some(f) = game.fault() {
+            out.fault = Some(f);
+            break;
+        }
+        if g.edges.len() as u64 + total > max_edges as u64 {
+            out.stop = Some(format!(
+                "more than {max_edges} moves, after {} states",
+                g.len()
+            ));
+            break;
+        }
+        digits.fill(0);
+        for j in 0..total {
+            joint.clear();
+            joint.extend(legal.iter().zip(&digits).map(|(m, &d)| m[d]));
+            game.next_state(&s, &joint, &mut next);
+            let Some((child, new)) = g.table.insert(&next) else {
+                out.stop = Some("more states than a table holds".to_string());
+                break 'states;
+            };
+            if new {
+                g.parent.push(i);
+                g.via.push(j as u32);
+                g.depth.push(g.depth[i as usize] + 1);
+            }
+            g.edges.push(child);
+            for r in (0..n).rev() {
+                digits[r] += 1;
+                if digits[r] < legal[r].len() {
+                    break;
+                }
+                digits[r] = 0;
+            }
+        }
+        if let Some(f) = game.fault() {
+            out.fault = Some(f);
+            break;
+        }
+        g.edge_start.push(g.edges.len());
+        i += 1;
+        if g.len() > limits.max_states {
+            out.stop = Some(format!("the state limit ({})", limits.max_states));
+            break;
+        }
+    }
+    out.graph = g;
+    out
+}

@@ -1,0 +1,48 @@
+use super::*;
+use crate::toy::Countdown;
+
+fn quiet(_: &Progress) {}
+
+#[test]
+fn a_countdown_is_well_formed_and_solved() {
+    let r = validate(&Countdown::new(5), &ValidateOptions::default(), &mut quiet);
+    assert_eq!(r.mode, Mode::Exhaustive);
+    assert_eq!(r.states, 6, "5 down to 0");
+    assert_eq!(r.terminal_states, 1);
+    assert_eq!(r.depth, 3, "0 is three moves of 2, 2, 1 away");
+    assert_eq!(r.findings, vec![]);
+    assert_eq!(r.roles[0].weakly_winnable, Some(true));
+    assert_eq!(r.roles[0].strongly_winnable, Some(true));
+    assert_eq!(r.value, None, "one role");
+    assert_eq!(r.exit_status(), 0);
+    let j = json(&r, "countdown");
+    assert!(j.starts_with("{\"game\":\"countdown\",\"mode\":\"exhaustive\",\"states\":6,"));
+    assert!(
+        j.ends_with("\"well_formed\":true,\"exit_status\":0}"),
+        "{j}"
+    );
+    assert!(text(&r, "countdown").ends_with("countdown: well-formed (0 warning(s))\n"));
+}
+
+#[test]
+fn past_the_state_limit_it_samples_and_cannot_decide() {
+    let options = ValidateOptions {
+        max_states: 3,
+        duration: Duration::from_millis(200),
+        ..ValidateOptions::default()
+    };
+    let r = validate_shared(&Countdown::new(50), &options, &mut quiet);
+    assert_eq!(r.mode, Mode::Sampled);
+    assert!(r.playouts > 0);
+    assert_eq!(r.roles[0].weakly_winnable, Some(true));
+    assert_eq!(r.roles[0].strongly_winnable, None);
+    assert_eq!(r.exit_status(), 2);
+    let shared = ValidateOptions {
+        threads: 2,
+        max_playout_steps: 10,
+        ..options
+    };
+    let r = validate_shared(&Countdown::new(50), &shared, &mut quiet);
+    let long = r.findings.iter().find(|f| f.kind == Kind::LongPlayout);
+    assert!(long.is_some_and(|f| f.count > 0), "{:?}", r.findings);
+}

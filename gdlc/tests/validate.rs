@@ -1,0 +1,247 @@
+//! `gdlc validate` and `gdl_runtime::validate`: small games broken in one way each (fixtures
+//! in `tests/fixtures/validate/`, variations of `nim.kif`), each finding asserted with its
+//! shortest path; tic-tac-toe solved exhaustively by both engines.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use gdl_runtime::validate::{Finding, Kind, Mode, Report, ValidateOptions, validate};
+use gdlc::interp::Interpreter;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/validate/{name}.kif"))
+}
+
+fn tic_tac_toe() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ticTacToe.kif")
+}
+
+/// The report of the interpreter on a description file.
+fn report_of(path: &Path, options: &ValidateOptions) -> Report {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.display().to_string();
+    let checked = gdlc::frontend::load(gdlc::Source::new(&name, &text), &Default::default())
+        .unwrap_or_else(|e| panic!("{name} does not check: {e:?}"));
+    let game = Interpreter::new(&checked.program).expect("an interpreter");
+    validate(&game, options, &mut |_| {})
+}
+
+fn validated(name: &str) -> Report {
+    report_of(&fixture(name), &ValidateOptions::default())
+}
+
+fn joint(moves: &[&str]) -> Vec<String> {
+    moves.iter().map(|m| m.to_string()).collect()
+}
+
+/// The one finding of a report, after checking there is only one kind of it.
+fn only(report: &Report, kind: Kind) -> Vec<&Finding> {
+    assert!(
+        report.findings.iter().all(|f| f.kind == kind),
+        "{:#?}",
+        report.findings
+    );
+    report.findings.iter().collect()
+}
+
+#[test]
+fn nim_is_well_formed_and_won_by_the_first_player() {
+    let r = validated("nim");
+    assert_eq!(r.mode, Mode::Exhaustive);
+    assert_eq!((r.states, r.terminal_states, r.depth), (8, 2, 3));
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(
+        r.value,
+        Some(vec![100, 0]),
+        "taking 1 of 4 leaves 3, a loss"
+    );
+    let forced: Vec<_> = r.roles.iter().map(|r| r.strongly_winnable).collect();
+    assert_eq!(forced, [Some(true), Some(false)]);
+    assert!(r.roles.iter().all(|r| r.weakly_winnable == Some(true)));
+    assert_eq!(r.exit_status(), 0);
+}
+
+#[test]
+fn no_legal_move_after_one_move() {
+    let r = validated("no_legal_move");
+    let f = only(&r, Kind::NoLegalMove);
+    assert_eq!((f.len(), f[0].role), (1, Some(0)));
+    assert_eq!(f[0].path, [joint(&["(take 1)", "noop"])]);
+    assert_eq!(r.exit_status(), 1);
+}
+
+#[test]
+fn terminal_without_goal_on_the_shortest_game() {
+    let r = validated("terminal_without_goal");
+    let f = only(&r, Kind::TerminalWithoutGoal);
+    // a loses fastest when both take 2; b loses in three moves at the earliest.
+    assert_eq!((f[0].role, f[1].role), (Some(0), Some(1)));
+    let take2 = [joint(&["(take 2)", "noop"]), joint(&["noop", "(take 2)"])];
+    assert_eq!(f[0].path, take2);
+    assert_eq!(f[1].path.len(), 3);
+    assert_eq!(r.value, None);
+    assert_eq!(r.exit_status(), 1);
+}
+
+#[test]
+fn several_goal_values_in_a_non_terminal_state() {
+    let r = validated("several_goals");
+    let f = only(&r, Kind::SeveralGoals);
+    assert_eq!((f.len(), f[0].role), (1, Some(0)));
+    assert_eq!(f[0].path, [joint(&["(take 1)", "noop"])]);
+    assert!(f[0].detail.contains("0, 50"), "{}", f[0].detail);
+}
+
+#[test]
+fn goal_out_of_range() {
+    let r = validated("goal_out_of_range");
+    let f = only(&r, Kind::GoalOutOfRange);
+    assert_eq!(f[0].role, Some(0));
+    let take2 = [joint(&["(take 2)", "noop"]), joint(&["noop", "(take 2)"])];
+    assert_eq!(f[0].path, take2);
+    assert!(f[0].detail.contains("101"));
+}
+
+#[test]
+fn a_cycle_through_the_initial_state() {
+    let r = validated("cycle");
+    let f = only(&r, Kind::Cycle);
+    assert!(f[0].path.is_empty());
+    let round = [joint(&["pass", "noop"]), joint(&["noop", "pass"])];
+    assert_eq!(f[0].cycle, round);
+    assert_eq!(r.value, None);
+    assert_eq!(r.value_note, "the initial state can reach a cycle");
+    // Passing for ever is no win: neither role can force one.
+    assert!(r.roles.iter().all(|r| r.strongly_winnable == Some(false)));
+    assert_eq!(r.exit_status(), 1);
+}
+
+#[test]
+fn a_role_that_cannot_win() {
+    let r = validated("not_weakly_winnable");
+    let f = only(&r, Kind::NotWeaklyWinnable);
+    assert_eq!((f.len(), f[0].role), (1, Some(1)));
+    assert!(f[0].detail.contains("at best 50"), "{}", f[0].detail);
+}
+
+#[test]
+fn past_the_state_limit_playouts_find_the_long_ones() {
+    let options = ValidateOptions {
+        max_states: 2,
+        duration: Duration::from_millis(300),
+        max_playout_steps: 5,
+        ..ValidateOptions::default()
+    };
+    let r = report_of(&fixture("cycle"), &options);
+    assert_eq!(r.mode, Mode::Sampled);
+    assert!(r.playouts > 0 && r.longest_playout == 5);
+    let f = only(&r, Kind::LongPlayout);
+    assert!(f[0].detail.contains("after 5 random steps"));
+    assert_eq!(r.exit_status(), 2, "a warning, and undecided");
+}
+
+#[test]
+fn tic_tac_toe_is_a_draw_of_5478_states() {
+    let r = report_of(&tic_tac_toe(), &ValidateOptions::default());
+    assert_eq!(r.mode, Mode::Exhaustive);
+    // The 5,478 legal positions of tic-tac-toe (empty board included): the state is the board
+    // and whose turn it is, and the turn follows from the board, so one state per position.
+    assert_eq!(r.states, 5478);
+    assert_eq!(r.terminal_states, 958);
+    assert_eq!(r.depth, 9);
+    assert_eq!(r.value, Some(vec![50, 50]));
+    assert!(r.roles.iter().all(|r| r.strongly_winnable == Some(false)));
+    // Goals are defined in every state (50 until a line), and a role's 50 drops to 0 when the
+    // other completes a line: warnings only.
+    assert!(
+        r.findings.iter().all(|f| f.kind == Kind::GoalDecreases),
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(r.exit_status(), 0);
+}
+
+fn gdlc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gdlc"))
+}
+
+/// `gdlc validate --json` with `args`: the exit status and the report.
+fn cli_json(args: &[&str], cache: &Path) -> (i32, serde_json::Value) {
+    let out = gdlc()
+        .arg("validate")
+        .arg("--json")
+        .args(args)
+        .env("GDLC_CACHE", cache)
+        .output()
+        .expect("gdlc runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    (out.status.code().unwrap_or(-1), report)
+}
+
+#[test]
+fn both_engines_solve_tic_tac_toe_alike_and_exit_statuses() {
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-cache");
+    let ttt = tic_tac_toe();
+    let ttt = ttt.to_str().unwrap();
+    let (code, interpreted) = cli_json(&[ttt, "--engine", "interpreted"], &cache);
+    assert_eq!(code, 0);
+    let (code, compiled) = cli_json(&[ttt, "--engine", "compiled"], &cache);
+    assert_eq!(code, 0);
+    for key in [
+        "mode",
+        "states",
+        "terminal_states",
+        "depth",
+        "value",
+        "roles",
+    ] {
+        assert_eq!(interpreted[key], compiled[key], "{key}");
+    }
+    assert_eq!(compiled["states"], 5478);
+    assert_eq!(compiled["value"], serde_json::json!([50, 50]));
+    let shape = |r: &serde_json::Value| -> Vec<(String, u64, usize)> {
+        let findings = r["findings"].as_array().cloned().unwrap_or_default();
+        findings
+            .iter()
+            .map(|f| {
+                let path = f["path"].as_array().map_or(0, Vec::len);
+                (
+                    f["code"].to_string(),
+                    f["count"].as_u64().unwrap_or(0),
+                    path,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(shape(&interpreted), shape(&compiled));
+    let bad = fixture("no_legal_move");
+    let (code, r) = cli_json(&[bad.to_str().unwrap(), "--engine", "interpreted"], &cache);
+    assert_eq!((code, r["errors"].as_u64()), (1, Some(1)));
+    // Both backends' goal values, several at once.
+    let several = fixture("several_goals");
+    for backend in ["propnet", "inline"] {
+        let args = [several.to_str().unwrap(), "--backend", backend];
+        let (code, r) = cli_json(&args, &cache);
+        assert_eq!(code, 1, "{backend}");
+        let first = &r["findings"][0];
+        assert_eq!(first["code"], "several-goals", "{backend}");
+        let detail = "goal values 0, 50 in a non-terminal state";
+        assert_eq!(first["detail"], detail, "{backend}");
+        let path = serde_json::json!([["(take 1)", "noop"]]);
+        assert_eq!(first["path"], path, "{backend}");
+    }
+    let cycle = fixture("cycle");
+    let sampled = [cycle.to_str().unwrap(), "--engine", "interpreted"];
+    let (code, r) = cli_json(
+        &[&sampled[..], &["--max-states", "1", "--seconds", "0.2"]].concat(),
+        &cache,
+    );
+    assert_eq!((code, r["mode"].as_str()), (2, Some("sampled")));
+    let usage = gdlc()
+        .args(["validate", "--seconds", "-1", ttt])
+        .output()
+        .unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+}

@@ -1,0 +1,344 @@
+//! `cargo xtask validate`: `gdlc validate --json` on every game of the corpus (or those of
+//! `--games`), each in a child process under a time and an address-space limit, and the
+//! results as a Markdown table (`--out VALIDATION.md`): every game, the mode, the states
+//! explored, the value, the findings and the verdict; then, per game with errors, each error
+//! with the start of its move sequence.
+
+use std::fmt::Write as _;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use gdl_tests::{CorpusGame, corpus_games};
+use serde_json::Value;
+
+use crate::common::{self, pmap};
+
+/// Joint moves of a path shown in the findings section before it is cut.
+const SHOWN_MOVES: usize = 30;
+
+/// The arguments of `cargo xtask validate`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Only the games matching these comma-separated patterns (as `corpus --games`).
+    #[arg(long, value_name = "PATTERN")]
+    pub games: Option<String>,
+    /// Games validated at once.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// `gdlc validate --seconds` for each game.
+    #[arg(long, default_value_t = 30.0)]
+    pub seconds: f64,
+    /// `gdlc validate --max-states`.
+    #[arg(long, default_value_t = 4_000_000)]
+    pub max_states: usize,
+    /// `gdlc validate --threads`.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Time limit of one game (compiling and building it included), in seconds.
+    #[arg(long, default_value_t = 900)]
+    pub timeout: u64,
+    /// Address-space limit of every child process, in GiB.
+    #[arg(long, default_value_t = 8.0)]
+    pub memory_gb: f64,
+    /// Write the table as Markdown to this file.
+    #[arg(long, value_name = "VALIDATION.md")]
+    pub out: Option<PathBuf>,
+}
+
+/// How one game went.
+enum Outcome {
+    /// The report, with the exit status and the engine that made it.
+    Report(i32, Value, &'static str),
+    /// No report: why (does not compile, timed out, ...).
+    Failed(String),
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let games = common::select(corpus_games(), args.games.as_deref());
+    let gdlc = match build_gdlc() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let started = Instant::now();
+    let label = |g: &CorpusGame| format!("{}/{}", g.collection, g.name);
+    // A game that does not compile (too large to ground, say) is explored by the interpreter.
+    let outcomes = pmap(
+        &games,
+        args.jobs,
+        Some(("validate", &label)),
+        |g| match validate_one(&gdlc, &g.kif, &args, "compiled") {
+            Outcome::Failed(why) => match validate_one(&gdlc, &g.kif, &args, "interpreted") {
+                Outcome::Failed(again) => Outcome::Failed(format!("{why}; interpreted: {again}")),
+                report => report,
+            },
+            report => report,
+        },
+    );
+    let markdown = render(&games, &outcomes, &args, started.elapsed());
+    print!("{markdown}");
+    if let Some(out) = &args.out
+        && let Err(e) = std::fs::write(out, &markdown)
+    {
+        eprintln!("error: cannot write {}: {e}", out.display());
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// `cargo build --release -p gdlc --bin gdlc`: the binary's path.
+fn build_gdlc() -> Result<PathBuf, String> {
+    let status = Command::new(gdlc::cargo::program())
+        .args(["build", "--release", "-p", "gdlc", "--bin", "gdlc"])
+        .current_dir(common::repo_root())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("building gdlc failed ({status})"));
+    }
+    Ok(common::target_dir().join("release/gdlc"))
+}
+
+/// Runs `gdlc validate --json --engine ENGINE` on one game under the limits.
+fn validate_one(gdlc: &Path, kif: &Path, args: &Args, engine: &'static str) -> Outcome {
+    let memory = (args.memory_gb * (1u64 << 30) as f64) as u64;
+    let mut child = match Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", memory / 1024))
+        .arg(gdlc)
+        .arg("validate")
+        .arg(kif)
+        .arg("--json")
+        .arg(format!("--engine={engine}"))
+        .arg(format!("--seconds={}", args.seconds))
+        .arg(format!("--max-states={}", args.max_states))
+        .arg(format!(
+            "--threads={}",
+            if engine == "compiled" {
+                args.threads
+            } else {
+                1
+            }
+        ))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return Outcome::Failed(format!("cannot start gdlc: {e}")),
+    };
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(s) = stdout.as_mut() {
+            let _ = s.read_to_end(&mut out);
+        }
+        out
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut err = Vec::new();
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.read_to_end(&mut err);
+        }
+        err
+    });
+    let deadline = Instant::now() + Duration::from_secs(args.timeout);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(200)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let out = reader.join().unwrap_or_default();
+    let err = err_reader.join().unwrap_or_default();
+    let Some(status) = status else {
+        return Outcome::Failed(format!("timed out after {} s", args.timeout));
+    };
+    match serde_json::from_slice::<Value>(&out) {
+        Ok(v) => Outcome::Report(status.code().unwrap_or(-1), v, engine),
+        Err(_) => {
+            let err = String::from_utf8_lossy(&err);
+            let last = err
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            Outcome::Failed(format!("no report ({status}): {}", last.trim()))
+        }
+    }
+}
+
+fn render(games: &[CorpusGame], outcomes: &[Outcome], args: &Args, took: Duration) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Validation of the corpus\n");
+    let _ = writeln!(
+        s,
+        "Written by `cargo xtask validate --seconds {} --max-states {} --threads {}{}` \
+         ({} games, {:.0} s, load {}). Each game is explored by `gdlc validate` on the compiled \
+         engine (on the interpreter when it does not compile): *exhaustive* when every reachable state was seen within the limits, else \
+         *sampled* (breadth-first up to the limit, then random playouts). Verdicts: \
+         `well-formed`, `ERRORS` (the game breaks well-formedness; the moves that show it are \
+         below), `undecided` (sampled, no error found). Findings are `code[role]×count`.\n",
+        args.seconds,
+        args.max_states,
+        args.threads,
+        args.games
+            .as_deref()
+            .map_or(String::new(), |g| format!(" --games {g}")),
+        games.len(),
+        took.as_secs_f64(),
+        common::load_average().unwrap_or_else(|| "unknown".into()),
+    );
+    let _ = writeln!(
+        s,
+        "| game | engine | mode | states | depth | value | findings | verdict |\n|---|---|---|---:|---:|---|---|---|"
+    );
+    let mut details = String::new();
+    let (mut well, mut bad, mut undecided, mut failed) = (0, 0, 0, 0);
+    for (g, o) in games.iter().zip(outcomes) {
+        let name = format!("{}/{}", g.collection, g.name);
+        match o {
+            Outcome::Failed(why) => {
+                failed += 1;
+                let why = why.replace('|', "\\|");
+                let _ = writeln!(s, "| {name} | | — | | | | | FAIL: {why} |");
+            }
+            Outcome::Report(code, r, engine) => {
+                let verdict = match code {
+                    0 => {
+                        well += 1;
+                        "well-formed"
+                    }
+                    1 => {
+                        bad += 1;
+                        "ERRORS"
+                    }
+                    _ => {
+                        undecided += 1;
+                        "undecided"
+                    }
+                };
+                let _ = writeln!(s, "{}", row(&name, engine, r, verdict));
+                if *code == 1 {
+                    finding_details(&mut details, &name, r);
+                }
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n{well} well-formed, {bad} with errors, {undecided} undecided, {failed} without a \
+         report.\n"
+    );
+    if !details.is_empty() {
+        let _ = writeln!(s, "## Errors and the moves that show them\n\n{details}");
+    }
+    s
+}
+
+fn row(name: &str, engine: &str, r: &Value, verdict: &str) -> String {
+    let n = |k: &str| r[k].as_u64().unwrap_or(0);
+    let mode = r["mode"].as_str().unwrap_or("?");
+    let states = match mode {
+        "exhaustive" => format!("{}", n("states")),
+        _ => format!(
+            "{} + {} in {} playouts",
+            n("states"),
+            n("sampled_states"),
+            n("playouts")
+        ),
+    };
+    let value = match r["value"].as_array() {
+        Some(v) => v.iter().map(Value::to_string).collect::<Vec<_>>().join("/"),
+        None => String::new(),
+    };
+    let findings: Vec<String> = r["findings"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            let role = f["role"]
+                .as_str()
+                .map_or(String::new(), |r| format!("[{r}]"));
+            format!("{}{role}×{}", f["code"].as_str().unwrap_or("?"), f["count"])
+        })
+        .collect();
+    let depth = n("depth");
+    format!(
+        "| {name} | {engine} | {mode} | {states} | {depth} | {value} | {} | {verdict} |",
+        findings.join(", ")
+    )
+}
+
+fn finding_details(s: &mut String, name: &str, r: &Value) {
+    let _ = writeln!(s, "### {name}\n");
+    let roles: Vec<&str> = r["roles"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap_or("?"))
+        .collect();
+    for f in r["findings"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        if f["severity"] != "error" {
+            continue;
+        }
+        let role = f["role"]
+            .as_str()
+            .map_or(String::new(), |r| format!("role {r}: "));
+        let _ = writeln!(
+            s,
+            "- `{}` {role}{}",
+            f["code"].as_str().unwrap_or("?"),
+            f["detail"].as_str().unwrap_or("")
+        );
+        let path = f["path"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let cycle = f["cycle"].as_array().map(Vec::as_slice).unwrap_or_default();
+        if path.is_empty() && cycle.is_empty() {
+            continue;
+        }
+        let mut moves = Vec::new();
+        for joint in path.iter().chain(cycle).take(SHOWN_MOVES) {
+            let j = joint.as_array().map(Vec::as_slice).unwrap_or_default();
+            let does: Vec<String> = roles
+                .iter()
+                .zip(j)
+                .map(|(r, m)| format!("(does {r} {})", m.as_str().unwrap_or("?")))
+                .collect();
+            moves.push(does.join(" "));
+        }
+        let total = path.len() + cycle.len();
+        let more = if total > SHOWN_MOVES {
+            format!(" … ({} more)", total - SHOWN_MOVES)
+        } else {
+            String::new()
+        };
+        let what = if cycle.is_empty() {
+            format!("after {} joint moves", path.len())
+        } else {
+            format!(
+                "a cycle: {} joint moves, then {} round it",
+                path.len(),
+                cycle.len()
+            )
+        };
+        let _ = writeln!(s, "  {what}: `{}`{more}", moves.join(" · "));
+    }
+    let _ = writeln!(s);
+}
