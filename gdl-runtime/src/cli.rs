@@ -496,7 +496,10 @@ mod tests {
             Ok(Command::Trace {
                 seed: 2,
                 max_steps: 100_000,
-                extras: TraceExtras { percepts: true },
+                extras: TraceExtras {
+                    percepts: true,
+                    ..TraceExtras::default()
+                },
             })
         );
         assert_eq!(

@@ -6,9 +6,9 @@
 //! *sorted by text*, so two engines that agree so far choose the same joint move, whatever
 //! their internal move handles. A playout is recorded as its trace (state facts, each role's
 //! legal moves, the joint move, terminal and goals, all as sorted text), with the GDL-II
-//! extras of [`TraceExtras`] (which roles are `random`, and every role's percepts after every
-//! joint move; a game without them has the reference trace as its record; see
-//! [`playout_record`]), and two engines agree when their records are equal. The first
+//! extras of [`TraceExtras`] (which roles are `random`, every role's percepts after every
+//! joint move, and every goal value of each role at the end, so that several values are told
+//! from none; [`reference_trace`] drops them; see [`playout_record`]), and two engines agree when their records are equal. The first
 //! difference is reported as a [`Mismatch`] that says what differs (state, a role's legal
 //! moves or percepts, terminal, goals) and how.
 //!
@@ -169,19 +169,27 @@ impl std::error::Error for Mismatch {}
 /// `error: ...`.
 pub fn playout_record<G: Game>(game: &G, seed: u64, max_steps: usize) -> String {
     let mut out = String::new();
-    let extras = TraceExtras { percepts: true };
+    let extras = TraceExtras {
+        percepts: true,
+        goal_values: true,
+    };
     if let Err(e) = write_trace_with(game, &TraceOptions { seed, max_steps }, &extras, &mut out) {
         out.push_str(&format!("error: {e}\n"));
     }
     out
 }
 
-/// A record without the lines of [`TraceExtras`] (`random R`, `sees R K: ...`): the trace in
-/// the reference format, to compare with a reference trace.
+/// A record without the lines of [`TraceExtras`] (`random R`, `sees R K: ...`,
+/// `goal-values R K: ...`): the trace in the reference format, to compare with a reference
+/// trace.
 pub fn reference_trace(record: &str) -> String {
     record
         .split_inclusive('\n')
-        .filter(|line| !line.starts_with("random ") && !line.starts_with("sees "))
+        .filter(|line| {
+            !line.starts_with("random ")
+                && !line.starts_with("sees ")
+                && !line.starts_with("goal-values ")
+        })
         .collect()
 }
 
@@ -249,7 +257,7 @@ fn classify(x: &str, y: &str) -> MismatchKind {
                 MismatchKind::Other
             }
         }
-        ("terminal", "terminal") => MismatchKind::Goals,
+        ("terminal", "terminal") | ("goal-values", "goal-values") => MismatchKind::Goals,
         ("sees", _) | (_, "sees") => {
             let role = |s: &str| s.split(' ').nth(1).unwrap_or("").to_string();
             let (rx, ry) = (role(x), role(y));
@@ -290,7 +298,11 @@ pub fn compare<A: Game, B: Game>(
 /// percepts of a `sees` line, the goal values of a `terminal` line.
 fn line_items(line: &str) -> Vec<&str> {
     let body = match line.split_once(':') {
-        Some((_, rest)) if line.starts_with("legal ") || line.starts_with("sees ") => {
+        Some((_, rest))
+            if ["legal ", "sees ", "goal-values "]
+                .iter()
+                .any(|p| line.starts_with(p)) =>
+        {
             rest.trim_start()
         }
         _ => line.split_once(' ').map_or("", |(_, rest)| rest),
@@ -390,6 +402,8 @@ mod tests {
         sees: bool,
         wrong_at_3: bool,
         random: bool,
+        /// Goal values in place of the countdown's (several, or none).
+        goals: Option<&'static [i32]>,
     }
 
     impl Game for Seeing {
@@ -414,7 +428,18 @@ mod tests {
             self.game.next_state(state, joint, next)
         }
         fn goal(&self, state: &u32, role: usize) -> Option<i32> {
-            self.game.goal(state, role)
+            match self.goals {
+                Some([v]) => Some(*v),
+                Some(_) => None,
+                None => self.game.goal(state, role),
+            }
+        }
+        fn goal_values(&self, state: &u32, role: usize, out: &mut Vec<Option<i32>>) {
+            out.clear();
+            match self.goals {
+                Some(vs) => out.extend(vs.iter().map(|&v| Some(v))),
+                None => out.extend(self.goal(state, role).map(Some)),
+            }
         }
         fn write_move(&self, role: usize, mv: u8, out: &mut String) {
             self.game.write_move(role, mv, out)
@@ -444,6 +469,7 @@ mod tests {
             sees,
             wrong_at_3,
             random,
+            goals: None,
         };
         let good = seeing(true, false, false);
         let record = playout_record(&good, 1, 100);
@@ -511,7 +537,34 @@ mod tests {
             &mut trace,
         )
         .unwrap();
-        assert_eq!(playout_record(&g, 3, 100), trace);
+        assert_eq!(reference_trace(&playout_record(&g, 3, 100)), trace);
+        assert!(
+            playout_record(&g, 3, 100).ends_with("\ngoal-values only 1: 100\n"),
+            "{}",
+            playout_record(&g, 3, 100)
+        );
+    }
+
+    #[test]
+    fn several_goal_values_are_told_from_none() {
+        let with_goals = |goals| Seeing {
+            game: Countdown::new(4),
+            sees: false,
+            wrong_at_3: false,
+            random: false,
+            goals,
+        };
+        let several = with_goals(Some(&[0, 100]));
+        let none = with_goals(Some(&[]));
+        // Both say no goal value through `goal`; the records tell them apart.
+        let m = compare(&several, &none, ["a", "b"], &Default::default()).unwrap_err();
+        assert_eq!(m.kind, MismatchKind::Goals);
+        assert_eq!(
+            m.differences(),
+            [vec!["0", "100"], Vec::<&str>::new()],
+            "{m}"
+        );
+        compare(&several, &several, ["a", "b"], &Default::default()).unwrap();
     }
 
     #[test]

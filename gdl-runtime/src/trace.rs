@@ -90,6 +90,10 @@ pub struct TraceExtras {
     /// percepts in the order [`Game::percepts`] gives them, which is sorted). A game without
     /// `random` and `sees` has the same trace with or without this.
     pub percepts: bool,
+    /// After the `terminal` line, a line `goal-values R K: v1 v2 ...` for each role `R`: its
+    /// `K` goal values in the terminal state ([`Game::goal_values`], ascending; `?` for a value
+    /// that is no integer), so that several values are told from none.
+    pub goal_values: bool,
 }
 
 /// Plays one seeded random playout of `game` and appends its trace to `out`.
@@ -193,6 +197,22 @@ fn play<G: Game>(
                 };
             }
             out.push('\n');
+            if extras.goal_values {
+                let mut values = Vec::new();
+                for r in 0..roles {
+                    game.goal_values(&state, r, &mut values);
+                    faulted(step)?;
+                    values.sort_unstable();
+                    let _ = write!(out, "goal-values {} {}:", game.role_name(r), values.len());
+                    for v in &values {
+                        let _ = match v {
+                            Some(v) => write!(out, " {v}"),
+                            None => write!(out, " ?"),
+                        };
+                    }
+                    out.push('\n');
+                }
+            }
             return Ok(());
         }
         if step == options.max_steps {
