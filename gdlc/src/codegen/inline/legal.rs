@@ -63,11 +63,14 @@ pub(super) fn legal_fn(
     quote! { #tables #f }
 }
 
+/// State bits (offset from the first bit, negated) that a move needs.
+type Pattern = Vec<(u32, bool)>;
+
 /// Families of moves of one pattern of state bits: per family, the pattern (offset from the
 /// first bit, negated) and the members (first bit, move).
 #[derive(Default)]
 struct Families {
-    patterns: Vec<Vec<(u32, bool)>>,
+    patterns: Vec<Pattern>,
     members: Vec<Vec<(u32, usize)>>,
     /// Per family: what it stands for (the rule of its first member, how many more).
     docs: Vec<String>,
@@ -140,7 +143,7 @@ fn families(
     assume: Option<Lit>,
 ) -> Families {
     let group_of = ir.group_of();
-    let mut by_pattern: BTreeMap<Vec<(u32, bool)>, Vec<(u32, usize)>> = BTreeMap::new();
+    let mut by_pattern: BTreeMap<Pattern, Vec<(u32, usize)>> = BTreeMap::new();
     for &m in moves {
         let mut bits: Vec<(u32, bool)> = Vec::new();
         if !state_bits(ir, &group_of, ir.legal[r][m], FLATTEN_DEPTH, &mut bits) {
