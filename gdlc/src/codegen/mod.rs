@@ -338,7 +338,9 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
     let percepts = percepts_fn(ir, percepts);
     quote! {
         // With one role, `match role { 0 => .., _ => {} }` has one arm; each arm of `next`
-        // carries its move as a doc comment, which rustdoc does not show.
+        // carries its move as a doc comment, which rustdoc does not show. The methods a
+        // playout calls are `#[inline]`: the playout loop is instantiated in the binary's
+        // crate, and without the hint every call would cross the crate boundary.
         #[allow(clippy::single_match, unused_doc_comments)]
         impl Game for #ty {
             type State = State;
@@ -356,19 +358,23 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
                 INIT
             }
 
+            #[inline]
             fn is_terminal(&self, state: &State) -> bool {
                 #is_terminal
             }
 
+            #[inline]
             fn legal_moves(&self, state: &State, role: RoleIndex, out: &mut Vec<u32>) {
                 out.clear();
                 #legal_moves
             }
 
+            #[inline]
             fn next_state(&self, state: &State, joint: &[u32], next_state: &mut State) {
                 #next_state
             }
 
+            #[inline]
             fn goal(&self, state: &State, role: RoleIndex) -> Option<i32> {
                 #goal
             }

@@ -92,7 +92,12 @@ pub(super) fn cone_fn(
             .first()
             .map(|c| chunk_body(ir, options, c, 0, &view))
             .unwrap_or_default();
+        // A small function may be inlined into the playout loop of another crate.
+        let weight: usize =
+            needed.iter().map(|&p| prop_weight(ir, p)).sum::<usize>() + spec.roots.len();
+        let inline = (weight <= INLINE_WEIGHT).then(|| quote! { #[inline] });
         return quote! {
+            #inline
             #allow
             fn #name(#params, #extra) #ret {
                 #body
@@ -124,6 +129,10 @@ pub(super) fn cone_fn(
         }
     }
 }
+
+/// An output function that computes at most this many literals (plus one per prop and one
+/// per root) in one piece is `#[inline]`: the call costs as much as its body.
+const INLINE_WEIGHT: usize = 512;
 
 /// The props that the roots read, ascending (a group is needed whole).
 pub(super) fn cone(ir: &Ir, roots: &[Lit]) -> Vec<u32> {

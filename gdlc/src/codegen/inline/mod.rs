@@ -12,11 +12,12 @@
 //! per thread for the last state asked (see `cone.rs`).
 //!
 //! `legal_<r>` tests first the state bit that most of the role's moves need (typically whose
-//! turn it is; `legal_guard`): when it fails, only the moves that do not need it are
-//! evaluated (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`).
+//! turn it is): when it fails, only the moves that do not need it are evaluated
+//! (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`); moves of one pattern of state
+//! bits are computed together by shifts of the state (`legal.rs`).
 //!
-//! The legal moves are listed from words of legal bits (bit `m % 64` of word `m / 64` for move
-//! `m`) computed without branches, unless there are only a couple to test.
+//! Output functions small enough to cost about as much as their call are `#[inline]`, like
+//! the `Game` methods: the playout loop is instantiated in another crate (the binary's).
 //!
 //! `next` reads the frame axioms and the plain effects of moves from per-move tables
 //! (`next_tables.rs`); a disjunction of conjunctions that are translates of one pattern of
@@ -30,6 +31,7 @@ use quote::{format_ident, quote};
 
 mod cone;
 mod expr;
+mod legal;
 mod masks;
 mod next;
 mod next_tables;
@@ -40,6 +42,7 @@ use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Lit};
 use cone::{cone_fn, shared_chunk_fns, shared_chunks};
 pub(crate) use cone::{cost_per_state, prop_weight};
+use legal::{legal_fn, legal_guard};
 
 /// The items of the module.
 pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
@@ -77,7 +80,19 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             Some((guard, without)) => {
                 let with_name = format!("legal_{r}_turn");
                 let without_name = format!("legal_{r}_idle");
-                items.push(legal_fn(ir, options, shared.as_ref(), r, &with_name, &all));
+                let holds = Lit {
+                    input: crate::ir::Input::Bit(guard.0),
+                    negated: guard.1,
+                };
+                items.push(legal_fn(
+                    ir,
+                    options,
+                    shared.as_ref(),
+                    r,
+                    &with_name,
+                    &all,
+                    Some(holds),
+                ));
                 items.push(legal_fn(
                     ir,
                     options,
@@ -85,6 +100,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                     r,
                     &without_name,
                     &without,
+                    None,
                 ));
                 let (with_f, without_f) = (
                     format_ident!("{}", with_name),
@@ -97,7 +113,11 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 } else {
                     quote! { state.0[#bit] & #mask != 0 }
                 };
+                // Inlined unless the props come from the shared chunks' memo (reversi was
+                // measured 10-18% slower with it).
+                let inline = shared.is_none().then(|| quote! { #[inline] });
                 items.push(quote! {
+                    #inline
                     fn #f(state: &State, out: &mut Vec<u32>) {
                         if #test {
                             #with_f(state, out)
@@ -107,7 +127,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                     }
                 });
             }
-            None => items.push(legal_fn(ir, options, shared.as_ref(), r, &name, &all)),
+            None => items.push(legal_fn(ir, options, shared.as_ref(), r, &name, &all, None)),
         }
         let ri = Literal::usize_unsuffixed(r);
         legal_arms.push(quote! { #ri => #f(state, out), });
@@ -270,131 +290,6 @@ fn sees_fns(
         arms.push(quote! { #ri => #f(state, &joint, out), });
     }
     (fns, arms)
-}
-
-/// The function `name` pushing the legal moves `moves` (ascending) of role `r`.
-fn legal_fn(
-    ir: &Ir,
-    options: &CodegenOptions,
-    shared: Option<&cone::Shared>,
-    r: usize,
-    name: &str,
-    moves: &[usize],
-) -> TokenStream {
-    cone_fn(
-        ir,
-        options,
-        shared,
-        &ConeSpec {
-            name,
-            moves: false,
-            roots: moves.iter().map(|&m| ir.legal[r][m]).collect(),
-            ret: None,
-            extra_param: quote! { out: &mut Vec<u32>, },
-            tail: &|e| legal_pushes(moves, &|m| e(ir.legal[r][m])),
-        },
-    )
-}
-
-/// The statements pushing the moves `moves` (ascending) that hold (`holds`: the expression of
-/// whether move `m` is legal). With few moves to test, one `if` per move; otherwise the moves
-/// are bits of words (bit `m % 64` of word `m / 64`) computed without a branch, then listed
-/// from their set bits: the branch per move of the `if`s is mispredicted about as often as
-/// the move is legal.
-fn legal_pushes(moves: &[usize], holds: &dyn Fn(usize) -> TokenStream) -> TokenStream {
-    let tested: Vec<(usize, TokenStream)> = moves
-        .iter()
-        .map(|&m| (m, holds(m)))
-        .filter(|(_, x)| x.to_string() != "false")
-        .collect();
-    if tested.len() <= LEGAL_IFS {
-        let pushes = tested.iter().map(|(m, x)| {
-            let m = Literal::u32_suffixed(*m as u32);
-            if x.to_string() == "true" {
-                quote! { out.push(#m); }
-            } else {
-                quote! { if #x { out.push(#m); } }
-            }
-        });
-        return quote! { #(#pushes)* };
-    }
-    let mut words: std::collections::BTreeMap<usize, Vec<TokenStream>> = Default::default();
-    for (m, x) in tested {
-        let k = Literal::u32_unsuffixed((m % 64) as u32);
-        let bit = if x.to_string() == "true" {
-            quote! { (1u64 << #k) }
-        } else {
-            let x = tokens::paren(x);
-            quote! { ((#x as u64) << #k) }
-        };
-        words.entry(m / 64).or_default().push(bit);
-    }
-    let loops = words.into_iter().map(|(w, bits)| {
-        let word = tokens::join_balanced(bits, tokens::Op::Or);
-        let m = if w == 0 {
-            quote! { legal.trailing_zeros() }
-        } else {
-            let base = Literal::u32_suffixed(w as u32 * 64);
-            quote! { #base + legal.trailing_zeros() }
-        };
-        quote! {
-            let mut legal: u64 = #word;
-            while legal != 0 {
-                out.push(#m);
-                legal &= legal - 1;
-            }
-        }
-    });
-    quote! { #(#loops)* }
-}
-
-/// Up to this many moves to test, [`legal_pushes`] tests each with an `if`.
-const LEGAL_IFS: usize = 2;
-
-/// A state-bit literal (bit, negated) that at least half of role `r`'s legal moves (and at
-/// least 8) need in every disjunct, typically whose turn it is, and the moves that do not
-/// need it.
-fn legal_guard(ir: &Ir, r: usize) -> Option<((u32, bool), Vec<usize>)> {
-    let needs = |l: Lit, g: Lit| -> bool {
-        if l == g {
-            return true;
-        }
-        match (l.input, l.negated) {
-            (crate::ir::Input::Prop(p), false) => {
-                let d = &ir.props[p as usize].disjuncts;
-                !d.is_empty() && d.iter().all(|c| c.contains(&g))
-            }
-            _ => false,
-        }
-    };
-    let legal = &ir.legal[r];
-    let mut counts: rustc_hash::FxHashMap<Lit, usize> = rustc_hash::FxHashMap::default();
-    for &l in legal {
-        let candidates: Vec<Lit> = match (l.input, l.negated) {
-            (crate::ir::Input::Prop(p), false) => ir.props[p as usize]
-                .disjuncts
-                .first()
-                .map(|c| c.to_vec())
-                .unwrap_or_default(),
-            _ => vec![l],
-        };
-        for g in candidates {
-            if matches!(g.input, crate::ir::Input::Bit(_)) && needs(l, g) {
-                *counts.entry(g).or_default() += 1;
-            }
-        }
-    }
-    let (&g, &n) = counts
-        .iter()
-        .max_by_key(|(g, n)| (**n, std::cmp::Reverse(**g)))?;
-    if n < 8 || n * 2 < legal.len() {
-        return None;
-    }
-    let crate::ir::Input::Bit(bit) = g.input else {
-        return None;
-    };
-    let without = (0..legal.len()).filter(|&m| !needs(legal[m], g)).collect();
-    Some(((bit, g.negated), without))
 }
 
 /// Per move set: its role and its number among the role's sets.

@@ -8,8 +8,11 @@
 //! code reads them from two tables per role, `NEXT_KEEP_<r>` and `NEXT_SET_<r>` (a row per
 //! move of the role, the last one for no move, a word per state word), and a next state word
 //! is `state & (frame | keep_0 | keep_1 ..) | set_0 | set_1 ..` instead of one expression per
-//! bit. A prop that reads the moves of several roles (`(does white m) | (does black m)`) is
-//! distributed over the disjunct first.
+//! bit. A disjunct `(true c) & f(move of role r)` for another bit `c` of the same word (the
+//! blank cell that `(mark 1 1)` fills with an x) copies `c` a fixed distance on: a table
+//! `NEXT_COPY_<r>_<k>` per distance holds the bits each move copies, and the word gains
+//! `(state & copy) << distance`. A prop that reads the moves of several roles
+//! (`(does white m) | (does black m)`) is distributed over the disjunct first.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -19,6 +22,9 @@ use crate::ir::{Input, Ir, Lit};
 
 /// The most words (rows times state words) one table may hold.
 const MAX_TABLE_WORDS: usize = 1 << 16;
+
+/// The most distances of copied bits per role (a table each).
+const MAX_COPY_DISTANCES: usize = 4;
 
 /// The most conjunctions one disjunct is distributed into.
 const MAX_EXPANSION: usize = 16;
@@ -31,6 +37,9 @@ pub(super) struct NextTables {
     /// Per role: the rows of `NEXT_KEEP` and `NEXT_SET` (empty until used).
     keep: Vec<Vec<Vec<u64>>>,
     set: Vec<Vec<Vec<u64>>>,
+    /// Per role: per distance `d` (next bit minus state bit, in one word), the rows of
+    /// `NEXT_COPY_<r>_<k>`: the state bits whose value the move copies `d` bits on.
+    copy: Vec<Vec<(i64, Vec<Vec<u64>>)>>,
     /// Per role: the value of a literal of that role for each of its moves and none.
     values: Vec<FxHashMap<Lit, Vec<bool>>>,
     words: usize,
@@ -42,6 +51,8 @@ enum Kind {
     Keep(u32),
     /// `f(move of the role)`.
     Set(u32),
+    /// `(true c) & f(move of the role)` for another bit `c` of the same word: (role, `c`).
+    Copy(u32, u32),
     Other,
 }
 
@@ -69,6 +80,7 @@ impl NextTables {
             roles_of,
             keep: vec![Vec::new(); nroles],
             set: vec![Vec::new(); nroles],
+            copy: vec![Vec::new(); nroles],
             values: vec![FxHashMap::default(); nroles],
             words,
         }
@@ -87,9 +99,10 @@ impl NextTables {
         }
         let mut rest = Vec::new();
         for (e, kind) in expanded.into_iter().zip(kinds) {
-            let (r, keep) = match kind {
-                Kind::Keep(r) => (r, true),
-                Kind::Set(r) => (r, false),
+            let (r, keep, copied) = match kind {
+                Kind::Keep(r) => (r, true, None),
+                Kind::Set(r) => (r, false, None),
+                Kind::Copy(r, c) => (r, false, Some(c)),
                 Kind::Other => {
                     rest.push(e);
                     continue;
@@ -101,6 +114,27 @@ impl NextTables {
                 .filter(|l| !matches!(l.input, Input::Bit(_)))
                 .collect();
             let holds = self.conj_values(ir, r, &moves);
+            if let Some(c) = copied {
+                let d = i64::from(b) - i64::from(c);
+                let tables = &mut self.copy[r as usize];
+                let k = match tables.iter().position(|t| t.0 == d) {
+                    Some(k) => k,
+                    None if tables.len() < MAX_COPY_DISTANCES => {
+                        tables.push((d, vec![vec![0u64; self.words]; holds.len()]));
+                        tables.len() - 1
+                    }
+                    None => {
+                        rest.push(e);
+                        continue;
+                    }
+                };
+                for (row, &h) in tables[k].1.iter_mut().zip(&holds) {
+                    if h {
+                        row[c as usize / 64] |= 1 << (c % 64);
+                    }
+                }
+                continue;
+            }
             let rows = if keep {
                 &mut self.keep[r as usize]
             } else {
@@ -153,10 +187,12 @@ impl NextTables {
 
     fn kind(&self, ir: &Ir, b: u32, c: &[Lit]) -> Kind {
         let mut keeps = false;
+        let mut copied = None;
         let mut roles = 0u64;
         for &l in c {
             match (l.input, l.negated) {
                 (Input::Bit(x), false) if x == b && !keeps => keeps = true,
+                (Input::Bit(x), false) if x / 64 == b / 64 && copied.is_none() => copied = Some(x),
                 _ => match lit_roles(ir, &self.roles_of, l) {
                     Some(m) => roles |= m,
                     None => return Kind::Other,
@@ -171,7 +207,12 @@ impl NextTables {
         if rows * self.words > MAX_TABLE_WORDS {
             return Kind::Other;
         }
-        if keeps { Kind::Keep(r) } else { Kind::Set(r) }
+        match (keeps, copied) {
+            (true, None) => Kind::Keep(r),
+            (false, None) => Kind::Set(r),
+            (false, Some(x)) => Kind::Copy(r, x),
+            (true, Some(_)) => Kind::Other,
+        }
     }
 
     /// Per move of role `r` and none: whether every literal of `c` holds.
@@ -253,6 +294,23 @@ impl NextTables {
                     static #name: [[u64; #wl]; #nl] = [#(#rows),*];
                 });
             }
+            for (k, (d, rows)) in self.copy[r].iter().enumerate() {
+                let name = format_ident!("NEXT_COPY_{}_{}", r, k);
+                let wl = Literal::usize_unsuffixed(self.words);
+                let nl = Literal::usize_unsuffixed(rows.len());
+                let rows = rows.iter().map(|row| {
+                    let ws = row.iter().map(|&w| Literal::u64_suffixed(w));
+                    quote! { [#(#ws),*] }
+                });
+                let doc = format!(
+                    " Row `m`: the state bits whose value {role}'s move `m` copies to the next \
+                     state bit {d} places on (the last row: no move)."
+                );
+                out.extend(quote! {
+                    #[doc = #doc]
+                    static #name: [[u64; #wl]; #nl] = [#(#rows),*];
+                });
+            }
         }
         out
     }
@@ -282,6 +340,23 @@ impl NextTables {
                     } else {
                         slot.1.push(part);
                     }
+                }
+            }
+            for (k, (d, rows)) in self.copy[r].iter().enumerate() {
+                let table = format_ident!("NEXT_COPY_{}_{}", r, k);
+                let row = format_ident!("copy_{}_{}", r, k);
+                lets.extend(quote! { let #row = &#table[joint[#rl] as usize]; });
+                for (w, slot) in per_word.iter_mut().enumerate() {
+                    if rows.iter().all(|x| x[w] == 0) {
+                        continue;
+                    }
+                    let wl = Literal::usize_unsuffixed(w);
+                    let shift = Literal::u32_unsuffixed(d.unsigned_abs() as u32);
+                    slot.1.push(if *d > 0 {
+                        quote! { ((state.0[#wl] & #row[#wl]) << #shift) }
+                    } else {
+                        quote! { ((state.0[#wl] & #row[#wl]) >> #shift) }
+                    });
                 }
             }
         }

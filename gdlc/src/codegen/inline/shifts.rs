@@ -14,7 +14,7 @@ use super::tokens::{Op, join_balanced};
 use crate::ir::{Input, Lit};
 
 /// The fewest members of a family tested by shifts (below, one mask per member is as short).
-const MIN_FAMILY: usize = 4;
+pub(super) const MIN_FAMILY: usize = 4;
 
 /// Splits the disjuncts `d` into families of the same pattern, each tested by shifts (their
 /// expressions), and the other disjuncts (their indices in `d`).
@@ -72,18 +72,40 @@ fn family_expr(shape: &[u32], firsts: &[u32]) -> TokenStream {
     for &f in firsts {
         *words.entry(f as usize / 64).or_default() |= 1 << (f % 64);
     }
+    let pattern: Vec<(u32, bool)> = std::iter::once(0)
+        .chain(shape.iter().copied())
+        .map(|o| (o, false))
+        .collect();
     let tests = words.into_iter().map(|(i, firsts)| {
-        let il = Literal::usize_unsuffixed(i);
-        let mut parts = vec![quote! { state.0[#il] }];
-        for &o in shape {
-            parts.push(shifted(i, o, firsts));
-        }
-        let m = super::masks::name(i, firsts);
-        parts.push(quote! { #m });
-        let all = join_balanced(parts, Op::And);
+        let all = pattern_word(i, &pattern, firsts);
         quote! { (#all != 0) }
     });
     join_balanced(tests.collect(), Op::Or)
+}
+
+/// Word `i` of the first bits `firsts` (a mask of word `i`) from which every bit of `pattern`
+/// (offset, negated: the bit must be clear) has its value: the state and its shifts anded,
+/// under the mask of `firsts`.
+pub(super) fn pattern_word(i: usize, pattern: &[(u32, bool)], firsts: u64) -> TokenStream {
+    let mut parts: Vec<TokenStream> = pattern
+        .iter()
+        .map(|&(o, negated)| {
+            let x = if o == 0 {
+                let il = Literal::usize_unsuffixed(i);
+                quote! { state.0[#il] }
+            } else {
+                shifted(i, o, firsts)
+            };
+            if negated {
+                quote! { !#x }
+            } else {
+                x
+            }
+        })
+        .collect();
+    let m = super::masks::name(i, firsts);
+    parts.push(quote! { #m });
+    join_balanced(parts, Op::And)
 }
 
 /// Word `i` of the state shifted right by `o` bits, exact at the bits `firsts`.

@@ -1,0 +1,472 @@
+//! The legal-move functions of the inline backend.
+//!
+//! `legal_<r>` tests first the state bit that most of the role's moves need (typically whose
+//! turn it is; [`legal_guard`]): when it fails, only the moves that do not need it are
+//! evaluated (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`, where the guard is
+//! known to hold).
+//!
+//! The legal moves are listed from words of legal bits (bit `m % 64` of word `m / 64` for move
+//! `m`) computed without branches, unless there are only a couple to test. Moves whose rule is
+//! one conjunction of state bits of one pattern, translated ("a white piece on a cell and the
+//! cell ahead empty", one move per cell) are a *family*, tested for all its members at once
+//! by shifts of the state ([`super::shifts::pattern_word`]); the bits of its members that
+//! hold are moved to their moves' bits by one shift when the moves are numbered like their
+//! first bits, or else through a table from first bit to move (`LEGAL_<r>_<k>`).
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::super::CodegenOptions;
+use super::tokens::{Op, join_balanced, paren};
+use super::{ConeSpec, cone, cone_fn, shifts};
+use crate::ir::{Input, Ir, Lit};
+
+/// The function `name` pushing the legal moves `moves` (ascending) of role `r`; `assume`: a
+/// state-bit literal known to hold when it is called (the guard of `legal_<r>_turn`). Also
+/// returns the `static` tables it reads.
+pub(super) fn legal_fn(
+    ir: &Ir,
+    options: &CodegenOptions,
+    shared: Option<&cone::Shared>,
+    r: usize,
+    name: &str,
+    moves: &[usize],
+    assume: Option<Lit>,
+) -> TokenStream {
+    // Families only where the props are computed in the function (not in shared chunks).
+    let plan = match shared {
+        None => families(ir, options, r, moves, assume),
+        Some(_) => Families::default(),
+    };
+    let in_family: Vec<usize> = plan.members.iter().flatten().map(|&(_, m)| m).collect();
+    let rest: Vec<usize> = moves
+        .iter()
+        .copied()
+        .filter(|m| !in_family.contains(m))
+        .collect();
+    let tables = plan.tables(ir, r, name);
+    let f = cone_fn(
+        ir,
+        options,
+        shared,
+        &ConeSpec {
+            name,
+            moves: false,
+            roots: rest.iter().map(|&m| ir.legal[r][m]).collect(),
+            ret: None,
+            extra_param: quote! { out: &mut Vec<u32>, },
+            tail: &|e| legal_pushes(&rest, &|m| e(ir.legal[r][m]), &plan, name),
+        },
+    );
+    quote! { #tables #f }
+}
+
+/// State bits (offset from the first bit, negated) that a move needs.
+type Pattern = Vec<(u32, bool)>;
+
+/// Families of moves of one pattern of state bits: per family, the pattern (offset from the
+/// first bit, negated) and the members (first bit, move).
+#[derive(Default)]
+struct Families {
+    patterns: Vec<Pattern>,
+    members: Vec<Vec<(u32, usize)>>,
+    /// Per family: what it stands for (the rule of its first member, how many more).
+    docs: Vec<String>,
+}
+
+impl Families {
+    /// The tables of first bit to move of the families that need one.
+    fn tables(&self, ir: &Ir, r: usize, name: &str) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (k, members) in self.members.iter().enumerate() {
+            if by_shift(members).is_some() {
+                continue;
+            }
+            let words = members
+                .iter()
+                .map(|&(f, _)| f as usize / 64 + 1)
+                .max()
+                .unwrap_or(1);
+            let mut rows = vec![[0u32; 64]; words];
+            for &(f, m) in members {
+                rows[f as usize / 64][f as usize % 64] = m as u32;
+            }
+            let id = table_ident(name, k);
+            let rows = rows.iter().map(|row| {
+                let ms = row.iter().map(|&m| Literal::u32_unsuffixed(m));
+                quote! { [#(#ms),*] }
+            });
+            let wl = Literal::usize_unsuffixed(words);
+            let example = ir.moves[r].get(members[0].1).map_or("", String::as_str);
+            let doc = format!(
+                " `{name}`: per first state bit of the pattern {:?} (offset, negated), the move \
+                 of role {} it makes legal: {example} and {} more.",
+                self.patterns[k],
+                ir.roles[r],
+                members.len() - 1
+            );
+            out.extend(quote! {
+                #[doc = #doc]
+                static #id: [[u32; 64]; #wl] = [#(#rows),*];
+            });
+        }
+        out
+    }
+}
+
+fn table_ident(name: &str, k: usize) -> proc_macro2::Ident {
+    format_ident!("{}_{}", name.to_uppercase(), k)
+}
+
+/// When every member's move is its first bit plus one constant and all are in one word of
+/// first bits and one word of moves: (word of first bits, word of moves, move bit - first
+/// bit).
+fn by_shift(members: &[(u32, usize)]) -> Option<(usize, usize, i64)> {
+    let &(f0, m0) = members.first()?;
+    let d = (m0 % 64) as i64 - (f0 % 64) as i64;
+    members
+        .iter()
+        .all(|&(f, m)| {
+            f / 64 == f0 / 64 && m / 64 == m0 / 64 && (m % 64) as i64 - (f % 64) as i64 == d
+        })
+        .then_some((f0 as usize / 64, m0 / 64, d))
+}
+
+/// The families among the moves `moves` of role `r`.
+fn families(
+    ir: &Ir,
+    options: &CodegenOptions,
+    r: usize,
+    moves: &[usize],
+    assume: Option<Lit>,
+) -> Families {
+    let group_of = ir.group_of();
+    let mut by_pattern: BTreeMap<Pattern, Vec<(u32, usize)>> = BTreeMap::new();
+    for &m in moves {
+        let mut bits: Vec<(u32, bool)> = Vec::new();
+        if !state_bits(ir, &group_of, ir.legal[r][m], FLATTEN_DEPTH, &mut bits) {
+            continue;
+        }
+        if let Some(a) = assume
+            && let Input::Bit(b) = a.input
+        {
+            bits.retain(|&x| x != (b, a.negated));
+            if bits.contains(&(b, !a.negated)) {
+                continue;
+            }
+        }
+        bits.sort_unstable();
+        bits.dedup();
+        // A bit both set and clear, or none: left to the general code.
+        if bits.is_empty() || bits.windows(2).any(|w| w[0].0 == w[1].0) {
+            continue;
+        }
+        let first = bits[0].0;
+        let pattern = bits.iter().map(|&(b, n)| (b - first, n)).collect();
+        by_pattern.entry(pattern).or_default().push((first, m));
+    }
+    let mut out = Families::default();
+    for (pattern, members) in by_pattern {
+        if members.len() < shifts::MIN_FAMILY {
+            continue;
+        }
+        // Members numbered like their first bits (one constant apart) are moved by a shift;
+        // the others through a table.
+        let mut by_offset: BTreeMap<(u32, usize, i64), Vec<(u32, usize)>> = BTreeMap::new();
+        for &(f, m) in &members {
+            let d = (m % 64) as i64 - (f % 64) as i64;
+            by_offset
+                .entry((f / 64, m / 64, d))
+                .or_default()
+                .push((f, m));
+        }
+        let mut others = Vec::new();
+        for (_, group) in by_offset {
+            if group.len() >= 2 {
+                out.patterns.push(pattern.clone());
+                out.members.push(group);
+            } else {
+                others.extend(group);
+            }
+        }
+        if others.len() >= MIN_TABLE_FAMILY {
+            others.sort_unstable();
+            out.patterns.push(pattern);
+            out.members.push(others);
+        }
+    }
+    out.docs = out
+        .members
+        .iter()
+        .zip(&out.patterns)
+        .map(|(members, pattern)| {
+            let first = match ir.legal[r][members[0].1].input {
+                Input::Prop(p) => super::super::prop_doc(ir, options, p).trim().to_string(),
+                _ => ir.moves[r].get(members[0].1).cloned().unwrap_or_default(),
+            };
+            format!(
+                " {first} and {} more: the state bits {pattern:?} (offset, negated) from a first \
+                 bit",
+                members.len() - 1
+            )
+        })
+        .collect();
+    out
+}
+
+/// The fewest members of a family listed through a table: each member that holds costs about
+/// as much as testing a move alone, so the table pays only when few of its members hold (the
+/// 8 drops of connectFour are mostly legal; the 16 to 56 moves of one direction of
+/// breakthrough mostly not).
+const MIN_TABLE_FAMILY: usize = 16;
+
+/// How deep [`state_bits`] looks through props.
+const FLATTEN_DEPTH: u32 = 4;
+
+/// Pushes onto `bits` the state bits (bit, negated) whose conjunction `l` is, looking through
+/// props of one disjunct and negated props of single-literal disjuncts (`(cellEmpty 1 5)`:
+/// no white and no black piece there) at most `depth` deep; false when `l` is not such a
+/// conjunction.
+fn state_bits(
+    ir: &Ir,
+    group_of: &[Option<u32>],
+    l: Lit,
+    depth: u32,
+    bits: &mut Vec<(u32, bool)>,
+) -> bool {
+    let l = l.folded();
+    match l.input {
+        Input::Bit(b) => {
+            bits.push((b, l.negated));
+            true
+        }
+        Input::Const(x) => x != l.negated,
+        Input::Prop(p) if depth > 0 && group_of[p as usize].is_none() => {
+            let d = &ir.props[p as usize].disjuncts;
+            if !l.negated {
+                match &d[..] {
+                    [c] => c
+                        .iter()
+                        .all(|&x| state_bits(ir, group_of, x, depth - 1, bits)),
+                    _ => false,
+                }
+            } else {
+                !d.is_empty()
+                    && d.iter().all(|c| match c[..] {
+                        [x] => state_bits(ir, group_of, x.negate(), depth - 1, bits),
+                        _ => false,
+                    })
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The statements pushing the moves `moves` (ascending) that hold (`holds`: the expression of
+/// whether move `m` is legal) and the members of the families `plan` that hold. With few
+/// moves to test, one `if` per move; otherwise the moves are bits of words (bit `m % 64` of
+/// word `m / 64`) computed without a branch, then listed from their set bits: the branch per
+/// move of the `if`s is mispredicted about as often as the move is legal.
+fn legal_pushes(
+    moves: &[usize],
+    holds: &dyn Fn(usize) -> TokenStream,
+    plan: &Families,
+    name: &str,
+) -> TokenStream {
+    let tested: Vec<(usize, TokenStream)> = moves
+        .iter()
+        .map(|&m| (m, holds(m)))
+        .filter(|(_, x)| x.to_string() != "false")
+        .collect();
+    if tested.len() <= LEGAL_IFS && plan.members.is_empty() {
+        let pushes = tested.iter().map(|(m, x)| {
+            let m = Literal::u32_suffixed(*m as u32);
+            if x.to_string() == "true" {
+                quote! { out.push(#m); }
+            } else {
+                quote! { if #x { out.push(#m); } }
+            }
+        });
+        return quote! { #(#pushes)* };
+    }
+    let mut words: BTreeMap<usize, Vec<TokenStream>> = Default::default();
+    for (m, x) in tested {
+        let k = Literal::u32_unsuffixed((m % 64) as u32);
+        let bit = if x.to_string() == "true" {
+            quote! { (1u64 << #k) }
+        } else {
+            let x = paren(x);
+            quote! { ((#x as u64) << #k) }
+        };
+        words.entry(m / 64).or_default().push(bit);
+    }
+    if plan.members.is_empty() {
+        let loops = words.into_iter().map(|(w, bits)| {
+            let word = join_balanced(bits, Op::Or);
+            let m = if w == 0 {
+                quote! { legal.trailing_zeros() }
+            } else {
+                let base = Literal::u32_suffixed(w as u32 * 64);
+                quote! { #base + legal.trailing_zeros() }
+            };
+            quote! {
+                let mut legal: u64 = #word;
+                while legal != 0 {
+                    out.push(#m);
+                    legal &= legal - 1;
+                }
+            }
+        });
+        return quote! { #(#loops)* };
+    }
+    // The families: by a shift into their word of moves, or through their table.
+    let mut scattered = Vec::new();
+    for (k, (pattern, members)) in plan.patterns.iter().zip(&plan.members).enumerate() {
+        let mut firsts: BTreeMap<usize, u64> = BTreeMap::new();
+        for &(f, _) in members {
+            *firsts.entry(f as usize / 64).or_default() |= 1 << (f % 64);
+        }
+        let doc = &plan.docs[k];
+        if let Some((_, w, d)) = by_shift(members) {
+            let (i, mask) = firsts
+                .iter()
+                .next()
+                .map(|(&i, &m)| (i, m))
+                .unwrap_or((0, 0));
+            let x = shifts::pattern_word(i, pattern, mask);
+            let moved = match d {
+                0 => quote! { family },
+                d if d > 0 => {
+                    let dl = Literal::u32_unsuffixed(d as u32);
+                    quote! { family << #dl }
+                }
+                d => {
+                    let dl = Literal::u32_unsuffixed((-d) as u32);
+                    quote! { family >> #dl }
+                }
+            };
+            let wl = Literal::usize_unsuffixed(w);
+            words.entry(w).or_default();
+            scattered.push(quote! {
+                #[doc = #doc]
+                let family: u64 = #x;
+                legal[#wl] |= #moved;
+            });
+            continue;
+        }
+        let table = table_ident(name, k);
+        for (i, mask) in firsts {
+            let il = Literal::usize_unsuffixed(i);
+            let x = shifts::pattern_word(i, pattern, mask);
+            scattered.push(quote! {
+                #[doc = #doc]
+                let mut family: u64 = #x;
+                while family != 0 {
+                    let m = #table[#il][family.trailing_zeros() as usize];
+                    legal[(m / 64) as usize] |= 1u64 << (m % 64);
+                    family &= family - 1;
+                }
+            });
+        }
+    }
+    // Every word of moves some member may set.
+    for members in &plan.members {
+        for &(_, m) in members {
+            words.entry(m / 64).or_default();
+        }
+    }
+    let nwords = words.keys().next_back().map_or(0, |&w| w + 1);
+    let inits = (0..nwords).map(|w| match words.get(&w) {
+        Some(bits) if !bits.is_empty() => join_balanced(bits.clone(), Op::Or),
+        _ => quote! { 0u64 },
+    });
+    let nl = Literal::usize_unsuffixed(nwords);
+    let loops = words.keys().map(|&w| {
+        let wl = Literal::usize_unsuffixed(w);
+        let m = if w == 0 {
+            quote! { word.trailing_zeros() }
+        } else {
+            let base = Literal::u32_suffixed(w as u32 * 64);
+            quote! { #base + word.trailing_zeros() }
+        };
+        quote! {
+            let mut word = legal[#wl];
+            while word != 0 {
+                out.push(#m);
+                word &= word - 1;
+            }
+        }
+    });
+    quote! {
+        let mut legal: [u64; #nl] = [#(#inits),*];
+        #(#scattered)*
+        #(#loops)*
+    }
+}
+
+/// Up to this many moves to test, [`legal_pushes`] tests each with an `if`.
+const LEGAL_IFS: usize = 2;
+
+/// A state-bit literal (bit, negated) that at least half of role `r`'s legal moves (and at
+/// least 8) need in every disjunct, typically whose turn it is, and the moves that do not
+/// need it.
+pub(super) fn legal_guard(ir: &Ir, r: usize) -> Option<((u32, bool), Vec<usize>)> {
+    let needs = |l: Lit, g: Lit| -> bool {
+        if l == g {
+            return true;
+        }
+        match (l.input, l.negated) {
+            (crate::ir::Input::Prop(p), false) => {
+                let d = &ir.props[p as usize].disjuncts;
+                !d.is_empty() && d.iter().all(|c| c.contains(&g))
+            }
+            _ => false,
+        }
+    };
+    let legal = &ir.legal[r];
+    let mut counts: rustc_hash::FxHashMap<Lit, usize> = rustc_hash::FxHashMap::default();
+    for &l in legal {
+        let candidates: Vec<Lit> = match (l.input, l.negated) {
+            (crate::ir::Input::Prop(p), false) => ir.props[p as usize]
+                .disjuncts
+                .first()
+                .map(|c| c.to_vec())
+                .unwrap_or_default(),
+            _ => vec![l],
+        };
+        for g in candidates {
+            if matches!(g.input, crate::ir::Input::Bit(_)) && needs(l, g) {
+                *counts.entry(g).or_default() += 1;
+            }
+        }
+    }
+    let (&g, &n) = counts
+        .iter()
+        .max_by_key(|(g, n)| (**n, std::cmp::Reverse(**g)))?;
+    if n < 8 || n * 2 < legal.len() {
+        return None;
+    }
+    let crate::ir::Input::Bit(bit) = g.input else {
+        return None;
+    };
+    let without = (0..legal.len()).filter(|&m| !needs(legal[m], g)).collect();
+    Some(((bit, g.negated), without))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_numbered_like_their_first_bits_move_by_one_shift() {
+        // Moves 3, 4, 6 from first bits 1, 2, 4: two apart.
+        assert_eq!(by_shift(&[(1, 3), (2, 4), (4, 6)]), Some((0, 0, 2)));
+        // Moves 1, 2 from first bits 65, 66: one word of first bits down, 64 apart.
+        assert_eq!(by_shift(&[(65, 1), (66, 2)]), Some((1, 0, 0)));
+        // Not one constant apart, or first bits in two words.
+        assert_eq!(by_shift(&[(1, 3), (2, 5)]), None);
+        assert_eq!(by_shift(&[(1, 3), (65, 3)]), None);
+    }
+}
