@@ -65,6 +65,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     let extras = TraceExtras {
         percepts: args.percepts,
+        ..TraceExtras::default()
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
