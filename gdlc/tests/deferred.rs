@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 
 use gdl_runtime::compare::{CompareOptions, compare};
-use gdl_runtime::propnet::{Engine, Net, Step};
+use gdl_runtime::propnet::{Engine, Net};
 use gdl_runtime::{Game, RoleIndex};
 use gdlc::check::CheckOptions;
 use gdlc::codegen::propnet::build_net;
@@ -156,72 +156,4 @@ fn an_output_too_large_to_list_is_a_diagnostic_not_a_panic() {
         errors.iter().any(|d| d.code == "grounding-too-large"),
         "{errors:?}"
     );
-}
-
-/// A walker on a 6x6 board with walls: `shift` (dynamic: it reads the walls of the state)
-/// lists every step from every square, `near` reads it with the square the walker is on.
-/// Under small limits both are evaluated at run time.
-const WALKER: &str = "
-    (role p)
-    (index 1) (index 2) (index 3) (index 4) (index 5) (index 6)
-    (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
-    (dir north) (dir south) (dir east) (dir west)
-    (init (loc me 1 1))
-    (init (loc goal 6 6))
-    (init (wall 3 3))
-    (init (count 1))
-    (<= (shift ?x ?y north ?x ?y2) (index ?x) (succ ?y ?y2) (not (true (wall ?x ?y2))))
-    (<= (shift ?x ?y south ?x ?y2) (index ?x) (succ ?y2 ?y) (not (true (wall ?x ?y2))))
-    (<= (shift ?x ?y east ?x2 ?y) (index ?y) (succ ?x ?x2) (not (true (wall ?x2 ?y))))
-    (<= (shift ?x ?y west ?x2 ?y) (index ?y) (succ ?x2 ?x) (not (true (wall ?x2 ?y))))
-    (<= (near ?d ?x2 ?y2) (does p (move ?d)) (shift ?x ?y ?d ?x2 ?y2) (true (loc me ?x ?y)))
-    (<= (moved) (does p (move ?d)) (near ?d ?x ?y))
-    (<= (legal p (move ?d)) (dir ?d))
-    (<= (next (loc me ?x ?y)) (near ?d ?x ?y))
-    (<= (next (loc me ?x ?y)) (true (loc me ?x ?y)) (not (moved)))
-    (<= (next (loc goal ?x ?y)) (true (loc goal ?x ?y)))
-    (<= (next (wall ?x ?y)) (true (wall ?x ?y)))
-    (<= (next (count ?n)) (true (count ?m)) (succ ?m ?n))
-    (<= terminal (true (count 6)))
-    (<= terminal (true (loc me 6 6)))
-    (<= (goal p 100) (true (loc me 6 6)))
-    (<= (goal p 0) (not (true (loc me 6 6))))";
-
-#[test]
-fn a_join_scans_the_state_fact_that_holds_once_before_a_wide_relation() {
-    let mut options = CompileOptions::for_game("walker");
-    options.ground = GroundOptions {
-        max_rule_instances: 60,
-        ..GroundOptions::default()
-    };
-    let a = run(WALKER, &options, Stage::Ir).expect("compiles under small limits");
-    let g = a.ground.as_ref().expect("ground");
-    let near = g
-        .joins
-        .joins
-        .iter()
-        .find(|j| j.outputs.iter().any(|&o| g.text(o).starts_with("(near ")))
-        .unwrap_or_else(|| panic!("`near` evaluated at run time: {:?}", g.stats));
-    // The tables scanned, by width: the move (1), the walker's square (2, one row holds
-    // though the table lists every square), then `shift` (5) looked up by all but its last
-    // two columns. Ordered by bound variables alone, `shift` came second (by the direction).
-    let widths: Vec<u32> = near
-        .rule
-        .steps
-        .iter()
-        .filter_map(|s| match s {
-            Step::Scan { table, .. } => Some(g.joins.tables[*table as usize].width),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(widths, [1, 2, 5], "{:?}", near.rule.steps);
-    let game = NetGame::new(a.ir.expect("an IR"));
-    let interp = Interpreter::from_source(WALKER, &CheckOptions::default()).expect("interpreted");
-    let options = CompareOptions {
-        seeds: 1..=40,
-        ..CompareOptions::default()
-    };
-    let stats = compare(&game, &interp, ["network", "interpreter"], &options)
-        .unwrap_or_else(|m| panic!("{m}\n{}\n{}", m.lines[0], m.lines[1]));
-    assert!(stats.states > 40, "{stats:?}");
 }

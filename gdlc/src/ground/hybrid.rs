@@ -33,7 +33,6 @@ use crate::normalize::{NAtom, NLit, NRule, NTerm};
 use crate::terms::TermId;
 
 use super::Grounder;
-use super::estimate::{Candidate, ScanEstimate};
 use super::join::{self, RelKey, rel_key};
 
 /// The rules of a description evaluated at run time.
@@ -78,17 +77,6 @@ fn const_or_var(t: &NTerm, g: &Grounder<'_>) -> Option<Arg> {
         )),
         _ => None,
     }
-}
-
-/// The columns of `cols` whose variables are `bound`, a bit each.
-fn bound_mask(cols: &[u32], bound: &[u32]) -> u64 {
-    let mut mask = 0u64;
-    for (c, v) in cols.iter().enumerate().take(64) {
-        if bound.contains(v) {
-            mask |= 1 << c;
-        }
-    }
-    mask
 }
 
 /// The most table cells (rows times columns) of all joins.
@@ -310,8 +298,8 @@ impl JoinBuilder {
     }
 
     /// The steps of `rule`'s body with the variables `bound` given: scans of the positive
-    /// literals (the fewest rows expected first, [`super::estimate`]), the other literals as
-    /// soon as their variables are bound.
+    /// literals (the most bound first), the other literals as soon as their variables are
+    /// bound.
     fn plan_at(
         &mut self,
         g: &Grounder<'_>,
@@ -323,7 +311,6 @@ impl JoinBuilder {
         let mut left: Vec<usize> = (0..rule.body.len()).collect();
         let mut steps = Vec::new();
         let is_lazy = |a: &NAtom| g.lazy.contains_key(&rel_key(a));
-        let mut candidates: Vec<Option<Candidate>> = (0..rule.body.len()).map(|_| None).collect();
         loop {
             // Filters whose variables are bound.
             let mut placed = true;
@@ -346,29 +333,20 @@ impl JoinBuilder {
                     }
                 }
             }
-            // The next scan: the fewest rows expected (see [`super::estimate`]).
-            let mut next: Option<(usize, ScanEstimate)> = None;
-            for (k, &i) in left.iter().enumerate() {
-                let NLit::Pos(a) = &rule.body[i] else {
-                    continue;
-                };
-                if is_lazy(a) {
-                    continue;
-                }
-                if candidates[i].is_none() {
-                    let table = self.make_table(g, a);
-                    candidates[i] = Some(Candidate::new(g, a, table));
-                }
-                let Some(c) = candidates[i].as_mut() else {
-                    continue;
-                };
-                let mask = bound_mask(&vars_of(&rule.body[i]), &bound);
-                let e = c.estimate(mask);
-                if next.is_none_or(|(_, best)| e.cmp(&best).is_lt()) {
-                    next = Some((k, e));
-                }
-            }
-            let Some((k, _)) = next else {
+            // The next scan: most bound variables, then fewest atoms.
+            let next = left
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &i)| match &rule.body[i] {
+                    NLit::Pos(a) if !is_lazy(a) => {
+                        let vs = vars_of(&rule.body[i]);
+                        let nb = vs.iter().filter(|v| bound.contains(v)).count();
+                        Some((k, nb, g.db.atoms(rel_key(a)).len()))
+                    }
+                    _ => None,
+                })
+                .max_by_key(|&(_, nb, size)| (nb, std::cmp::Reverse(size)));
+            let Some((k, _, _)) = next else {
                 // A lazy literal with free variables: each is bound to the values it can take
                 // (a static table), and the literal is then a test.
                 let free = left.iter().find_map(|&i| match &rule.body[i] {
@@ -399,10 +377,15 @@ impl JoinBuilder {
                 continue;
             };
             let i = left.remove(k);
-            let Some(c) = candidates[i].take() else { break };
+            let NLit::Pos(a) = &rule.body[i] else { break };
             let cols = vars_of(&rule.body[i]);
-            let table = self.push_table(rule, c.table)?;
-            let mask = bound_mask(&cols, &bound);
+            let table = self.table(g, rule, a)?;
+            let mut mask = 0u64;
+            for (c, v) in cols.iter().enumerate() {
+                if bound.contains(v) {
+                    mask |= 1 << c;
+                }
+            }
             for &v in &cols {
                 if !bound.contains(&v) {
                     bound.push(v);
@@ -455,14 +438,8 @@ impl JoinBuilder {
         })
     }
 
-    /// Adds the table of the atoms literal pattern `a` can match.
-    fn table(&mut self, g: &Grounder<'_>, rule: &NRule, a: &NAtom) -> Result<u32, GroundError> {
-        let t = self.make_table(g, a);
-        self.push_table(rule, t)
-    }
-
     /// The table of the atoms literal pattern `a` can match.
-    fn make_table(&self, g: &Grounder<'_>, a: &NAtom) -> Table {
+    fn table(&mut self, g: &Grounder<'_>, rule: &NRule, a: &NAtom) -> Result<u32, GroundError> {
         let cols = vars_of(&NLit::Pos(a.clone()));
         let rel = rel_key(a);
         let dynamic = g.dynamic.contains(&rel);
@@ -481,7 +458,7 @@ impl JoinBuilder {
             }
             t.signals.push(if dynamic { atom } else { ALWAYS });
         }
-        t
+        self.push_table(rule, t)
     }
 
     /// Adds table `t` (read by `rule`), within the limit on cells.
