@@ -321,7 +321,10 @@ fn derive(
             })
             .collect()
     };
-    let max_heads = g.options.max_atoms;
+    // The join stops once its heads alone pass the atom limit (distinct atoms, so the
+    // database then holds more than the limit and `insert_heads` fails), not after deriving
+    // every one of them: a static component allowed a quarter of the atoms stops there.
+    let max_heads = g.atom_limit.min(g.options.max_atoms);
     for delta in deltas {
         let req = JoinRequest {
             rule,
@@ -412,5 +415,59 @@ fn feed_back(g: &mut Grounder<'_>, head: &NAtom, atom: TermId) {
     if let Some((rel, args)) = fed {
         let t = g.store.intern(rel.0, &args);
         g.db.insert(&g.store, rel, t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ground::{GroundOptions, Grounder, join::Budget};
+    use crate::terms::TermStore;
+
+    #[test]
+    fn a_static_component_stops_at_its_atom_limit_not_after_its_rule() {
+        // `triple` has 20^3 = 8,000 atoms, derived by one join; the component may add 100.
+        let mut text = String::from(
+            "(role p) (legal p go) (goal p 0) (init (s 1)) (<= (next (s 1)) (true (s 1))) \
+             (<= terminal (triple 1 1 1))",
+        );
+        for i in 0..20 {
+            text.push_str(&format!(" (n {i})"));
+        }
+        text.push_str(" (<= (triple ?x ?y ?z) (n ?x) (n ?y) (n ?z))");
+        let checked = crate::frontend::load(
+            crate::frontend::Source::new("t.kif", &text),
+            &Default::default(),
+        )
+        .expect("checks");
+        let nprog =
+            crate::normalize::normalize(&checked.program, Default::default()).expect("normalises");
+        let options = GroundOptions::default();
+        let mut g = Grounder {
+            options: &options,
+            symbols: nprog.symbols.clone(),
+            store: TermStore::default(),
+            db: Default::default(),
+            budget: Budget::new(options.max_matches, None),
+            dynamic: Default::default(),
+            depth: Vec::new(),
+            first_span: Default::default(),
+            guards: Default::default(),
+            aux_count: 0,
+            hybrid: false,
+            lazy: Default::default(),
+            join_rules: Vec::new(),
+            atom_limit: options.max_atoms,
+            deferred: Default::default(),
+        };
+        let rules: Vec<&NRule> = nprog.rules.iter().collect();
+        let mut failed = false;
+        for component in static_components(&rules).expect("components") {
+            g.atom_limit = g.db.count() as usize + 100;
+            failed |= static_component(&mut g, &component).is_err();
+        }
+        assert!(failed, "triple is over the limit");
+        // The join stopped at the limit: far fewer atoms than its 8,000.
+        assert!(g.db.count() < 300, "{} atoms", g.db.count());
     }
 }

@@ -356,6 +356,11 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         .map(|&(s, a)| (s, a as usize))
         .collect();
     let mut last = first.clone();
+    // The rewrites may spend half the time left: the last resort keeps the rest.
+    let magic_deadline = deadline.map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now) / 2
+    });
     for negation in [
         NegationPolicy::Demand,
         NegationPolicy::DemandPositive,
@@ -369,7 +374,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             },
         );
         let mut again = Probe::default();
-        match ground_with(&magic.program, options, &magic.guards, deadline, &mut again) {
+        match ground_with(
+            &magic.program,
+            options,
+            &magic.guards,
+            magic_deadline,
+            &mut again,
+        ) {
             Ok(mut g) => {
                 g.stats.demand_driven = true;
                 return Ok(g);
