@@ -193,12 +193,7 @@ fn peers_table(s: &mut String, m: &Measured) {
     }
     let _ = writeln!(
         s,
-        "\n{reached_cpu} of {} games at 2x the best peer or more per CPU second.",
-        peers.len()
-    );
-    let _ = writeln!(
-        s,
-        "\n{reached} of {} games at 2x the best peer or more.",
+        "\n{reached} of {} games at 2x the best peer or more; {reached_cpu} per CPU second.",
         peers.len()
     );
 }
