@@ -29,7 +29,7 @@ pub struct Args {
     /// The game description (KIF).
     pub file: PathBuf,
     /// How long to play, in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = super::seconds_value)]
     pub seconds: f64,
     /// Seed of the SplitMix64 move chooser.
     #[arg(long, default_value_t = 1)]
@@ -52,10 +52,6 @@ pub struct Args {
 /// Runs `gdlc bench`: exit 0 with the summary line printed, 1 when the game does not compile or
 /// cannot be played to the end, 2 on usage or I/O problems.
 pub fn run(args: Args) -> ExitCode {
-    if !(args.seconds.is_finite() && (0.0..1e9).contains(&args.seconds)) {
-        eprintln!("gdlc bench: --seconds must be a non-negative number");
-        return ExitCode::from(super::EXIT_USAGE);
-    }
     let loaded = match super::Loaded::read(&args.file) {
         Ok(l) => l,
         Err(code) => return code,

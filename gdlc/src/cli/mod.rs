@@ -30,6 +30,15 @@ use gdlc::{CheckOptions, CompileOptions, Compiled, Diagnostic, Source};
 /// Exit code for usage and I/O problems.
 pub const EXIT_USAGE: u8 = 2;
 
+/// Reads a `--seconds` value: a finite, non-negative number of seconds (below 1e9), so that
+/// a clock built from it cannot overflow. Shared by every command that plays for a time.
+pub fn seconds_value(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..1e9).contains(&s) => Ok(s),
+        _ => Err("a non-negative number of seconds (below 1e9)".to_string()),
+    }
+}
+
 /// Exit code when a description has errors (or a game cannot be played).
 pub const EXIT_ERRORS: u8 = 1;
 

@@ -37,10 +37,11 @@ pub struct Args {
     /// The game description (KIF or infix).
     pub file: PathBuf,
     /// The breadth-first search stops (and sampling takes over) past this many states.
-    #[arg(long, default_value_t = ValidateOptions::default().max_states)]
+    #[arg(long, default_value_t = ValidateOptions::default().max_states,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_states: usize,
     /// The time of the whole validation, in seconds (not counting the build).
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = super::seconds_value)]
     pub seconds: f64,
     /// Threads that sample at once (compiled engine only).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=4096))]
@@ -64,10 +65,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    if !(args.seconds.is_finite() && (0.0..1e9).contains(&args.seconds)) || args.max_states == 0 {
-        eprintln!("gdlc validate: --seconds must be a non-negative number, --max-states positive");
-        return ExitCode::from(super::EXIT_USAGE);
-    }
     let loaded = match super::Loaded::read(&args.file) {
         Ok(l) => l,
         Err(code) => return code,
