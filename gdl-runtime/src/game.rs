@@ -69,6 +69,28 @@ pub trait Game {
     /// particular order and without duplicates.
     fn write_state(&self, state: &Self::State, out: &mut Vec<String>);
 
+    /// Which of `base` (the state facts) and `input` (the moves) the description declares,
+    /// for [`Game::undeclared_facts`] and [`Game::is_declared_move`]. The default: neither.
+    fn declarations(&self) -> Declarations {
+        Declarations::default()
+    }
+
+    /// Replaces the contents of `out` with the GDL text of every fact of `state` that no
+    /// `base` fact declares, in [`Game::write_state`]'s order; empty unless
+    /// [`Game::declarations`] says `base` was [`Declared::Given`]. Generated games test a mask
+    /// of the state words, so the empty answer is cheap.
+    fn undeclared_facts(&self, state: &Self::State, out: &mut Vec<String>) {
+        let _ = state;
+        out.clear();
+    }
+
+    /// Whether an `input` fact declares `mv` of `role` (`true` unless [`Game::declarations`]
+    /// says `input` was [`Declared::Given`]).
+    fn is_declared_move(&self, role: RoleIndex, mv: Self::Move) -> bool {
+        let _ = (role, mv);
+        true
+    }
+
     /// Whether `role` is GDL-II's `random`, whose moves are drawn uniformly by the caller.
     fn is_random_role(&self, role: RoleIndex) -> bool {
         self.role_name(role) == "random"
@@ -101,4 +123,23 @@ pub trait Game {
         self.write_move(role, mv, &mut s);
         s
     }
+}
+
+/// Whether a description declares its state facts (`base`) or its moves (`input`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Declared {
+    /// It has no such rule.
+    #[default]
+    Absent,
+    /// It has, and the engine knows every declared fact.
+    Given,
+    /// It has, but they could not be evaluated (they read the state, or are too large).
+    Unevaluated,
+}
+
+/// What [`Game::declarations`] says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Declarations {
+    pub base: Declared,
+    pub input: Declared,
 }

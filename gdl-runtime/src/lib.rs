@@ -45,5 +45,5 @@ pub mod validate;
 #[cfg(test)]
 mod toy;
 
-pub use game::{Game, RoleIndex};
+pub use game::{Declarations, Declared, Game, RoleIndex};
 pub use rng::SplitMix64;

@@ -325,6 +325,9 @@ pub struct Ir {
     pub sees: Vec<Vec<Percept>>,
     /// The rules evaluated at run time.
     pub joins: IrJoins,
+    /// What the description declares with `base` and `input` (set by the pipeline; the
+    /// generated code tells `gdlc validate` which state facts and moves are not declared).
+    pub declarations: crate::ground::declared::Declarations,
 }
 
 /// Sizes of an IR.

@@ -205,6 +205,9 @@ pub fn run<'a>(
 
     passes.start(Pass::Lower);
     let mut ir = ir::lower(&g)?;
+    if let Some(nprog) = &a.normalized {
+        ir.declarations = ground::declared::declarations(nprog, &ir.roles);
+    }
     a.ground = Some(g);
     a.ir_lowered = Some(ir.stats());
     passes.done(&mut a);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use gdl_runtime::Declared;
 use gdl_runtime::validate::{Finding, Kind, Mode, Report, ValidateOptions, validate};
 use gdlc::interp::Interpreter;
 
@@ -126,6 +127,54 @@ fn a_role_that_cannot_win() {
 }
 
 #[test]
+fn base_and_input_that_declare_everything() {
+    let r = validated("declared");
+    assert_eq!((r.mode, r.states), (Mode::Exhaustive, 8));
+    let checked = gdl_runtime::Declarations {
+        base: Declared::Given,
+        input: Declared::Given,
+    };
+    assert_eq!(r.declarations, checked);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(r.exit_status(), 0);
+    assert_eq!(validated("nim").declarations, Default::default());
+}
+
+#[test]
+fn a_state_fact_that_base_leaves_out() {
+    let r = validated("fact_not_in_base");
+    let f = only(&r, Kind::UndeclaredFact);
+    assert_eq!((f.len(), f[0].role), (1, None));
+    assert_eq!(f[0].detail, "state fact (pile 2) is no base fact");
+    assert_eq!(f[0].path, [joint(&["(take 2)", "noop"])]);
+    // (pile 2) with a or b to move.
+    assert_eq!(f[0].count, 2);
+    assert_eq!(r.exit_status(), 1);
+}
+
+#[test]
+fn a_legal_move_that_input_leaves_out() {
+    let r = validated("move_not_in_input");
+    let f = only(&r, Kind::UndeclaredMove);
+    assert_eq!((f.len(), f[0].role), (1, Some(1)));
+    assert_eq!(f[0].detail, "legal move (take 2) is no input of the role");
+    // b may take 2 after either first move of a.
+    assert_eq!(f[0].path.len(), 1);
+    assert_eq!(f[0].path[0][1], "noop");
+    assert_eq!(r.exit_status(), 1);
+    // Sampling checks them as well, on the playout's moves.
+    let sampled = ValidateOptions {
+        max_states: 1,
+        duration: Duration::from_millis(200),
+        ..ValidateOptions::default()
+    };
+    let r = report_of(&fixture("move_not_in_input"), &sampled);
+    assert_eq!(r.mode, Mode::Sampled);
+    let f = only(&r, Kind::UndeclaredMove);
+    assert_eq!((f[0].role, f[0].path.len()), (Some(1), 1));
+}
+
+#[test]
 fn past_the_state_limit_playouts_find_the_long_ones() {
     let options = ValidateOptions {
         max_states: 2,
@@ -231,6 +280,23 @@ fn both_engines_solve_tic_tac_toe_alike_and_exit_statuses() {
         assert_eq!(first["detail"], detail, "{backend}");
         let path = serde_json::json!([["(take 1)", "noop"]]);
         assert_eq!(first["path"], path, "{backend}");
+    }
+    // base and input: the same findings, paths and counts from both engines and backends.
+    for name in ["fact_not_in_base", "move_not_in_input"] {
+        let path = fixture(name);
+        let path = path.to_str().unwrap();
+        let (code, interpreted) = cli_json(&[path, "--engine", "interpreted"], &cache);
+        assert_eq!(code, 1, "{name}");
+        assert_eq!(interpreted["base"], "checked", "{name}");
+        for backend in ["propnet", "inline"] {
+            let (code, compiled) = cli_json(&[path, "--backend", backend], &cache);
+            assert_eq!(code, 1, "{name} {backend}");
+            assert_eq!(
+                compiled["findings"], interpreted["findings"],
+                "{name} {backend}"
+            );
+            assert_eq!(compiled["input"], "checked", "{name} {backend}");
+        }
     }
     let cycle = fixture("cycle");
     let sampled = [cycle.to_str().unwrap(), "--engine", "interpreted"];

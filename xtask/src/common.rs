@@ -11,8 +11,9 @@ use gdl_tests::CorpusGame;
 use gdl_tests::compiled::{Limits, RunError, run_limited};
 
 /// The games whose name (or `collection/name`) matches one of the comma-separated `patterns`:
-/// with `*` / `?`, a glob matched against the whole name; without, a substring. `None` selects
-/// every game.
+/// with `*` / `?`, a glob matched against the whole name or `collection/name`; without, a
+/// collection's name (all its games), `collection/name`, or a substring of the name. `None`
+/// selects every game. The one syntax of `--games` in every task.
 pub fn select(games: Vec<CorpusGame>, patterns: Option<&str>) -> Vec<CorpusGame> {
     let Some(patterns) = patterns else {
         return games;
@@ -26,7 +27,7 @@ pub fn select(games: Vec<CorpusGame>, patterns: Option<&str>) -> Vec<CorpusGame>
                 if p.contains(['*', '?']) {
                     glob(p, &g.name) || glob(p, &full)
                 } else {
-                    g.name.contains(p) || full == *p
+                    g.collection == *p || g.name.contains(p) || full == *p
                 }
             })
         })
@@ -335,6 +336,15 @@ mod tests {
         assert_eq!(
             names(select(games.clone(), Some("ggp-base-tests/*"))),
             ["ggp-base-tests/ticTacToe"]
+        );
+        assert_eq!(
+            names(select(games.clone(), Some("ggp-base-tests"))),
+            ["ggp-base-tests/ticTacToe"],
+            "a collection by its name"
+        );
+        assert_eq!(
+            names(select(games.clone(), Some("ggp-repository/ticTacToe"))),
+            ["ggp-repository/ticTacToe"]
         );
         assert_eq!(select(games.clone(), Some("tic*,chess_200")).len(), 3);
         assert_eq!(select(games, None).len(), 3);

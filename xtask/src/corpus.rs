@@ -33,8 +33,9 @@ use crate::common::{self, CompileFailure, pmap};
 /// The arguments of `cargo xtask corpus`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Only the games matching these comma-separated patterns (substring of the name, or a
-    /// glob with `*` and `?` against `name` or `collection/name`).
+    /// Only the games matching these comma-separated patterns: a collection's name, a
+    /// `collection/name`, a substring of the name, or a glob with `*` and `?` against `name`
+    /// or `collection/name` (`common::select`).
     #[arg(long, value_name = "PATTERN")]
     pub games: Option<String>,
     /// Parallel jobs (compilations, playouts; cargo builds one batch at a time with this many

@@ -187,7 +187,9 @@ fn render(games: &[CorpusGame], outcomes: &[Outcome], args: &Args, took: Duratio
         "Written by `cargo xtask validate --seconds {} --max-states {} --threads {}{}` \
          ({} games, {:.0} s, load {}). Each game is explored by `gdlc validate` on the compiled \
          engine (on the interpreter when it does not compile): *exhaustive* when every reachable state was seen within the limits, else \
-         *sampled* (breadth-first up to the limit, then random playouts). Verdicts: \
+         *sampled* (breadth-first up to the limit, or until the states waiting could not be \
+         expanded in the time left, then random playouts). Descriptions with `base` / `input` \
+         are checked against them. Verdicts: \
          `well-formed`, `ERRORS` (the game breaks well-formedness; the moves that show it are \
          below), `undecided` (sampled, no error found). Findings are `code[role]×count`.\n",
         args.seconds,
@@ -253,8 +255,9 @@ fn row(name: &str, engine: &str, r: &Value, verdict: &str) -> String {
     let states = match mode {
         "exhaustive" => format!("{}", n("states")),
         _ => format!(
-            "{} + {} in {} playouts",
+            "{} in {:.1} s + {} in {} playouts",
             n("states"),
+            r["explore_seconds"].as_f64().unwrap_or(0.0),
             n("sampled_states"),
             n("playouts")
         ),

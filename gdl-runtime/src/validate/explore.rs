@@ -216,6 +216,33 @@ pub(super) struct Limits {
     pub start: Instant,
 }
 
+/// Why the search cannot finish in time, when it cannot: every state found must still be
+/// expanded, so the states waiting at the rate seen so far are a lower bound of the time it
+/// needs; past a quarter more than the time left, the search stops, and sampling gets the
+/// time. Asked once a tenth of a second and a thousand states give a rate.
+pub(super) fn hopeless(
+    expanded: usize,
+    found: usize,
+    now: Instant,
+    limits: &Limits,
+) -> Option<String> {
+    let elapsed = now.saturating_duration_since(limits.start).as_secs_f64();
+    if expanded < 1000 || elapsed < 0.1 {
+        return None;
+    }
+    let rate = expanded as f64 / elapsed;
+    let waiting = (found - expanded) as f64;
+    let needed = waiting / rate;
+    let left = limits.until.saturating_duration_since(now).as_secs_f64();
+    (needed > 1.25 * left).then(|| {
+        format!(
+            "a projection: {} states waiting need at least {needed:.1} s at {rate:.0} states/s, \
+             more than the {left:.1} s left (after {found} states)",
+            found - expanded
+        )
+    })
+}
+
 pub(super) struct Explored<S> {
     pub graph: Graph<S>,
     pub findings: Findings,
@@ -264,6 +291,72 @@ pub(super) fn goal_detail(terminal: bool, values: &[Option<i32>]) -> String {
     }
 }
 
+/// The checks of `base` and `input` ([`Game::declarations`]), shared by the breadth-first
+/// search and the playouts.
+pub(super) struct Declarations {
+    facts: bool,
+    moves: bool,
+    undeclared: Vec<String>,
+}
+
+impl Declarations {
+    pub fn of<G: Game>(game: &G) -> Self {
+        let d = game.declarations();
+        Declarations {
+            facts: d.base == crate::Declared::Given,
+            moves: d.input == crate::Declared::Given,
+            undeclared: Vec::new(),
+        }
+    }
+
+    /// Tells `found` each finding of `state`, whose roles' legal moves are `legal`: its facts
+    /// that no `base` declares ([`Kind::UndeclaredFact`]), and per role its first legal move
+    /// that no `input` declares ([`Kind::UndeclaredMove`]), each with its detail.
+    pub fn check<G: Game>(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        legal: &[Vec<G::Move>],
+        found: &mut dyn FnMut(Kind, Option<RoleIndex>, String),
+    ) {
+        if self.facts {
+            game.undeclared_facts(state, &mut self.undeclared);
+            if !self.undeclared.is_empty() {
+                found(
+                    Kind::UndeclaredFact,
+                    None,
+                    undeclared_detail(&self.undeclared),
+                );
+            }
+        }
+        if self.moves {
+            for (r, moves) in legal.iter().enumerate() {
+                if let Some(&m) = moves.iter().find(|&&m| !game.is_declared_move(r, m)) {
+                    let detail = format!(
+                        "legal move {} is no input of the role",
+                        game.move_text(r, m)
+                    );
+                    found(Kind::UndeclaredMove, Some(r), detail);
+                }
+            }
+        }
+    }
+}
+
+/// The detail of [`Kind::UndeclaredFact`]: the first few facts.
+fn undeclared_detail(facts: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let list = facts[..facts.len().min(SHOWN)].join(", ");
+    match facts.len() {
+        1 => format!("state fact {list} is no base fact"),
+        n if n <= SHOWN => format!("state facts {list} are no base facts"),
+        n => format!(
+            "state facts {list} and {} more are no base facts",
+            n - SHOWN
+        ),
+    }
+}
+
 /// The detail of [`Kind::NoLegalMove`].
 pub(super) const NO_MOVE: &str = "no legal move in a non-terminal state";
 
@@ -292,6 +385,7 @@ pub(super) fn explore<G: Game>(
     let mut joint: Vec<G::Move> = Vec::with_capacity(n);
     let mut digits = vec![0usize; n];
     let mut values = Vec::new();
+    let mut declarations = Declarations::of(game);
     let mut next = init;
     let max_edges = limits
         .max_states
@@ -306,6 +400,10 @@ pub(super) fn explore<G: Game>(
             let now = Instant::now();
             if now >= limits.until {
                 out.stop = Some(format!("the time limit, after {} states", g.len()));
+                break;
+            }
+            if let Some(why) = hopeless(i as usize, g.len(), now, limits) {
+                out.stop = Some(why);
                 break;
             }
             if now - last_tick >= Duration::from_millis(100) {
@@ -349,6 +447,9 @@ pub(super) fn explore<G: Game>(
             total = total.saturating_mul(moves.len() as u64);
             g.counts.push(moves.len() as u32);
         }
+        declarations.check(game, &s, &legal, &mut |kind, role, detail| {
+            out.findings.add(kind, role, Site::State(i), || detail);
+        });
         if let Some(f) = game.fault() {
             out.fault = Some(f);
             break;

@@ -6,7 +6,9 @@
 //! breadth-first from the initial state, every state kept in a hash set, while the states fit
 //! in [`ValidateOptions::max_states`] and the time in three quarters of
 //! [`ValidateOptions::duration`]; breadth-first order makes the first state found with a
-//! defect one of the nearest. When the whole graph was seen ([`Mode::Exhaustive`]) it is also
+//! defect one of the nearest. The search stops early when it cannot finish: the states found
+//! but not yet expanded, at the rate seen so far, would take longer than the time left
+//! (a deep game then gets nearly all the time for playouts). When the whole graph was seen ([`Mode::Exhaustive`]) it is also
 //! analysed: cycles, and by retrograde analysis which roles can force a win and the value of
 //! a two-player zero-sum turn-taking game. Otherwise ([`Mode::Sampled`]) random playouts fill
 //! the rest of the time, and what they find comes with the playout's moves. Findings:
@@ -14,7 +16,9 @@
 //! - errors: a non-terminal state where a role has no legal move; a terminal state where a
 //!   role has no goal value, several, or one outside 0..100; a state with several goal values
 //!   for a role; a cycle (the game need not end); a role that no terminal state gives 100
-//!   (exhaustive only);
+//!   (exhaustive only); when the description declares `base` / `input`
+//!   ([`Game::declarations`]), a reachable state fact no `base` fact declares and a legal move
+//!   no `input` fact declares;
 //! - warnings: a playout longer than [`ValidateOptions::max_playout_steps`] (sampling); a role
 //!   whose goal value decreases along a move; a single-player game that cannot be won by force.
 //!
@@ -31,7 +35,7 @@ mod table;
 
 use std::time::{Duration, Instant};
 
-use crate::{Game, RoleIndex};
+use crate::{Declarations, Game, RoleIndex};
 
 /// The limits and seed of a validation.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +102,10 @@ pub enum Kind {
     GoalDecreases,
     /// A single-player game whose role cannot force 100.
     NotStronglyWinnable,
+    /// A reachable state holds a fact that no `base` fact declares.
+    UndeclaredFact,
+    /// A legal move that no `input` fact declares for its role.
+    UndeclaredMove,
 }
 
 impl Kind {
@@ -113,6 +121,8 @@ impl Kind {
             Kind::LongPlayout => "long-playout",
             Kind::GoalDecreases => "goal-decreases",
             Kind::NotStronglyWinnable => "not-strongly-winnable",
+            Kind::UndeclaredFact => "fact-not-in-base",
+            Kind::UndeclaredMove => "move-not-in-input",
         }
     }
 
@@ -172,6 +182,8 @@ pub struct Report {
     pub depth: u64,
     /// Why the breadth-first search stopped short (when sampled).
     pub exhaustive_stop: Option<String>,
+    /// The time of the breadth-first search (the rest went to the analyses or playouts).
+    pub explore_seconds: f64,
     /// Playouts played, and the states they visited.
     pub playouts: u64,
     pub sampled_states: u64,
@@ -185,6 +197,8 @@ pub struct Report {
     pub value_note: String,
     /// The engine's fault, which stopped the exploration.
     pub fault: Option<String>,
+    /// Whether `base` and `input` were given, so checked ([`Game::declarations`]).
+    pub declarations: Declarations,
     pub findings: Vec<Finding>,
 }
 
@@ -293,6 +307,7 @@ fn run<G: Game>(
         terminal_states: 0,
         depth: 0,
         exhaustive_stop: None,
+        explore_seconds: 0.0,
         playouts: 0,
         sampled_states: 0,
         longest_playout: 0,
@@ -300,6 +315,7 @@ fn run<G: Game>(
         value: None,
         value_note: String::new(),
         fault: None,
+        declarations: game.declarations(),
         findings: Vec::new(),
     };
     let limits = explore::Limits {
@@ -308,6 +324,7 @@ fn run<G: Game>(
         start,
     };
     let explored = explore::explore(game, &limits, progress);
+    report.explore_seconds = start.elapsed().as_secs_f64();
     report.states = explored.graph.len() as u64;
     report.terminal_states = explored.graph.terminal_count();
     report.depth = explored.graph.max_depth();

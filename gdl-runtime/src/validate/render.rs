@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{Finding, JointText, Mode, Report, Severity};
+use crate::Declared;
 
 /// The report as text: a summary, the roles, the value, each finding with its moves (each
 /// joint move a line of `(does ROLE MOVE)`), and the verdict.
@@ -25,9 +26,11 @@ pub fn text(report: &Report, game: &str) -> String {
                 .unwrap_or("an engine fault");
             let _ = writeln!(
                 s,
-                "{game}: sampled: breadth-first search stopped by {stop} (depth {}), then {} \
-                 random playouts ({} states, the longest {} steps), in {:.2} s ({:.0} states/s)",
+                "{game}: sampled: breadth-first search stopped by {stop} (depth {}, {:.2} s), \
+                 then {} random playouts ({} states, the longest {} steps), in {:.2} s ({:.0} \
+                 states/s)",
                 report.depth,
+                report.explore_seconds,
                 report.playouts,
                 report.sampled_states,
                 report.longest_playout,
@@ -60,6 +63,16 @@ pub fn text(report: &Report, game: &str) -> String {
             let _ = writeln!(s, "  no game value: {}", report.value_note);
         }
         None => {}
+    }
+    let d = report.declarations;
+    if (d.base, d.input) != (Declared::Absent, Declared::Absent) {
+        let said = |d: Declared| match d {
+            Declared::Absent => "not given",
+            Declared::Given => "checked",
+            Declared::Unevaluated => "given but not evaluated, unchecked",
+        };
+        let (base, input) = (said(d.base), said(d.input));
+        let _ = writeln!(s, "  base: {base}; input: {input}");
     }
     if let Some(f) = &report.fault {
         let _ = writeln!(s, "  the engine stopped: {f}");
@@ -123,7 +136,7 @@ fn moves_text(s: &mut String, report: &Report, moves: &[JointText], first: usize
 
 /// The report as one JSON object (keys as in [`Report`], findings with `code`, `severity`,
 /// `role`, `detail`, `count`, `path` and `cycle`, each joint move an array of move texts in
-/// role order), with `game`, `errors`, `warnings`, `well_formed` and `exit_status`.
+/// role order; `base` and `input`: `absent`, `checked` or `unevaluated`), with `game`, `errors`, `warnings`, `well_formed` and `exit_status`.
 pub fn json(report: &Report, game: &str) -> String {
     let mut s = String::from("{");
     let _ = write!(s, "\"game\":{}", quoted(game));
@@ -144,8 +157,9 @@ pub fn json(report: &Report, game: &str) -> String {
     }
     let _ = write!(
         s,
-        ",\"seconds\":{:.3},\"states_per_second\":{:.0}",
+        ",\"seconds\":{:.3},\"explore_seconds\":{:.3},\"states_per_second\":{:.0}",
         report.seconds,
+        report.explore_seconds,
         report.states_per_second()
     );
     let _ = write!(
@@ -177,6 +191,18 @@ pub fn json(report: &Report, game: &str) -> String {
         quoted(&report.value_note)
     );
     let _ = write!(s, ",\"fault\":{}", optional(report.fault.as_deref()));
+    let name = |d: Declared| match d {
+        Declared::Absent => "absent",
+        Declared::Given => "checked",
+        Declared::Unevaluated => "unevaluated",
+    };
+    let d = report.declarations;
+    let _ = write!(
+        s,
+        ",\"base\":\"{}\",\"input\":\"{}\"",
+        name(d.base),
+        name(d.input)
+    );
     let findings: Vec<String> = report
         .findings
         .iter()

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::explore::{NO_MOVE, goal_detail, goal_finding, goal_of};
+use super::explore::{Declarations, NO_MOVE, goal_detail, goal_finding, goal_of};
 use super::{Finding, JointText, Kind, Phase, Progress, ValidateOptions};
 use crate::{Game, RoleIndex, SplitMix64};
 
@@ -200,6 +200,7 @@ fn playouts<G: Game>(
     let mut legal: Vec<Vec<G::Move>> = vec![Vec::new(); n];
     let mut moves: Vec<G::Move> = Vec::new();
     let mut values = Vec::new();
+    let mut declarations = Declarations::of(game);
     let path = |moves: &[G::Move]| -> Vec<JointText> {
         moves
             .chunks(n.max(1))
@@ -227,6 +228,10 @@ fn playouts<G: Game>(
                 out.wins[r] |= terminal && goal_of(&values) == 100;
             }
             if terminal {
+                let len = moves.len() / n.max(1);
+                declarations.check(game, &state, &[], &mut |kind, role, detail| {
+                    out.add(kind, role, 1, len, || (detail, path(&moves)));
+                });
                 break;
             }
             let mut stuck = false;
@@ -240,6 +245,10 @@ fn playouts<G: Game>(
                     });
                 }
             }
+            let len = moves.len() / n.max(1);
+            declarations.check(game, &state, &legal, &mut |kind, role, detail| {
+                out.add(kind, role, 1, len, || (detail, path(&moves)));
+            });
             if stuck || game.fault().is_some() {
                 break;
             }

@@ -2,7 +2,8 @@
 //! [`gdl_runtime::Game`].
 //!
 //! Every module holds a unit struct for the game, a `Copy` bitset `State([u64; N])` over the
-//! state bits, and name tables (`ROLES`, `BITS`, `CONSTANT_FACTS`, `MOVES`). Moves are `u32`
+//! state bits, and name tables (`ROLES`, `BITS`, `CONSTANT_FACTS`, `MOVES`; for a description
+//! with `base` / `input`, what they do not declare: [`declared`]). Moves are `u32`
 //! indices into the role's `MOVES` table, which is in byte order of the texts: legal moves are
 //! listed in that order and `parse_move` binary-searches the table. How the outputs are
 //! computed depends on the [`Backend`]:
@@ -17,6 +18,7 @@
 //! ([`CodegenOptions::inline_limit`]), the cost model expects it to be faster, and its text
 //! stays short enough for rustc to build quickly ([`CodegenOptions::inline_max_bytes`]).
 
+mod declared;
 pub mod inline;
 pub mod propnet;
 
@@ -298,6 +300,7 @@ pub(crate) fn header(ir: &Ir, options: &CodegenOptions) -> TokenStream {
     let doc_game = format!(" The game of {}.", options.source_name);
     let words_lit = Literal::usize_unsuffixed(words);
     let sees = sees_table(ir);
+    let (declared, _) = declared::items(ir);
     quote! {
         use gdl_runtime::{Game, RoleIndex};
 
@@ -320,6 +323,7 @@ pub(crate) fn header(ir: &Ir, options: &CodegenOptions) -> TokenStream {
         /// The initial state.
         pub const INIT: State = State([#(#init),*]);
         #sees
+        #declared
     }
 }
 
@@ -336,6 +340,7 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
         percepts,
     } = b;
     let percepts = percepts_fn(ir, percepts);
+    let (_, declared) = declared::items(ir);
     quote! {
         // With one role, `match role { 0 => .., _ => {} }` has one arm; each arm of `next`
         // carries its move as a doc comment, which rustdoc does not show. The methods a
@@ -406,6 +411,7 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
             }
 
             #percepts
+            #declared
         }
     }
 }

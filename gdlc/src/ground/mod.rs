@@ -24,6 +24,7 @@
 //! deadline), and the numbers of atoms, instances and literals are bounded: a description too
 //! large to ground is a diagnostic naming the rule, never exhausted memory or a hang.
 
+pub mod declared;
 pub(crate) mod fixpoint;
 pub mod hybrid;
 pub(crate) mod instantiate;
@@ -811,12 +812,17 @@ pub(crate) fn unsafe_rule(rule: &NRule) -> Diagnostic {
 
 /// The rules that some relation of [`OUTPUTS`] depends on.
 fn needed_rules(rules: &[NRule]) -> Vec<&NRule> {
+    rules_for(rules, &OUTPUTS)
+}
+
+/// The rules that some relation of `roots` depends on.
+fn rules_for<'r>(rules: &'r [NRule], roots: &[RelKey]) -> Vec<&'r NRule> {
     let mut by_head: HashMap<RelKey, Vec<&NRule>> = HashMap::default();
     for r in rules {
         by_head.entry(rel_key(&r.head)).or_default().push(r);
     }
-    let mut needed: HashSet<RelKey> = OUTPUTS.into_iter().collect();
-    let mut stack: Vec<RelKey> = OUTPUTS.to_vec();
+    let mut needed: HashSet<RelKey> = roots.iter().copied().collect();
+    let mut stack: Vec<RelKey> = roots.to_vec();
     while let Some(rel) = stack.pop() {
         for r in by_head.get(&rel).into_iter().flatten() {
             for lit in &r.body {

@@ -24,8 +24,11 @@ use std::cell::RefCell;
 
 use gdl_runtime::{Game, RoleIndex};
 
+use rustc_hash::FxHashSet as HashSet;
+
 use crate::ast::{Program, RuleKind, Sym, kw};
 use crate::diag::Diagnostic;
+use crate::ground::declared::Declaration;
 use crate::normalize::{NormalizeOptions, normalize};
 
 pub use crate::terms::{TermId, TermStore};
@@ -46,6 +49,17 @@ pub struct Interpreter {
     sees_rel: RelId,
     /// The span of each rule of the program (to locate a fault).
     rule_spans: Vec<crate::ast::Span>,
+    /// What `base` and `input` declare ([`crate::ground::declared`]): the facts of `base`
+    /// and per role the moves of `input`, when given.
+    declared: Declared,
+}
+
+/// The declarations as sets of terms.
+#[derive(Debug, Default)]
+struct Declared {
+    kinds: gdl_runtime::Declarations,
+    base: HashSet<TermId>,
+    input: Vec<HashSet<TermId>>,
 }
 
 impl Interpreter {
@@ -109,7 +123,22 @@ impl Interpreter {
         if let Err(fault) = engine.ensure(init_rel) {
             return Err(vec![engine::fault_diagnostic(&fault, program)]);
         }
+        let declarations = crate::ground::declared::declarations(&nprog, &roles);
+        let mut declared = Declared {
+            kinds: declarations.kinds(),
+            ..Declared::default()
+        };
+        let mut read = |texts: &[String]| -> HashSet<TermId> {
+            texts.iter().filter_map(|t| engine.read_ground(t)).collect()
+        };
+        if let Declaration::Given(base) = &declarations.base {
+            declared.base = read(base);
+        }
+        if let Declaration::Given(input) = &declarations.input {
+            declared.input = input.iter().map(|m| read(m)).collect();
+        }
         Ok(Interpreter {
+            declared,
             engine: RefCell::new(engine),
             roles,
             role_ids,
@@ -323,6 +352,30 @@ impl Game for Interpreter {
     fn write_state(&self, state: &Vec<TermId>, out: &mut Vec<String>) {
         let e = self.engine.borrow();
         out.extend(state.iter().map(|&t| e.store.text(&e.symbols, t)));
+    }
+
+    fn declarations(&self) -> gdl_runtime::Declarations {
+        self.declared.kinds
+    }
+
+    fn undeclared_facts(&self, state: &Vec<TermId>, out: &mut Vec<String>) {
+        out.clear();
+        if self.declared.kinds.base != gdl_runtime::Declared::Given {
+            return;
+        }
+        let e = self.engine.borrow();
+        let undeclared = state.iter().filter(|t| !self.declared.base.contains(t));
+        out.extend(undeclared.map(|&t| e.store.text(&e.symbols, t)));
+        out.sort_unstable();
+    }
+
+    fn is_declared_move(&self, role: RoleIndex, mv: TermId) -> bool {
+        self.declared.kinds.input != gdl_runtime::Declared::Given
+            || self
+                .declared
+                .input
+                .get(role)
+                .is_some_and(|m| m.contains(&mv))
     }
 
     fn percepts(
