@@ -55,7 +55,10 @@ pub const USAGE: &str = "usage:
                                            (exhaustive within N states, else sampled)";
 
 /// Runs the command line of `std::env::args()` on `game`, named `name` in outputs.
-pub fn main_for<G: Game + Sync>(game: &G, name: &str) -> ExitCode {
+pub fn main_for<G: Game + Sync>(game: &G, name: &str) -> ExitCode
+where
+    G::State: Send + Sync,
+{
     let args: Vec<String> = std::env::args().skip(1).collect();
     run_game(game, name, &args)
 }
@@ -248,7 +251,10 @@ fn parse_seeds(s: &str) -> Option<(u64, u64)> {
 
 /// Runs one command line on the compiled `game`; prints on standard output, errors on standard
 /// error.
-pub fn run_game<G: Game + Sync>(game: &G, name: &str, args: &[String]) -> ExitCode {
+pub fn run_game<G: Game + Sync>(game: &G, name: &str, args: &[String]) -> ExitCode
+where
+    G::State: Send + Sync,
+{
     if let Ok(Command::Validate { options, output }) = parse_args(args) {
         return run_validate(name, output, &mut |progress| {
             validate::validate_shared(game, &options, progress)

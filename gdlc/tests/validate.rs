@@ -265,6 +265,12 @@ fn both_engines_solve_tic_tac_toe_alike_and_exit_statuses() {
             .collect()
     };
     assert_eq!(shape(&interpreted), shape(&compiled));
+    // Expanded on two threads: the same graph and the same findings, paths included.
+    let (code, two) = cli_json(&[ttt, "--threads", "2"], &cache);
+    assert_eq!(code, 0);
+    for key in ["states", "terminal_states", "depth", "value", "findings"] {
+        assert_eq!(two[key], compiled[key], "{key}");
+    }
     let bad = fixture("no_legal_move");
     let (code, r) = cli_json(&[bad.to_str().unwrap(), "--engine", "interpreted"], &cache);
     assert_eq!((code, r["errors"].as_u64()), (1, Some(1)));

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::expand::{Expander, Expansion};
 use super::table::StateTable;
 use super::{Finding, JointText, Kind, Phase, Progress};
 use crate::{Game, RoleIndex};
@@ -360,12 +361,24 @@ fn undeclared_detail(facts: &[String]) -> String {
 /// The detail of [`Kind::NoLegalMove`].
 pub(super) const NO_MOVE: &str = "no legal move in a non-terminal state";
 
+/// Expands a batch of states on several threads into the expansions given (see
+/// [`super::expand::expand_parallel`]): the states, the most joint moves a state may have for
+/// its successors to be computed.
+pub(super) type Parallel<'a, S> = dyn Fn(&[S], u64, &mut Vec<Expansion<S>>) + 'a;
+
+/// States expanded between two looks at the clock on one thread: cheap beside expanding them,
+/// and soon enough when one state takes the interpreter milliseconds.
+const BATCH: usize = 16;
+/// States expanded at once on several threads.
+const PARALLEL_BATCH: usize = 4096;
+
 /// Explores breadth-first from the initial state until every reachable state is seen or a
-/// limit is reached.
+/// limit is reached; with `parallel`, expanding batches of states on several threads.
 pub(super) fn explore<G: Game>(
     game: &G,
     limits: &Limits,
     progress: &mut dyn FnMut(&Progress),
+    parallel: Option<&Parallel<'_, G::State>>,
 ) -> Explored<G::State> {
     let n = game.role_count();
     let mut g = Graph::new(n);
@@ -381,12 +394,9 @@ pub(super) fn explore<G: Game>(
     g.parent.push(ROOT);
     g.via.push(0);
     g.depth.push(0);
-    let mut legal: Vec<Vec<G::Move>> = vec![Vec::new(); n];
-    let mut joint: Vec<G::Move> = Vec::with_capacity(n);
-    let mut digits = vec![0usize; n];
-    let mut values = Vec::new();
-    let mut declarations = Declarations::of(game);
-    let mut next = init;
+    let mut expander = Expander::new(game);
+    let mut batch: Vec<Expansion<G::State>> = Vec::new();
+    let mut states: Vec<G::State> = Vec::new();
     let max_edges = limits
         .max_states
         .saturating_mul(16)
@@ -394,105 +404,83 @@ pub(super) fn explore<G: Game>(
     let mut last_tick = Instant::now();
     let mut i = 0u32;
     'states: while (i as usize) < g.len() {
-        // The clock every 16 states: cheap beside expanding them, and soon enough when one
-        // state takes the interpreter milliseconds.
-        if i % 16 == 0 {
-            let now = Instant::now();
-            if now >= limits.until {
-                out.stop = Some(format!("the time limit, after {} states", g.len()));
-                break;
-            }
-            if let Some(why) = hopeless(i as usize, g.len(), now, limits) {
-                out.stop = Some(why);
-                break;
-            }
-            if now - last_tick >= Duration::from_millis(100) {
-                last_tick = now;
-                progress(&Progress {
-                    phase: Phase::Exploring,
-                    states: g.len() as u64,
-                    depth: u64::from(g.depth[i as usize]),
-                    playouts: 0,
-                    sampled_states: 0,
-                    elapsed: now - limits.start,
-                });
-            }
-        }
-        let s = g.table.get(i).clone();
-        let terminal = game.is_terminal(&s);
-        g.terminal.push(terminal);
-        for r in 0..n {
-            game.goal_values(&s, r, &mut values);
-            if let Some(kind) = goal_finding(terminal, &values) {
-                let detail = || goal_detail(terminal, &values);
-                out.findings.add(kind, Some(r), Site::State(i), detail);
-            }
-            let goal = goal_of(&values);
-            out.wins[r] |= terminal && goal == 100;
-            g.goals.push(goal);
-        }
-        let mut total = u64::from(!terminal);
-        for (r, moves) in legal.iter_mut().enumerate() {
-            if terminal {
-                moves.clear();
-            } else {
-                game.legal_moves(&s, r, moves);
-            }
-            if moves.is_empty() && !terminal {
-                out.findings
-                    .add(Kind::NoLegalMove, Some(r), Site::State(i), || {
-                        NO_MOVE.into()
-                    });
-            }
-            total = total.saturating_mul(moves.len() as u64);
-            g.counts.push(moves.len() as u32);
-        }
-        declarations.check(game, &s, &legal, &mut |kind, role, detail| {
-            out.findings.add(kind, role, Site::State(i), || detail);
-        });
-        if let Some(f) = game.fault() {
-            out.fault = Some(f);
+        let now = Instant::now();
+        if now >= limits.until {
+            out.stop = Some(format!("the time limit, after {} states", g.len()));
             break;
         }
-        if g.edges.len() as u64 + total > max_edges as u64 {
-            out.stop = Some(format!(
-                "more than {max_edges} moves, after {} states",
-                g.len()
-            ));
+        if let Some(why) = hopeless(i as usize, g.len(), now, limits) {
+            out.stop = Some(why);
             break;
         }
-        digits.fill(0);
-        for j in 0..total {
-            joint.clear();
-            joint.extend(legal.iter().zip(&digits).map(|(m, &d)| m[d]));
-            game.next_state(&s, &joint, &mut next);
-            let Some((child, new)) = g.table.insert(&next) else {
-                out.stop = Some("more states than a table holds".to_string());
-                break 'states;
-            };
-            if new {
-                g.parent.push(i);
-                g.via.push(j as u32);
-                g.depth.push(g.depth[i as usize] + 1);
-            }
-            g.edges.push(child);
-            for r in (0..n).rev() {
-                digits[r] += 1;
-                if digits[r] < legal[r].len() {
-                    break;
+        if now - last_tick >= Duration::from_millis(100) {
+            last_tick = now;
+            progress(&Progress {
+                phase: Phase::Exploring,
+                states: g.len() as u64,
+                depth: u64::from(g.depth[i as usize]),
+                playouts: 0,
+                sampled_states: 0,
+                elapsed: now - limits.start,
+            });
+        }
+        let size = if parallel.is_some() {
+            PARALLEL_BATCH
+        } else {
+            BATCH
+        };
+        let end = g.len().min(i as usize + size) as u32;
+        let max_total = max_edges.saturating_sub(g.edges.len()) as u64;
+        states.clear();
+        states.extend((i..end).map(|k| g.table.get(k).clone()));
+        match parallel {
+            Some(expand) if states.len() > 1 => expand(&states, max_total, &mut batch),
+            _ => {
+                batch.resize_with(states.len(), Expansion::default);
+                for (s, e) in states.iter().zip(&mut batch) {
+                    expander.expand(game, s, max_total, e);
                 }
-                digits[r] = 0;
             }
         }
-        if let Some(f) = game.fault() {
-            out.fault = Some(f);
-            break;
-        }
-        g.edge_start.push(g.edges.len());
-        i += 1;
-        if g.len() > limits.max_states {
-            out.stop = Some(format!("the state limit ({})", limits.max_states));
-            break;
+        for e in &mut batch[..states.len()] {
+            g.terminal.push(e.terminal);
+            for (r, &goal) in e.goals.iter().enumerate() {
+                out.wins[r] |= e.terminal && goal == 100;
+            }
+            g.goals.extend_from_slice(&e.goals);
+            g.counts.extend_from_slice(&e.counts);
+            for (kind, role, detail) in e.findings.drain(..) {
+                out.findings.add(kind, role, Site::State(i), || detail);
+            }
+            if let Some(f) = e.fault.take() {
+                out.fault = Some(f);
+                break 'states;
+            }
+            if g.edges.len() as u64 + e.total > max_edges as u64 {
+                out.stop = Some(format!(
+                    "more than {max_edges} moves, after {} states",
+                    g.len()
+                ));
+                break 'states;
+            }
+            for (j, next) in e.successors.iter().enumerate() {
+                let Some((child, new)) = g.table.insert(next) else {
+                    out.stop = Some("more states than a table holds".to_string());
+                    break 'states;
+                };
+                if new {
+                    g.parent.push(i);
+                    g.via.push(j as u32);
+                    g.depth.push(g.depth[i as usize] + 1);
+                }
+                g.edges.push(child);
+            }
+            g.edge_start.push(g.edges.len());
+            i += 1;
+            if g.len() > limits.max_states {
+                out.stop = Some(format!("the state limit ({})", limits.max_states));
+                break 'states;
+            }
         }
     }
     out.graph = g;

@@ -23,10 +23,12 @@
 //!   whose goal value decreases along a move; a single-player game that cannot be won by force.
 //!
 //! The engine runs as it is: on a [`Game::fault`] (the interpreter's budget) the exploration
-//! stops and the report says so. `explore.rs` holds the breadth-first search and the graph,
+//! stops and the report says so. `explore.rs` holds the breadth-first search and the graph
+//! (`expand.rs` the expansion of a state, batches of them on several threads),
 //! `solve.rs` the analyses of a complete graph, `sample.rs` the playouts, `render.rs` the
 //! report as text and JSON.
 
+mod expand;
 mod explore;
 mod render;
 mod sample;
@@ -45,7 +47,7 @@ pub struct ValidateOptions {
     pub max_states: usize,
     /// The time of the whole validation.
     pub duration: Duration,
-    /// Threads that sample at once ([`validate_shared`]; the breadth-first search is on one).
+    /// Threads that expand states and sample at once ([`validate_shared`]).
     pub threads: usize,
     /// Seed of the playouts' move chooser (thread `t` uses `seed + t`).
     pub seed: u64,
@@ -265,20 +267,32 @@ pub fn validate<G: Game>(
     options: &ValidateOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Report {
-    run(game, options, progress, &mut |budget, progress| {
+    let sampler = &mut |budget: &sample::Budget, progress: &mut dyn FnMut(&Progress)| {
         sample::sample(game, options, options.seed, budget, progress)
-    })
+    };
+    run(game, options, progress, sampler, None)
 }
 
-/// Validates `game`, sampling on [`ValidateOptions::threads`] threads.
+/// Validates `game` on [`ValidateOptions::threads`] threads: the breadth-first search expands
+/// batches of states on all of them (the graph and the findings are the same as on one), and
+/// the playouts run on all of them.
 pub fn validate_shared<G: Game + Sync>(
     game: &G,
     options: &ValidateOptions,
     progress: &mut dyn FnMut(&Progress),
-) -> Report {
-    run(game, options, progress, &mut |budget, progress| {
+) -> Report
+where
+    G::State: Send + Sync,
+{
+    let sampler = &mut |budget: &sample::Budget, progress: &mut dyn FnMut(&Progress)| {
         sample::sample_threads(game, options, budget, progress)
-    })
+    };
+    let threads = options.threads;
+    let parallel = |states: &[G::State], max_total, out: &mut Vec<_>| {
+        expand::expand_parallel(game, states, threads, max_total, out);
+    };
+    let parallel = (threads > 1).then_some(&parallel as &explore::Parallel<'_, G::State>);
+    run(game, options, progress, sampler, parallel)
 }
 
 /// The samplers' common signature: sample until the deadline, telling progress.
@@ -289,6 +303,7 @@ fn run<G: Game>(
     options: &ValidateOptions,
     progress: &mut dyn FnMut(&Progress),
     sampler: &mut Sampler<'_>,
+    parallel: Option<&explore::Parallel<'_, G::State>>,
 ) -> Report {
     let start = Instant::now();
     let deadline = start + options.duration;
@@ -323,7 +338,7 @@ fn run<G: Game>(
         until: explore_until,
         start,
     };
-    let explored = explore::explore(game, &limits, progress);
+    let explored = explore::explore(game, &limits, progress, parallel);
     report.explore_seconds = start.elapsed().as_secs_f64();
     report.states = explored.graph.len() as u64;
     report.terminal_states = explored.graph.terminal_count();

@@ -72,3 +72,29 @@ fn the_search_gives_up_when_the_states_waiting_need_more_than_the_time_left() {
     assert_eq!(explore::hopeless(10_000, 11_000, now, &limits), None);
     assert_eq!(explore::hopeless(999, 100_000, now, &limits), None);
 }
+
+#[test]
+fn on_several_threads_the_graph_and_the_findings_are_the_same() {
+    // Batches of the frontier split over three threads, numbered in the order of one.
+    let game = Countdown::new(3000);
+    let one = validate(&game, &ValidateOptions::default(), &mut quiet);
+    let options = ValidateOptions {
+        threads: 3,
+        ..ValidateOptions::default()
+    };
+    let three = validate_shared(&game, &options, &mut quiet);
+    assert_eq!(one.mode, Mode::Exhaustive);
+    let shape = |r: &Report| {
+        (
+            r.mode,
+            r.states,
+            r.terminal_states,
+            r.depth,
+            r.value.clone(),
+        )
+    };
+    assert_eq!(shape(&one), shape(&three));
+    assert_eq!((one.states, one.depth), (3001, 1500));
+    assert_eq!(one.findings, three.findings);
+    assert_eq!(one.roles, three.roles);
+}
