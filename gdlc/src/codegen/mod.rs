@@ -85,7 +85,8 @@ pub struct CodegenOptions {
     /// [`Backend::Auto`] generates the propnet when the inline code would be longer than this
     /// many bytes, which rustc would take too long to build with the release profile of
     /// generated crates (BENCHMARKS.md: about 10 s for 1.5-2 MB, 30 s for 5 MB, over 90 s for
-    /// 7-8 MB; 3 MB of kalaha5x2x3 took 93 s on a loaded machine).
+    /// 7-8 MB; 3 MB of kalaha5x2x3 took 93 s on a loaded machine). 2.1 MB: reversi's
+    /// per-move arms (`played_<r>`) bring it to 2.0 MB.
     pub inline_max_bytes: usize,
     /// Told how far formatting is ([`crate::progress`]).
     pub progress: ProgressHook,
@@ -101,7 +102,7 @@ impl Default for CodegenOptions {
             comments: Comments::Props,
             backend: Backend::Auto,
             inline_limit: 40_000,
-            inline_max_bytes: 2_000_000,
+            inline_max_bytes: 2_100_000,
             rule_lines: Vec::new(),
             progress: ProgressHook::default(),
         }

@@ -7,6 +7,7 @@ use quote::{format_ident, quote};
 
 use super::super::CodegenOptions;
 use super::expr::{Slot, View, chunk_body, lit_expr};
+use super::played::{self, Played};
 use super::{ConeSpec, set_locations};
 use crate::ir::{Input, Ir, Lit};
 
@@ -210,7 +211,13 @@ pub(super) struct Shared {
     chunk_deps: Vec<Vec<u32>>,
     slot: Vec<Slot>,
     scratch_words: usize,
+    /// Per prop, the role whose move it is computed for in `played_<r>` (`played.rs`).
+    played_role: Vec<Option<u32>>,
+    played: Vec<Played>,
 }
+
+/// The chunk number of the props of `played_<r>` functions (read from scratch by all).
+const PLAYED_CHUNK: u32 = u32::MAX - 1;
 
 /// The total number of props of all output functions' cones.
 /// The literals (plus one per prop) that the inline code evaluates per state of a playout:
@@ -236,8 +243,9 @@ fn inlined_size(ir: &Ir) -> usize {
 }
 
 /// The shared chunks, when inlining every cone would make more than
-/// [`CodegenOptions::inline_props`] props of code.
-pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared> {
+/// [`CodegenOptions::inline_props`] props of code; `roots`: every literal the output
+/// functions read.
+pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions, roots: &[Lit]) -> Option<Shared> {
     if inlined_size(ir) <= options.inline_props {
         return None;
     }
@@ -307,7 +315,15 @@ pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared>
             (true, _) => 2,
         }
     };
-    let mut order: Vec<u32> = (0..n as u32).collect();
+    let mut live = vec![false; n];
+    for p in cone(ir, roots) {
+        live[p as usize] = true;
+    }
+    let (played_role, played) = played::plan(ir, &moves, &live);
+    // Props no output reads are left out.
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&p| live[p as usize] && played_role[p as usize].is_none())
+        .collect();
     order.sort_by_key(|&p| class(p));
     let size = options.chunk_props.max(1);
     let mut chunks: Vec<Vec<u32>> = Vec::new();
@@ -334,6 +350,14 @@ pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared>
     }
     let mut chunk_of = vec![u32::MAX; n];
     let mut slot = vec![Slot::None; n];
+    for (p, r) in played_role.iter().enumerate() {
+        if r.is_some() {
+            slot[p] = Slot::Local {
+                chunk: PLAYED_CHUNK,
+                export: Some(p as u32),
+            };
+        }
+    }
     for (c, chunk) in chunks.iter().enumerate() {
         for &p in chunk {
             chunk_of[p as usize] = c as u32;
@@ -354,7 +378,7 @@ pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared>
                     Input::Prop(q) => Some(chunk_of[q as usize]),
                     _ => None,
                 })
-                .filter(|&d| d != c as u32)
+                .filter(|&d| d != c as u32 && d != u32::MAX)
                 .collect();
             deps.sort_unstable();
             deps.dedup();
@@ -368,6 +392,8 @@ pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions) -> Option<Shared>
         chunk_deps,
         slot,
         scratch_words: n.div_ceil(64).max(1),
+        played_role,
+        played,
     })
 }
 
@@ -380,6 +406,11 @@ pub(super) fn shared_chunk_fns(ir: &Ir, options: &CodegenOptions, sh: &Shared) -
         sets: &sets,
     };
     let mut out = vec![memo_items(ir, sh)];
+    out.extend(
+        sh.played
+            .iter()
+            .map(|pl| played::played_fn(ir, options, pl, &view, sh.scratch_words)),
+    );
     out.extend(sh.chunks.iter().enumerate().map(|(c, chunk)| {
         let f = format_ident!("chunk_{}", c);
         let body = chunk_body(ir, options, chunk, c as u32, &view);
@@ -452,7 +483,12 @@ fn shared_output_fn(
     // The chunks of the needed props, and the chunks those read: a chunk computes all its
     // props, and the memo keeps them for the other outputs, so they must all be right.
     let mut wanted = vec![false; sh.chunks.len()];
-    let mut stack: Vec<u32> = needed.iter().map(|&p| sh.chunk_of[p as usize]).collect();
+    // (The props of `played_<r>` are in no chunk; the cone holds what they read.)
+    let mut stack: Vec<u32> = needed
+        .iter()
+        .map(|&p| sh.chunk_of[p as usize])
+        .filter(|&c| c != u32::MAX)
+        .collect();
     while let Some(c) = stack.pop() {
         if !std::mem::replace(&mut wanted[c as usize], true) {
             stack.extend(&sh.chunk_deps[c as usize]);
@@ -476,13 +512,29 @@ fn shared_output_fn(
                 }
             }
         });
-    let move_calls: Vec<TokenStream> = chunks
+    // The props of the moves played first: the chunks that read moves may read them.
+    let played_calls = sh
+        .played
         .iter()
-        .filter(|&&c| sh.chunk_moves[c as usize])
-        .map(|&c| {
-            let f = format_ident!("chunk_{}", c);
-            quote! { #f(#args, &mut scratch); }
+        .filter(|pl| {
+            needed
+                .iter()
+                .any(|&p| sh.played_role[p as usize] == Some(pl.role))
         })
+        .map(|pl| {
+            let f = format_ident!("played_{}", pl.role);
+            quote! { #f(#args, &mut scratch); }
+        });
+    let move_calls: Vec<TokenStream> = played_calls
+        .chain(
+            chunks
+                .iter()
+                .filter(|&&c| sh.chunk_moves[c as usize])
+                .map(|&c| {
+                    let f = format_ident!("chunk_{}", c);
+                    quote! { #f(#args, &mut scratch); }
+                }),
+        )
         .collect();
     let sets = set_locations(ir);
     let view = View {

@@ -9,7 +9,8 @@
 //! `#[inline(never)]` chunk functions that pass the props they share through a scratch bitset,
 //! so that rustc's time and memory stay bounded on large games. When the cones of all outputs
 //! together are large, props are computed in chunks shared by every output instead, memoised
-//! per thread for the last state asked (see `cone.rs`).
+//! per thread for the last state asked (see `cone.rs`); there, the props that read only one
+//! role's move are computed for the move played only (`played_<r>`, see `played.rs`).
 //!
 //! `legal_<r>` tests first the state bit that most of the role's moves need (typically whose
 //! turn it is): when it fails, only the moves that do not need it are evaluated
@@ -35,6 +36,7 @@ mod legal;
 mod masks;
 mod next;
 mod next_tables;
+mod played;
 mod shifts;
 mod tokens;
 
@@ -49,7 +51,16 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     let nroles = ir.roles.len();
     let mut items = Vec::new();
     masks::begin(ir);
-    let shared = shared_chunks(ir, options);
+    let next_plan = next::plan(ir);
+    // Every literal an output function reads (`next` reads its props taken apart).
+    let mut roots = next_plan.reads.clone();
+    roots.push(ir.terminal);
+    for r in 0..nroles {
+        roots.extend(ir.legal[r].iter().copied());
+        roots.extend(ir.goals[r].iter().map(|g| g.when));
+    }
+    roots.extend(ir.sees.iter().flatten().map(|p| p.when));
+    let shared = shared_chunks(ir, options, &roots);
     if let Some(sh) = &shared {
         items.extend(shared_chunk_fns(ir, options, sh));
     }
@@ -176,7 +187,6 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
         goal_arms.push(quote! { #ri => #f(state, None), });
         goal_value_arms.push(quote! { #ri => { #f(state, Some(out)); } });
     }
-    let next_plan = next::plan(ir);
     items.push(next_plan.tables.items(ir));
     items.push(cone_fn(
         ir,
