@@ -325,6 +325,7 @@ fn derive(
     // database then holds more than the limit and `insert_heads` fails), not after deriving
     // every one of them: a static component allowed a quarter of the atoms stops there.
     let max_heads = g.atom_limit.min(g.options.max_atoms);
+    let (work_before, started) = (g.budget.work_left, std::time::Instant::now());
     for delta in deltas {
         let req = JoinRequest {
             rule,
@@ -332,6 +333,7 @@ fn derive(
             lo,
             hi,
             neg_mode,
+            new_heads_only: true,
         };
         let left = g.budget.work_left;
         let capped = left > cap;
@@ -364,6 +366,15 @@ fn derive(
             }
             Err(JoinError::Stopped) | Ok(()) => {}
         }
+    }
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        tracing::debug!(
+            work = work_before - g.budget.work_left,
+            heads = heads.len(),
+            elapsed = ?started.elapsed(),
+            rule = %split::rule_text(&g.symbols, rule),
+            "derived"
+        );
     }
     insert_heads(g, rule, &head_vars, heads, feed)?;
     Ok(true)

@@ -149,6 +149,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             lo: 0,
             hi,
             neg_mode: &neg,
+            new_heads_only: false,
         };
         let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
             matches += 1;
@@ -190,6 +191,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 lo: 0,
                 hi,
                 neg_mode: &neg,
+                new_heads_only: false,
             };
             let max = g.options.max_atoms;
             let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
@@ -249,6 +251,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             lo: 0,
             hi,
             neg_mode: &neg,
+            new_heads_only: false,
         };
         let db = &g.db;
         let result = join::for_each_match(&req, db, &g.store, &mut g.budget, &mut |m| {

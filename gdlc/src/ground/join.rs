@@ -1,6 +1,9 @@
 //! The bottom-up join engine of the grounder: a database of ground atoms with insertion
-//! sequence numbers and per-argument indexes, and the enumeration of the matches of one flat
-//! rule over it.
+//! sequence numbers and indexes per argument and per argument of a compound argument (the
+//! `1` of `(true (cell 1 ?y ?p))`), and the enumeration of the matches of one flat rule over
+//! it. A caller that reads only new head atoms ([`JoinRequest::new_heads_only`], the fixpoints)
+//! skips heads already known and stops the rest of the join at its first match once the head's
+//! variables are bound.
 //!
 //! Atoms are terms of a [`TermStore`] whose functor is the relation name (`(cell 1 1 b)` of
 //! relation `cell/3`), so relations are told apart by name and arity. Every atom gets the
@@ -8,8 +11,6 @@
 //! semi-naive rounds of [`super::fixpoint`] read "the atoms new in the last round".
 
 use std::time::Instant;
-
-use rustc_hash::FxHashMap as HashMap;
 
 use crate::ast::Sym;
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
@@ -23,150 +24,7 @@ pub fn rel_key(a: &NAtom) -> RelKey {
     (a.rel, a.args.len() as u32)
 }
 
-const ABSENT: u32 = u32::MAX;
-
-/// A set of ground atoms with insertion order and indexes.
-#[derive(Debug, Default)]
-pub struct Db {
-    /// The insertion number of each term that is an atom of the database, by term id.
-    seq: Vec<u32>,
-    count: u32,
-    /// The atoms of each relation, in insertion order.
-    by_rel: HashMap<RelKey, Vec<TermId>>,
-    /// The atoms of each relation with a given argument at a given position, in insertion
-    /// order.
-    by_arg: HashMap<(RelKey, u32, TermId), Vec<TermId>>,
-    /// The number of distinct arguments at each position of each relation.
-    distinct: HashMap<(RelKey, u32), u32>,
-    /// The atoms of each relation with a compound argument of a given functor and arity at a
-    /// given position (`does` atoms by the kind of move), in insertion order.
-    by_shape: HashMap<(RelKey, u32, Sym, u32), Vec<TermId>>,
-}
-
-impl Db {
-    /// Adds `atom` (of relation `rel`); false if it was there.
-    pub fn insert(&mut self, store: &TermStore, rel: RelKey, atom: TermId) -> bool {
-        let i = atom as usize;
-        if i >= self.seq.len() {
-            self.seq.resize((i + 1).max(self.seq.len() * 2), ABSENT);
-        }
-        if self.seq[i] != ABSENT {
-            return false;
-        }
-        self.seq[i] = self.count;
-        self.count += 1;
-        self.by_rel.entry(rel).or_default().push(atom);
-        for (pos, &arg) in store.args(atom).iter().enumerate() {
-            let list = self.by_arg.entry((rel, pos as u32, arg)).or_default();
-            if list.is_empty() {
-                *self.distinct.entry((rel, pos as u32)).or_default() += 1;
-            }
-            list.push(atom);
-            let sub = store.args(arg);
-            if !sub.is_empty() {
-                let key = (rel, pos as u32, store.functor(arg), sub.len() as u32);
-                self.by_shape.entry(key).or_default().push(atom);
-            }
-        }
-        true
-    }
-
-    /// The atoms of `rel` with a compound argument `functor(..)` of `arity` arguments at
-    /// `pos`, in insertion order.
-    pub fn atoms_shaped(&self, rel: RelKey, pos: u32, functor: Sym, arity: u32) -> &[TermId] {
-        self.by_shape
-            .get(&(rel, pos, functor, arity))
-            .map_or(&[][..], Vec::as_slice)
-    }
-
-    /// The number of distinct arguments at position `pos` of `rel`.
-    pub fn distinct_args(&self, rel: RelKey, pos: u32) -> u32 {
-        self.distinct.get(&(rel, pos)).copied().unwrap_or(0)
-    }
-
-    /// The atoms of `rel` whose argument at `pos` is `arg`, in insertion order.
-    pub fn atoms_with(&self, rel: RelKey, pos: u32, arg: TermId) -> &[TermId] {
-        self.by_arg
-            .get(&(rel, pos, arg))
-            .map_or(&[][..], Vec::as_slice)
-    }
-
-    /// The insertion number of an atom of the database.
-    pub fn seq(&self, atom: TermId) -> Option<u32> {
-        self.seq
-            .get(atom as usize)
-            .copied()
-            .filter(|&s| s != ABSENT)
-    }
-
-    /// Whether the database holds `atom`.
-    pub fn contains(&self, atom: TermId) -> bool {
-        self.seq.get(atom as usize).is_some_and(|&s| s != ABSENT)
-    }
-
-    /// The number of atoms inserted so far: the end of the current window.
-    pub fn count(&self) -> u32 {
-        self.count
-    }
-
-    /// The atoms of `rel`, in insertion order.
-    pub fn atoms(&self, rel: RelKey) -> &[TermId] {
-        self.by_rel.get(&rel).map_or(&[], Vec::as_slice)
-    }
-
-    /// Every relation with at least one atom.
-    pub fn relations(&self) -> impl Iterator<Item = RelKey> + '_ {
-        self.by_rel.keys().copied()
-    }
-
-    /// Removes the atoms of `rels` inserted at or after `mark` (a count from
-    /// [`Db::count`]); atoms of other relations must not have been inserted since.
-    pub fn truncate(&mut self, store: &TermStore, rels: &[RelKey], mark: u32) {
-        for &rel in rels {
-            let Some(list) = self.by_rel.get_mut(&rel) else {
-                continue;
-            };
-            let mut removed = Vec::new();
-            while let Some(&a) = list.last() {
-                if self.seq[a as usize] < mark {
-                    break;
-                }
-                list.pop();
-                removed.push(a);
-            }
-            for a in removed {
-                self.seq[a as usize] = ABSENT;
-                for (pos, &arg) in store.args(a).iter().enumerate() {
-                    let key = (rel, pos as u32, arg);
-                    if let Some(l) = self.by_arg.get_mut(&key) {
-                        l.pop();
-                        if l.is_empty() {
-                            self.by_arg.remove(&key);
-                            if let Some(d) = self.distinct.get_mut(&(rel, pos as u32)) {
-                                *d -= 1;
-                            }
-                        }
-                    }
-                    let sub = store.args(arg);
-                    if !sub.is_empty() {
-                        let key = (rel, pos as u32, store.functor(arg), sub.len() as u32);
-                        if let Some(l) = self.by_shape.get_mut(&key) {
-                            l.pop();
-                        }
-                    }
-                }
-            }
-        }
-        self.count = self.count.min(mark);
-    }
-
-    /// Whether `rel` has an atom inserted within `lo..hi`.
-    pub fn has_in_window(&self, rel: RelKey, lo: u32, hi: u32) -> bool {
-        let atoms = self.atoms(rel);
-        let start = atoms.partition_point(|&a| self.seq[a as usize] < lo);
-        atoms.get(start).is_some_and(|&a| self.seq[a as usize] < hi)
-    }
-}
+pub use super::db::Db;
 
 /// How much work joins may still do: candidate atoms visited, and a deadline. Shared by all
 /// the joins of a grounding, so that no input can make grounding run unboundedly.
@@ -348,8 +206,13 @@ pub enum NegMode {
 /// One step of a join plan.
 #[derive(Clone, Copy, Debug)]
 enum Step {
-    /// Scan the atoms of a positive literal; `delta` restricts it to the window's new atoms.
-    Scan { lit: usize, delta: bool },
+    /// Scan the atoms of a positive literal; `delta` restricts it to the window's new atoms;
+    /// `ground` when the steps before bind all its variables (one lookup then).
+    Scan {
+        lit: usize,
+        delta: bool,
+        ground: bool,
+    },
     /// Test a literal once its variables are bound.
     Filter { lit: usize },
 }
@@ -364,6 +227,10 @@ pub struct JoinRequest<'a> {
     pub hi: u32,
     /// The treatment of each negative literal, by literal index (ignored for others).
     pub neg_mode: &'a dyn Fn(&NAtom) -> NegMode,
+    /// The caller reads only the head atoms of the matches, and wants only those not yet in
+    /// the database: once the steps have bound the head's variables, a head already there is
+    /// not looked for further, and the rest of the join stops at its first match.
+    pub new_heads_only: bool,
 }
 
 /// Why an enumeration of matches stopped early.
@@ -413,6 +280,16 @@ fn scan_estimate(a: &NAtom, bound: u64, db: &Db) -> (f64, f64) {
                 .len() as f64;
             matches *= shaped / size.max(1.0);
             cands = cands.min(shaped);
+            // Its bound arguments: the index of each (see `Db::atoms_with_sub`).
+            for (k, u) in args.iter().enumerate() {
+                let mut all = true;
+                u.for_each_var(&mut |v| all &= v < 64 && bound >> v & 1 == 1);
+                if all {
+                    let d = f64::from(db.distinct_sub_args(rel, pos as u32, *f, k as u32).max(1));
+                    matches /= d;
+                    cands = cands.min(shaped / d);
+                }
+            }
         }
     }
     if every {
@@ -500,9 +377,12 @@ fn plan(req: &JoinRequest<'_>, db: &Db, _store: &TermStore) -> Vec<Step> {
         |lit: &NLit, bound: &mut Vec<bool>| lit.for_each_var(&mut |v| bound[v as usize] = true);
     let mut start = 0u64;
     if let Some(d) = req.delta {
+        let mut ground = true;
+        rule.body[d].for_each_var(&mut |_| ground = false);
         steps.push(Step::Scan {
             lit: d,
             delta: true,
+            ground,
         });
         bind(&rule.body[d], &mut bound);
         start = var_mask(&rule.body[d]);
@@ -519,9 +399,12 @@ fn plan(req: &JoinRequest<'_>, db: &Db, _store: &TermStore) -> Vec<Step> {
             !all
         });
         let Some(i) = next.next() else { break };
+        let mut ground = true;
+        rule.body[i].for_each_var(&mut |v| ground &= bound[v as usize]);
         steps.push(Step::Scan {
             lit: i,
             delta: false,
+            ground,
         });
         bind(&rule.body[i], &mut bound);
     }
@@ -554,6 +437,11 @@ pub fn for_each_match(
 ) -> Result<(), JoinError> {
     let steps = plan(req, db, store);
     tracing::trace!(?steps, "join plan");
+    let cut = if req.new_heads_only {
+        heads_bound_at(req.rule, &steps)
+    } else {
+        None
+    };
     let mut b = Binds {
         vals: vec![None; req.rule.var_names.len()],
         trail: Vec::new(),
@@ -565,8 +453,27 @@ pub fn for_each_match(
         steps: &steps,
         budget,
         f,
+        cut,
+        found: false,
     };
     run(&mut cx, 0, &mut b)
+}
+
+/// The first step before which every variable of the rule's head is bound, when steps
+/// remain from there.
+fn heads_bound_at(rule: &NRule, steps: &[Step]) -> Option<usize> {
+    let mut head = Vec::new();
+    rule.head.for_each_var(&mut |v| head.push(v));
+    let mut bound = vec![false; rule.var_names.len()];
+    for (k, step) in steps.iter().enumerate() {
+        if head.iter().all(|&v| bound[v as usize]) {
+            return Some(k);
+        }
+        if let Step::Scan { lit, .. } = step {
+            rule.body[*lit].for_each_var(&mut |v| bound[v as usize] = true);
+        }
+    }
+    None
 }
 
 /// What [`run`] reads and calls.
@@ -577,6 +484,11 @@ struct Cx<'a, 'b> {
     steps: &'a [Step],
     budget: &'b mut Budget,
     f: &'b mut dyn FnMut(&Match<'_>) -> bool,
+    /// With [`JoinRequest::new_heads_only`], the step from which only the existence of a
+    /// match matters (see [`heads_bound_at`]).
+    cut: Option<usize>,
+    /// A match was found past `cut` (the steps from `cut` on stop).
+    found: bool,
 }
 
 /// A match of a rule: read ground atoms of its patterns.
@@ -598,6 +510,24 @@ impl Match<'_> {
 }
 
 fn run(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
+    if cx.cut == Some(k) {
+        // The head's variables are bound: a head in the database is not wanted again, and
+        // one match of the rest is enough.
+        if let Ok(Some(head)) = lookup_atom(&cx.req.rule.head, cx.store, b)
+            && cx.db.contains(head)
+        {
+            return Ok(());
+        }
+        cx.found = false;
+        let result = step(cx, k, b);
+        cx.found = false;
+        return result;
+    }
+    step(cx, k, b)
+}
+
+/// Runs step `k` of the plan and those after it.
+fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
     let (req, db, store) = (cx.req, cx.db, cx.store);
     let Some(&step) = cx.steps.get(k) else {
         // The head's variables must all be bound.
@@ -611,6 +541,7 @@ fn run(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
         if !cx.budget.spend() {
             return Err(JoinError::Budget);
         }
+        cx.found = cx.cut.is_some();
         return if (cx.f)(&Match { store, binds: b }) {
             Ok(())
         } else {
@@ -636,14 +567,14 @@ fn run(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
             };
             if pass { run(cx, k + 1, b) } else { Ok(()) }
         }
-        Step::Scan { lit, delta } => {
+        Step::Scan { lit, delta, ground } => {
             let NLit::Pos(a) = &req.rule.body[lit] else {
                 return Ok(());
             };
             let rel = rel_key(a);
             let lo = if delta { req.lo } else { 0 };
             // Every argument bound: one lookup.
-            if let Ok(found) = lookup_atom(a, store, b) {
+            if ground && let Ok(found) = lookup_atom(a, store, b) {
                 if !cx.budget.spend() {
                     return Err(JoinError::Budget);
                 }
@@ -668,6 +599,16 @@ fn run(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
                             let l = db.atoms_shaped(rel, pos as u32, *f, args.len() as u32);
                             if l.len() < cands.len() {
                                 cands = l;
+                            }
+                            // A bound argument of the compound: its index.
+                            for (k, u) in args.iter().enumerate() {
+                                if let Ok(found) = lookup(u, store, b) {
+                                    let Some(id) = found else { return Ok(()) };
+                                    let l = db.atoms_with_sub(rel, pos as u32, *f, k as u32, id);
+                                    if l.len() < cands.len() {
+                                        cands = l;
+                                    }
+                                }
                             }
                         }
                     }
@@ -694,6 +635,9 @@ fn run(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
                     run(cx, k + 1, b)?;
                 }
                 b.undo_to(mark);
+                if cx.found {
+                    break;
+                }
             }
             Ok(())
         }

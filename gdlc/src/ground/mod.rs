@@ -24,6 +24,7 @@
 //! deadline), and the numbers of atoms, instances and literals are bounded: a description too
 //! large to ground is a diagnostic naming the rule, never exhausted memory or a hang.
 
+mod db;
 pub mod declared;
 pub(crate) mod fixpoint;
 pub mod hybrid;

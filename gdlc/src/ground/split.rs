@@ -185,6 +185,11 @@ pub fn eliminate(rule: &NRule, aux_rel: Sym, sizes: &mut dyn Sizes, limit: u64) 
             }
         }
         let copied: Vec<bool> = (0..n).map(|i| in_bucket[i] && !before[i]).collect();
+        if in_bucket.iter().all(|&b| b) {
+            // The auxiliary rule would be the whole rule again (with its static filters
+            // copied): splitting it would repeat this split forever.
+            continue;
+        }
         if *is_preferred {
             best = Some((cost, in_bucket, shared, copied));
             break;
@@ -301,6 +306,47 @@ mod tests {
         fn is_static(&mut self, _: usize) -> bool {
             false
         }
+    }
+
+    /// Sizes under which literal `static_lit` reads a static relation.
+    struct OneStatic {
+        static_lit: usize,
+    }
+    impl Sizes for OneStatic {
+        fn values(&mut self, _: usize, _: u32) -> u64 {
+            10
+        }
+        fn atoms(&mut self, _: usize) -> u64 {
+            100
+        }
+        fn is_static(&mut self, lit: usize) -> bool {
+            lit == self.static_lit
+        }
+    }
+
+    #[test]
+    fn never_splits_off_the_whole_body() {
+        // The move's variables reach every literal once the static `istype` goes along: the
+        // auxiliary rule would be this rule again, and splitting it again the same.
+        let src = "(role r) (<= (next (piece ?p ?x ?y)) (does ?r (move ?t ?x0 ?y0 ?x ?y)) \
+                   (true (piece ?p ?x0 ?y0)) (istype ?p ?t))";
+        let (p, d) = crate::parse_kif(src);
+        assert!(d.iter().all(|d| !d.is_error()));
+        let mut n = normalize(&p, NormalizeOptions::default()).unwrap();
+        let aux = n.symbols.intern("aux");
+        let rule = n.rules.iter().find(|r| r.body.len() == 3).unwrap();
+        let static_lit = rule
+            .body
+            .iter()
+            .position(|l| matches!(l, NLit::Pos(a) if n.symbols.name(a.rel) == "istype"))
+            .unwrap();
+        let split = eliminate(rule, aux, &mut OneStatic { static_lit }, u64::MAX);
+        assert!(
+            split
+                .as_ref()
+                .is_none_or(|s| s.aux.body.len() < rule.body.len()),
+            "{split:?}"
+        );
     }
 
     #[test]
