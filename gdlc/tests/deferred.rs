@@ -157,3 +157,53 @@ fn an_output_too_large_to_list_is_a_diagnostic_not_a_panic() {
         "{errors:?}"
     );
 }
+
+/// `path` is recursive, reads the state, and goes round cycles (1 -> 2 -> 1, 4 -> 3 -> 5 ->
+/// 6 -> 4); edges are cut as the game goes. Too large under the test's limits, it is asked at
+/// run time: a recursion over calls that must end on the cycles and agree with the
+/// interpreter in every state.
+const PATHS: &str = "
+    (role p)
+    (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
+    (node 1) (node 2) (node 3) (node 4) (node 5) (node 6)
+    (init (edge 1 2)) (init (edge 2 1)) (init (edge 1 4)) (init (edge 4 3))
+    (init (edge 3 5)) (init (edge 5 6)) (init (edge 6 4))
+    (init (at 1))
+    (init (count 0))
+    (<= (path ?x ?y) (true (edge ?x ?y)))
+    (<= (path ?x ?z) (true (edge ?x ?y)) (node ?y) (path ?y ?z))
+    (<= (legal p (go ?y)) (true (at ?x)) (path ?x ?y))
+    (<= (legal p (cut ?x ?y)) (true (edge ?x ?y)))
+    (<= (next (at ?y)) (does p (go ?y)))
+    (<= (next (at ?x)) (true (at ?x)) (does p (cut ?a ?b)))
+    (<= (next (edge ?x ?y)) (true (edge ?x ?y)) (not (does p (cut ?x ?y))))
+    (<= (next (count ?n)) (true (count ?m)) (succ ?m ?n))
+    (<= terminal (true (count 5)))
+    (<= (goal p 100) (true (at ?x)) (path ?x ?x))
+    (<= (goal p 0) (true (at ?x)) (not (path ?x ?x)))";
+
+#[test]
+fn a_recursive_relation_that_reads_the_state_is_asked_at_run_time_and_plays_as_the_interpreter() {
+    let mut options = CompileOptions::for_game("paths");
+    // Too few atoms for `path` in full: it is deferred to run time.
+    options.ground = GroundOptions {
+        max_atoms: PATHS_MAX_ATOMS,
+        ..GroundOptions::default()
+    };
+    let a = run(PATHS, &options, Stage::Ir).expect("compiles under small limits");
+    let stats = a.ground.as_ref().expect("ground").stats;
+    assert_eq!(stats.lazy_relations, 1, "{stats:?}");
+    assert!(stats.join_rules >= 2, "{stats:?}");
+    let game = NetGame::new(a.ir.expect("an IR"));
+    let interp = Interpreter::from_source(PATHS, &CheckOptions::default()).expect("interpreted");
+    let options = CompareOptions {
+        seeds: 1..=60,
+        ..CompareOptions::default()
+    };
+    let stats = compare(&game, &interp, ["network", "interpreter"], &options)
+        .unwrap_or_else(|m| panic!("{m}\n{}\n{}", m.lines[0], m.lines[1]));
+    assert!(stats.states > 60, "{stats:?}");
+}
+
+/// Fewer atoms than `PATHS` has with `path` listed, more than without.
+const PATHS_MAX_ATOMS: usize = 100;

@@ -14,7 +14,8 @@
 //! - [`Step::Call`] asks a *lazy* relation (a static relation too large to list, such as
 //!   Sudoku's `exactlyOne` of ten arguments, or a dynamic one with too many atoms, whose rules
 //!   read the state through their tables) whether it holds for bound arguments, by running its
-//!   rules with their head bound;
+//!   rules with their head bound; recursion is allowed: a goal already being proved fails,
+//!   and the answers of one evaluation are kept (see `Calls`);
 //! - [`Step::Compare`] is `distinct` or its negation.
 //!
 //! A [`Join`] rule's matches make its head atoms, which are nodes of the network (a group of
@@ -234,7 +235,8 @@ impl JoinProgram {
             }
             true
         };
-        self.solve(&join.rule, 0, &mut env, read, 0, &mut found);
+        let mut calls = Calls::default();
+        self.solve(&join.rule, 0, &mut env, read, &mut calls, &mut found);
         out
     }
 
@@ -246,7 +248,7 @@ impl JoinProgram {
         k: usize,
         env: &mut [Value],
         read: &dyn Fn(u32) -> bool,
-        depth: u32,
+        calls: &mut Calls,
         found: &mut dyn FnMut(&[Value]) -> bool,
     ) -> bool {
         let Some(step) = rule.steps.get(k) else {
@@ -294,7 +296,7 @@ impl JoinProgram {
                             env[v as usize] = x;
                         }
                     }
-                    let go_on = self.solve(rule, k + 1, env, read, depth, found);
+                    let go_on = self.solve(rule, k + 1, env, read, calls, found);
                     for (c, &v) in cols.iter().enumerate() {
                         if bound >> c & 1 == 0 {
                             env[v as usize] = UNBOUND;
@@ -324,7 +326,7 @@ impl JoinProgram {
                             .zip(cols)
                             .all(|(&x, &v)| env[v as usize] == x)
                 });
-                present || self.solve(rule, k + 1, env, read, depth, found)
+                present || self.solve(rule, k + 1, env, read, calls, found)
             }
             Step::Call {
                 relation,
@@ -332,10 +334,9 @@ impl JoinProgram {
                 negated,
             } => {
                 let values: Vec<Value> = args.iter().map(|&a| value(a, env)).collect();
-                let holds =
-                    !values.contains(&UNBOUND) && self.call(*relation, &values, read, depth + 1);
+                let holds = !values.contains(&UNBOUND) && self.call(*relation, values, read, calls);
                 if holds != *negated {
-                    self.solve(rule, k + 1, env, read, depth, found)
+                    self.solve(rule, k + 1, env, read, calls, found)
                 } else {
                     true
                 }
@@ -343,7 +344,7 @@ impl JoinProgram {
             Step::Compare { a, b, equal } => {
                 let (x, y) = (value(*a, env), value(*b, env));
                 if x != UNBOUND && y != UNBOUND && (x == y) == *equal {
-                    self.solve(rule, k + 1, env, read, depth, found)
+                    self.solve(rule, k + 1, env, read, calls, found)
                 } else {
                     true
                 }
@@ -351,24 +352,39 @@ impl JoinProgram {
         }
     }
 
-    /// Whether lazy relation `relation` holds for `values`.
+    /// Whether lazy relation `relation` holds for `values` (see [`Calls`]).
     fn call(
         &self,
         relation: u32,
-        values: &[Value],
+        values: Vec<Value>,
         read: &dyn Fn(u32) -> bool,
-        depth: u32,
+        calls: &mut Calls,
     ) -> bool {
-        if depth > 64 {
+        let key = (relation, values);
+        if let Some(&known) = calls.known.get(&key) {
+            return known;
+        }
+        if let Some(p) = calls.stack.iter().position(|k| *k == key) {
+            // A goal already being proved: a proof through it would be no shorter.
+            calls.lowest = calls.lowest.min(p);
+            return false;
+        }
+        if calls.stack.len() >= MAX_CALL_DEPTH {
+            calls.lowest = 0;
             return false;
         }
         let Some(rules) = self.lazy.get(relation as usize) else {
             return false;
         };
+        let me = calls.stack.len();
+        let outer = std::mem::replace(&mut calls.lowest, usize::MAX);
+        calls.stack.push(key);
+        let values = calls.stack[me].1.clone();
+        let mut hit = false;
         for rule in rules {
             let mut env = vec![UNBOUND; rule.vars as usize];
             let unified = rule.head.len() == values.len()
-                && rule.head.iter().zip(values).all(|(a, &x)| match *a {
+                && rule.head.iter().zip(&values).all(|(a, &x)| match *a {
                     Arg::Const(c) => c == x,
                     Arg::Var(v) => {
                         let slot = &mut env[v as usize];
@@ -381,16 +397,53 @@ impl JoinProgram {
             if !unified {
                 continue;
             }
-            let mut hit = false;
-            self.solve(rule, 0, &mut env, read, depth, &mut |_| {
+            self.solve(rule, 0, &mut env, read, calls, &mut |_| {
                 hit = true;
                 false
             });
             if hit {
-                return true;
+                break;
             }
         }
-        false
+        let key = calls.stack.pop().unwrap_or_default();
+        let inner = calls.lowest;
+        // A failure that met only goals this call started is final; one that met a goal
+        // below it on the stack may be a success in another context.
+        if hit || inner >= me {
+            calls.known.insert(key, hit);
+            calls.lowest = outer;
+        } else {
+            calls.lowest = outer.min(inner);
+        }
+        hit
+    }
+}
+
+/// The deepest nesting of lazy calls; a deeper call fails (a limit, like the interpreter's).
+const MAX_CALL_DEPTH: usize = 512;
+
+/// The lazy calls of one evaluation (one state): their answers, and the goals being proved.
+///
+/// A lazy relation may be recursive (chess's `clear_row_ig` follows a row square by square):
+/// a call is proved by running its rules with its arguments bound, depth first. A goal that
+/// is already on the stack fails there (a proof that goes through itself has a shorter one
+/// that does not), so the recursion ends for any relation over finitely many values. Answers
+/// are kept for the rest of the evaluation: a success always, a failure only when it met no
+/// goal lower on the stack (which might still succeed by another way).
+struct Calls {
+    known: HashMap<(u32, Vec<Value>), bool>,
+    stack: Vec<(u32, Vec<Value>)>,
+    /// The lowest stack position a failed call met while on the stack (`usize::MAX`: none).
+    lowest: usize,
+}
+
+impl Default for Calls {
+    fn default() -> Self {
+        Calls {
+            known: HashMap::new(),
+            stack: Vec::new(),
+            lowest: usize::MAX,
+        }
     }
 }
 
@@ -626,5 +679,102 @@ mod tests {
         assert!(p.validate(3));
         assert_eq!(p.evaluate(0, &|_| true), vec![true, false]);
         assert_eq!(p.evaluate(0, &|n| n != 1), vec![false, false]);
+    }
+
+    #[test]
+    fn recursive_lazy_relations_end_on_cycles() {
+        // edge(x, y), node n holds edge n: 1->2 (0), 2->1 (1), 1->4 (2), 4->3 (3). Asked
+        // first, path(1, 3) meets path(2, 3) while path(1, 3) is on the stack: that failure
+        // must not be kept, since path(2, 3) holds by 2->1->4->3 when asked later.
+        let edges = Table {
+            width: 2,
+            rows: vec![1, 2, 2, 1, 1, 4, 4, 3],
+            signals: vec![0 << 1, 1 << 1, 2 << 1, 3 << 1],
+        };
+        // path(x, y) :- edge(x, y).  path(x, z) :- edge(x, y), path(y, z).
+        let path = vec![
+            Rule {
+                vars: 2,
+                head: vec![Arg::Var(0), Arg::Var(1)],
+                steps: vec![Step::Scan {
+                    table: 0,
+                    cols: vec![0, 1],
+                    bound: 0b11,
+                }],
+            },
+            Rule {
+                vars: 3,
+                head: vec![Arg::Var(0), Arg::Var(2)],
+                steps: vec![
+                    Step::Scan {
+                        table: 0,
+                        cols: vec![0, 1],
+                        bound: 0b01,
+                    },
+                    Step::Call {
+                        relation: 0,
+                        args: vec![Arg::Var(1), Arg::Var(2)],
+                        negated: false,
+                    },
+                ],
+            },
+        ];
+        // Outputs: the pairs of the static table `pairs`, those with a path.
+        let all: Vec<(Value, Value)> = (1..=4).flat_map(|x| (1..=4).map(move |y| (x, y))).collect();
+        let pairs = Table {
+            width: 2,
+            rows: all.iter().flat_map(|&(x, y)| [x, y]).collect(),
+            signals: vec![ALWAYS; all.len()],
+        };
+        let rule = Rule {
+            vars: 2,
+            head: vec![Arg::Var(0), Arg::Var(1)],
+            steps: vec![
+                Step::Scan {
+                    table: 1,
+                    cols: vec![0, 1],
+                    bound: 0,
+                },
+                Step::Call {
+                    relation: 0,
+                    args: vec![Arg::Var(0), Arg::Var(1)],
+                    negated: false,
+                },
+            ],
+        };
+        let outputs = all.iter().map(|&(x, y)| vec![x, y]).collect();
+        let p = JoinProgram::new(vec![edges, pairs], vec![path], vec![(rule, outputs)]);
+        assert!(p.validate(4));
+        // The transitive closure, by hand, for a set of edges that hold.
+        let closure = |holds: &[bool]| {
+            let e = [(1, 2), (2, 1), (1, 4), (4, 3)];
+            let mut reach: Vec<(Value, Value)> = e
+                .iter()
+                .zip(holds)
+                .filter(|(_, h)| **h)
+                .map(|(p, _)| *p)
+                .collect();
+            loop {
+                let n = reach.len();
+                for (a, b) in reach.clone() {
+                    for (c, d) in reach.clone() {
+                        if b == c && !reach.contains(&(a, d)) {
+                            reach.push((a, d));
+                        }
+                    }
+                }
+                if reach.len() == n {
+                    return reach;
+                }
+            }
+        };
+        for mask in 0..16u32 {
+            let holds: Vec<bool> = (0..4).map(|n| mask >> n & 1 == 1).collect();
+            let got = p.evaluate(0, &|n| holds[n as usize]);
+            let want = closure(&holds);
+            for (i, pair) in all.iter().enumerate() {
+                assert_eq!(got[i], want.contains(pair), "{pair:?} with {holds:?}");
+            }
+        }
     }
 }

@@ -7,7 +7,7 @@
 //! under small limits: when they read the state or the moves (`true`, `does`), or are too
 //! large, they are [`Declaration::Unevaluated`] and nothing is checked against them.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::fixpoint::{static_component, static_components};
 use super::join::{Budget, Db, RelKey, rel_key};
@@ -83,7 +83,7 @@ pub fn declarations(nprog: &NProgram, roles: &[String]) -> Declarations {
         db: Db::default(),
         budget: Budget::new(
             options.max_matches,
-            options.time_limit.map(|d| Instant::now() + d),
+            options.time_limit.map(super::deadline::Deadline::after),
         ),
         dynamic,
         depth: Vec::new(),
@@ -95,6 +95,7 @@ pub fn declarations(nprog: &NProgram, roles: &[String]) -> Declarations {
         join_rules: Vec::new(),
         atom_limit: options.max_atoms,
         deferred: Default::default(),
+        lazy_candidates: Default::default(),
     };
     let static_rules: Vec<_> = rules
         .iter()

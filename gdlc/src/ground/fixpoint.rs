@@ -470,6 +470,7 @@ mod tests {
             join_rules: Vec::new(),
             atom_limit: options.max_atoms,
             deferred: Default::default(),
+            lazy_candidates: Default::default(),
         };
         let rules: Vec<&NRule> = nprog.rules.iter().collect();
         let mut failed = false;

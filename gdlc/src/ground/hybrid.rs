@@ -14,8 +14,10 @@
 //!
 //! A dynamic relation can be lazy too (*deferred*, see `ground_hybrid` in the parent
 //! module): when a join rule's head would have more atoms than
-//! [`super::GroundOptions::max_join_heads`], the relation is asked on demand by the joins that
-//! read it (its rules read the state through their tables). A variable of a rule that only a
+//! [`super::GroundOptions::max_join_heads`], or the relation itself too many atoms, the
+//! relation is asked on demand by the joins that read it (its rules read the state through
+//! their tables). It may be recursive (chess's `clear_row_ig` walks a row square by square):
+//! the run-time calls end on cycles (see `gdl_runtime::propnet::join`). A variable of a rule that only a
 //! lazy literal binds is bound first to the values it can take ([`domain`], a static table),
 //! and the literal is then a test.
 //!
@@ -104,7 +106,38 @@ fn vars_of(l: &NLit) -> Vec<u32> {
 /// The values variable `v` of `rule` can take: the intersection of its values in the
 /// positive body literals it occurs in (those of lazy relations through their rules).
 /// `None` when no literal bounds it.
-fn domain(g: &Grounder<'_>, rule: &NRule, v: u32, depth: u32) -> Option<HashSet<TermId>> {
+///
+/// The values of a lazy relation's argument are the union over its rules; for a recursive
+/// relation (chess's `clear_row_ig`, hex's `connection2`), the least solution of those
+/// equations, found by iterating from no values: an over-approximation, since every rule
+/// only narrows.
+fn domain(g: &Grounder<'_>, rule: &NRule, v: u32) -> Option<HashSet<TermId>> {
+    let mut ctx = Domains::default();
+    for _ in 0..MAX_DOMAIN_ROUNDS {
+        ctx.changed = false;
+        let out = domain_in(g, rule, v, &mut ctx);
+        if !ctx.changed {
+            return out;
+        }
+    }
+    None
+}
+
+/// Rounds of [`domain`]'s iteration before a variable is taken as unbounded.
+const MAX_DOMAIN_ROUNDS: usize = 32;
+
+/// The state of [`domain`]'s iteration.
+#[derive(Default)]
+struct Domains {
+    /// Per lazy relation's argument position, the values found so far (`None`: unbounded).
+    approx: HashMap<(RelKey, usize), Option<HashSet<TermId>>>,
+    /// The positions being computed (a recursive literal reads their values so far).
+    visiting: Vec<(RelKey, usize)>,
+    /// Whether a round changed a position's values.
+    changed: bool,
+}
+
+fn domain_in(g: &Grounder<'_>, rule: &NRule, v: u32, ctx: &mut Domains) -> Option<HashSet<TermId>> {
     let mut out: Option<HashSet<TermId>> = None;
     for l in &rule.body {
         let NLit::Pos(a) = l else { continue };
@@ -114,20 +147,10 @@ fn domain(g: &Grounder<'_>, rule: &NRule, v: u32, depth: u32) -> Option<HashSet<
         let rel = rel_key(a);
         let values: Option<HashSet<TermId>> = if let Some(rules) = g.lazy.get(&rel) {
             // A lazy relation: the values of the argument positions holding exactly `v`.
-            let pos = a.args.iter().position(|t| *t == NTerm::Var(v))?;
-            if depth > 8 {
-                return None;
-            }
-            let mut all = HashSet::default();
-            for r in rules {
-                match r.head.args.get(pos)? {
-                    NTerm::Var(u) => all.extend(domain(g, r, *u, depth + 1)?),
-                    // A term with variables inside: its values are not listed here.
-                    t if !t.is_ground() => return None,
-                    t => all.extend(join::ground_term(t, &g.store)),
-                };
-            }
-            Some(all)
+            a.args
+                .iter()
+                .position(|t| *t == NTerm::Var(v))
+                .and_then(|pos| lazy_values(g, rules, (rel, pos), ctx))
         } else {
             Some(
                 g.db.atoms(rel)
@@ -146,6 +169,46 @@ fn domain(g: &Grounder<'_>, rule: &NRule, v: u32, depth: u32) -> Option<HashSet<
     out
 }
 
+/// The values argument `at` of lazy relation `rules` can take, `None` when they are not
+/// bounded; a position being computed gives its values so far.
+fn lazy_values(
+    g: &Grounder<'_>,
+    rules: &[NRule],
+    at: (RelKey, usize),
+    ctx: &mut Domains,
+) -> Option<HashSet<TermId>> {
+    if ctx.visiting.contains(&at) {
+        return ctx
+            .approx
+            .get(&at)
+            .cloned()
+            .unwrap_or(Some(HashSet::default()));
+    }
+    if ctx.visiting.len() > 64 {
+        return None;
+    }
+    ctx.visiting.push(at);
+    let mut all: Option<HashSet<TermId>> = Some(HashSet::default());
+    for r in rules {
+        let values = match r.head.args.get(at.1) {
+            Some(NTerm::Var(u)) => domain_in(g, r, *u, ctx),
+            Some(t) if t.is_ground() => Some(join::ground_term(t, &g.store).into_iter().collect()),
+            // A term with variables inside: its values are not listed here.
+            _ => None,
+        };
+        match (&mut all, values) {
+            (Some(all), Some(values)) => all.extend(values),
+            _ => all = None,
+        }
+    }
+    ctx.visiting.pop();
+    if ctx.approx.get(&at) != Some(&all) {
+        ctx.changed = true;
+        ctx.approx.insert(at, all.clone());
+    }
+    all
+}
+
 /// The head atoms a join rule may derive (see the module documentation).
 pub(crate) fn head_atoms(g: &mut Grounder<'_>, rule: &NRule) -> Result<Vec<TermId>, GroundError> {
     let mut head_vars = Vec::new();
@@ -156,7 +219,7 @@ pub(crate) fn head_atoms(g: &mut Grounder<'_>, rule: &NRule) -> Result<Vec<TermI
     });
     let mut domains: Vec<Vec<TermId>> = Vec::new();
     for &v in &head_vars {
-        let Some(d) = domain(g, rule, v, 0) else {
+        let Some(d) = domain(g, rule, v) else {
             return Err(unsupported(rule, "a head variable takes unbounded values"));
         };
         let mut d: Vec<TermId> = d.into_iter().collect();
@@ -356,7 +419,7 @@ impl JoinBuilder {
                     _ => None,
                 });
                 let Some(v) = free else { break };
-                let values = domain(g, rule, v, 0)
+                let values = domain(g, rule, v)
                     .ok_or_else(|| unsupported(rule, "a literal's variables are never bound"))?;
                 let mut values: Vec<TermId> = values.into_iter().collect();
                 values.sort_unstable();

@@ -10,8 +10,6 @@
 //! number of its insertion; a scan reads only a window of those numbers, which is how the
 //! semi-naive rounds of [`super::fixpoint`] read "the atoms new in the last round".
 
-use std::time::Instant;
-
 use crate::ast::Sym;
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
 use crate::terms::{TermId, TermStore};
@@ -34,8 +32,8 @@ pub struct Budget {
     pub work_left: u64,
     /// The work the budget started with.
     pub initial: u64,
-    /// When to give up, if ever.
-    pub deadline: Option<Instant>,
+    /// When to give up, if ever (CPU time of the grounding thread).
+    pub deadline: Option<super::Deadline>,
     /// Steps until the clock is read again.
     tick: u32,
     /// Why the budget ran out, once it has.
@@ -50,7 +48,7 @@ pub enum Exhausted {
 }
 
 impl Budget {
-    pub fn new(work: u64, deadline: Option<Instant>) -> Budget {
+    pub fn new(work: u64, deadline: Option<super::Deadline>) -> Budget {
         Budget {
             work_left: work,
             initial: work,
@@ -71,7 +69,7 @@ impl Budget {
         self.tick += 1;
         if self.tick >= 4096 {
             self.tick = 0;
-            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.deadline.as_mut().is_some_and(super::Deadline::passed) {
                 self.work_left = 0;
                 self.exhausted = Some(Exhausted::Time);
                 return false;

@@ -25,7 +25,9 @@
 //! large to ground is a diagnostic naming the rule, never exhausted memory or a hang.
 
 mod db;
+mod deadline;
 pub mod declared;
+mod defer;
 pub(crate) mod fixpoint;
 pub mod hybrid;
 pub(crate) mod instantiate;
@@ -33,13 +35,15 @@ pub mod join;
 pub mod split;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::ast::{Span, Symbols, kw};
 use crate::diag::Diagnostic;
 use crate::normalize::{NLit, NProgram, NRule};
 use crate::terms::{TermId, TermStore};
 
+pub use deadline::Deadline;
+use defer::{Hybrid, LARGE_DYNAMIC_SHARE, defer_relations, ground_hybrid};
 use join::{Budget, Db, Exhausted, RelKey, rel_key};
 
 /// Limits of [`ground`].
@@ -57,7 +61,7 @@ pub struct GroundOptions {
     /// The deepest nesting of function terms in a ground atom (a counter `(s (s (s 0)))` that
     /// grows without bound stops here).
     pub max_term_depth: usize,
-    /// How long grounding may take.
+    /// How much CPU time grounding may take (see [`Deadline`]).
     pub time_limit: Option<Duration>,
     /// A rule whose instances (counted without their `does` literals, which code generation
     /// merges into move sets) exceed this is decomposed into smaller rules first.
@@ -187,6 +191,8 @@ pub(crate) struct Grounder<'a> {
     pub atom_limit: usize,
     /// Dynamic relations made lazy by hybrid grounding (see [`ground_hybrid`]).
     pub deferred: HashSet<RelKey>,
+    /// The relations defined by rules of the description (not auxiliary ones).
+    pub lazy_candidates: HashSet<RelKey>,
 }
 
 impl Grounder<'_> {
@@ -217,7 +223,7 @@ impl Grounder<'_> {
         let span = rule.map_or(self.first_span, |r| r.span);
         let msg = match self.budget.exhausted {
             Some(Exhausted::Time) => format!(
-                "too large to ground: {what} takes longer than the time limit of {:.0} s",
+                "too large to ground: {what} takes more than the limit of {:.0} s of CPU time",
                 self.options
                     .time_limit
                     .map_or(0.0, |d: Duration| d.as_secs_f64())
@@ -232,6 +238,22 @@ impl Grounder<'_> {
 
     /// Fails when the database holds more atoms than allowed.
     pub fn check_atoms(&self, rule: &NRule) -> Result<(), GroundError> {
+        // Hybrid grounding: a large dynamic relation is better asked at run time.
+        let rel = rel_key(&rule.head);
+        if self.hybrid
+            && self.dynamic.contains(&rel)
+            && !is_game_output(rel.0)
+            && self.lazy_candidates.contains(&rel)
+            && self.db.atoms(rel).len() > self.options.max_atoms / LARGE_DYNAMIC_SHARE
+        {
+            let mut e = GroundError::too_large(Diagnostic::error(
+                "grounding-too-large",
+                rule.span,
+                "too large to ground: this relation has too many atoms",
+            ));
+            e.defer = Some(rel);
+            return Err(e);
+        }
         if self.db.count() as usize > self.atom_limit.min(self.options.max_atoms) {
             let mut sizes: Vec<(usize, RelKey)> = self
                 .db
@@ -324,7 +346,7 @@ impl GroundError {
 /// of the ground rules, which are instances of the original rules.
 pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram, GroundError> {
     use crate::magic::{MagicOptions, NegationPolicy, magic_sets};
-    let deadline = options.time_limit.map(|d| Instant::now() + d);
+    let deadline = options.time_limit.map(Deadline::after);
     // The first attempt may spend a third of the work: a description that needs more usually
     // grounds much faster on demand.
     let mut probe = Probe {
@@ -344,9 +366,14 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     };
     // A static relation too large to compute: first try evaluating it at run time. The
     // attempt is deterministic, so when it fails it is not repeated as the last resort.
+    // Likewise when dynamic relations were too large: those are asked at run time.
     let mut hybrid_failed = None;
-    if probe.static_too_large {
-        match ground_hybrid(nprog, options, deadline, &probe.over_atoms) {
+    if probe.static_too_large || !probe.large_dynamic.is_empty() {
+        let start = Hybrid {
+            over_atoms: &probe.over_atoms,
+            deferred: &probe.large_dynamic,
+        };
+        match ground_hybrid(nprog, options, deadline, start) {
             (Ok(g), _) => return Ok(g),
             (Err(e), false) => hybrid_failed = Some(e),
             (Err(_), true) => {}
@@ -359,10 +386,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         .collect();
     let mut last = first.clone();
     // The rewrites may spend half the time left: the last resort keeps the rest.
-    let magic_deadline = deadline.map(|d| {
-        let now = Instant::now();
-        now + d.saturating_duration_since(now) / 2
-    });
+    let magic_deadline = deadline.map(|d| Deadline::after(d.left() / 2));
     for negation in [
         NegationPolicy::Demand,
         NegationPolicy::DemandPositive,
@@ -397,7 +421,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     // Last: the rules too large to ground are evaluated at run time.
     let result = match hybrid_failed {
         Some(e) => Err(e),
-        None => ground_hybrid(nprog, options, deadline, &[]).0,
+        None => ground_hybrid(nprog, options, deadline, Hybrid::default()).0,
     };
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
@@ -431,51 +455,6 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             })
         }
         Err(e) => Err(e),
-    }
-}
-
-/// The most dynamic relations one hybrid grounding may defer to run time.
-const MAX_DEFERRED: usize = 8;
-
-/// Hybrid grounding (the rules too large to ground evaluated at run time). When an attempt
-/// fails on a rule whose head would have too many atoms, and its relation may be asked on
-/// demand instead ([`GroundError::defer`]), it is tried again with that relation *deferred*:
-/// lazy, its rules run at run time with the arguments its readers bind. `over_atoms`: the
-/// static components an earlier attempt found to have too many atoms (made lazy at once).
-/// Returns the result and whether the time ran out.
-fn ground_hybrid(
-    nprog: &NProgram,
-    options: &GroundOptions,
-    deadline: Option<Instant>,
-    over_atoms: &[(Vec<RelKey>, GroundError)],
-) -> (Result<GroundProgram, GroundError>, bool) {
-    let mut deferred: HashSet<RelKey> = HashSet::default();
-    loop {
-        let mut probe = Probe {
-            hybrid: true,
-            deferred: deferred.clone(),
-            over_atoms: over_atoms.to_vec(),
-            ..Probe::default()
-        };
-        let result = ground_with(
-            nprog,
-            options,
-            &std::collections::HashSet::new(),
-            deadline,
-            &mut probe,
-        );
-        match result {
-            Err(e) if !probe.out_of_time && deferred.len() < MAX_DEFERRED => match e.defer {
-                Some(rel) if deferred.insert(rel) => {
-                    tracing::debug!(
-                        relation = %format!("{}/{}", nprog.symbols.name(rel.0), rel.1),
-                        "hybrid grounding defers a relation to run time"
-                    );
-                }
-                _ => return (Err(e), false),
-            },
-            r => return (r, probe.out_of_time),
-        }
     }
 }
 
@@ -552,6 +531,9 @@ struct Probe {
     work: u64,
     /// Dynamic relations to make lazy (see [`ground_hybrid`]).
     deferred: HashSet<RelKey>,
+    /// When the attempt failed as too large: its dynamic relations (not read by the game)
+    /// with more than a [`LARGE_DYNAMIC_SHARE`] of the atom limit.
+    large_dynamic: Vec<RelKey>,
 }
 
 /// One grounding attempt of `nprog`, whose relations in `guards` are demand relations (left
@@ -560,7 +542,7 @@ fn ground_with(
     nprog: &NProgram,
     options: &GroundOptions,
     guards: &std::collections::HashSet<crate::ast::Sym>,
-    deadline: Option<Instant>,
+    deadline: Option<Deadline>,
     probe: &mut Probe,
 ) -> Result<GroundProgram, GroundError> {
     let rules = needed_rules(&nprog.rules);
@@ -588,9 +570,36 @@ fn ground_with(
         join_rules: Vec::new(),
         atom_limit: options.max_atoms,
         deferred: probe.deferred.clone(),
+        lazy_candidates: rules.iter().map(|r| rel_key(&r.head)).collect(),
     };
     let result = ground_in(&mut g, &rules, probe);
     probe.out_of_time = g.budget.exhausted == Some(Exhausted::Time);
+    if matches!(&result, Err(e) if e.is_too_large()) {
+        let large = options.max_atoms / LARGE_DYNAMIC_SHARE;
+        probe.large_dynamic = g
+            .dynamic
+            .iter()
+            .copied()
+            .filter(|&rel| {
+                !is_game_output(rel.0)
+                    && rel != (kw::TRUE, 1)
+                    && rel != (kw::DOES, 2)
+                    && g.db.atoms(rel).len() > large
+                    && rules.iter().any(|r| rel_key(&r.head) == rel)
+            })
+            .collect();
+        probe.large_dynamic.sort_unstable();
+        if !probe.large_dynamic.is_empty() {
+            tracing::debug!(
+                relations = ?probe
+                    .large_dynamic
+                    .iter()
+                    .map(|(s, a)| format!("{}/{a}", g.symbols.name(*s)))
+                    .collect::<Vec<_>>(),
+                "large dynamic relations"
+            );
+        }
+    }
     result
 }
 
@@ -768,39 +777,6 @@ fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgra
         joins,
         stats,
     })
-}
-
-/// Makes the deferred relations lazy (see [`ground_hybrid`]): their rules leave `rules`, to
-/// be run at run time by the joins that read them. A relation whose rules read it (recursion)
-/// stays as it is: a lazy relation is asked by plain calls, which recursion would not end.
-fn defer_relations(g: &mut Grounder<'_>, rules: &mut Vec<NRule>) {
-    if !g.hybrid || g.deferred.is_empty() {
-        return;
-    }
-    let recursive = |rel: RelKey| {
-        rules.iter().any(|r| {
-            rel_key(&r.head) == rel
-                && r.body.iter().any(|l| match l {
-                    NLit::Pos(a) | NLit::Neg(a) => rel_key(a) == rel,
-                    _ => false,
-                })
-        })
-    };
-    let deferred: Vec<RelKey> = g
-        .deferred
-        .iter()
-        .copied()
-        .filter(|&rel| !is_game_output(rel.0) && !recursive(rel))
-        .collect();
-    rules.retain(|r| {
-        let rel = rel_key(&r.head);
-        if deferred.contains(&rel) {
-            g.lazy.entry(rel).or_default().push(r.clone());
-            false
-        } else {
-            true
-        }
-    });
 }
 
 pub(crate) fn unsafe_rule(rule: &NRule) -> Diagnostic {

@@ -1,0 +1,130 @@
+//! Hybrid grounding's attempts: which dynamic relations are *deferred* (asked at run time by
+//! the joins that read them, see [`super::hybrid`]), and the attempts made again with more of
+//! them deferred.
+
+use rustc_hash::FxHashSet as HashSet;
+
+use super::join::{RelKey, rel_key};
+use super::{Deadline, GroundError, GroundOptions, GroundProgram, Grounder, Probe};
+use super::{fixpoint, ground_with, is_game_output};
+use crate::normalize::{NLit, NProgram, NRule};
+
+/// The most dynamic relations one hybrid grounding may defer to run time.
+const MAX_DEFERRED: usize = 24;
+
+/// Hybrid grounding (the rules too large to ground evaluated at run time). When an attempt
+/// fails on a rule whose head would have too many atoms, and its relation may be asked on
+/// demand instead ([`GroundError::defer`]), it is tried again with that relation *deferred*:
+/// lazy, its rules run at run time with the arguments its readers bind. `start`: what an
+/// earlier attempt learnt. Returns the result and whether the time ran out.
+pub(super) fn ground_hybrid(
+    nprog: &NProgram,
+    options: &GroundOptions,
+    deadline: Option<Deadline>,
+    start: Hybrid<'_>,
+) -> (Result<GroundProgram, GroundError>, bool) {
+    let over_atoms = start.over_atoms;
+    let mut deferred: HashSet<RelKey> = start.deferred.iter().copied().collect();
+    let max_deferred = MAX_DEFERRED + deferred.len();
+    loop {
+        let mut probe = Probe {
+            hybrid: true,
+            deferred: deferred.clone(),
+            over_atoms: over_atoms.to_vec(),
+            ..Probe::default()
+        };
+        let result = ground_with(
+            nprog,
+            options,
+            &std::collections::HashSet::new(),
+            deadline,
+            &mut probe,
+        );
+        match result {
+            Err(e) if !probe.out_of_time && deferred.len() < max_deferred => match e.defer {
+                Some(rel) if deferred.insert(rel) => {
+                    tracing::debug!(
+                        relation = %format!("{}/{}", nprog.symbols.name(rel.0), rel.1),
+                        "hybrid grounding defers a relation to run time"
+                    );
+                }
+                _ => return (Err(e), false),
+            },
+            r => return (r, probe.out_of_time),
+        }
+    }
+}
+
+/// What a hybrid attempt starts from, learnt by an earlier attempt.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Hybrid<'a> {
+    /// The static components found to have too many atoms (made lazy at once).
+    pub over_atoms: &'a [(Vec<RelKey>, GroundError)],
+    /// Dynamic relations found to have too many atoms (deferred at once).
+    pub deferred: &'a [RelKey],
+}
+
+/// A dynamic relation with more than this share of the atom limit when an attempt fails on
+/// it is deferred to run time by the hybrid attempt (chess's `clear_row_ig` and the other
+/// relations "can this piece reach that square, ignoring this one" have 262,144 each).
+pub(super) const LARGE_DYNAMIC_SHARE: usize = 32;
+
+/// Makes the deferred relations lazy (see [`ground_hybrid`]): their rules leave `rules`, to
+/// be run at run time by the joins that read them. A deferred relation takes the relations of
+/// its recursive component with it (a lazy relation reads no join's outputs, which would be
+/// computed from it); recursion is fine at run time, where a call's goal that is already
+/// being proved fails (see `gdl_runtime::propnet::join`). A component with a relation the
+/// game reads stays as it is.
+pub(super) fn defer_relations(g: &mut Grounder<'_>, rules: &mut Vec<NRule>) {
+    if !g.hybrid || g.deferred.is_empty() {
+        return;
+    }
+    let refs: Vec<&NRule> = rules.iter().collect();
+    let components = fixpoint::static_components(&refs).unwrap_or_default();
+    let comps: Vec<HashSet<RelKey>> = components
+        .iter()
+        .map(|c| c.iter().map(|r| rel_key(&r.head)).collect())
+        .collect();
+    let movable = |rels: &HashSet<RelKey>| !rels.iter().any(|r| is_game_output(r.0));
+    let mut deferred: HashSet<RelKey> = HashSet::default();
+    for rels in &comps {
+        if rels.iter().any(|r| g.deferred.contains(r)) && movable(rels) {
+            deferred.extend(rels.iter().copied());
+        }
+    }
+    // A component that only deferred relations read is asked by them alone: deferred too
+    // (chess's `clear_row_ig`, read only by `rook_move_ig`).
+    loop {
+        let before = deferred.len();
+        for rels in &comps {
+            if rels.is_subset(&deferred) || !movable(rels) {
+                continue;
+            }
+            let mut read = false;
+            let only_deferred = rules.iter().all(|r| {
+                let reads = r.body.iter().any(|l| match l {
+                    NLit::Pos(a) | NLit::Neg(a) => rels.contains(&rel_key(a)),
+                    _ => false,
+                });
+                read |= reads;
+                let head = rel_key(&r.head);
+                !reads || rels.contains(&head) || deferred.contains(&head)
+            });
+            if read && only_deferred {
+                deferred.extend(rels.iter().copied());
+            }
+        }
+        if deferred.len() == before {
+            break;
+        }
+    }
+    rules.retain(|r| {
+        let rel = rel_key(&r.head);
+        if deferred.contains(&rel) {
+            g.lazy.entry(rel).or_default().push(r.clone());
+            false
+        } else {
+            true
+        }
+    });
+}
