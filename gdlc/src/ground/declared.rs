@@ -10,11 +10,10 @@
 use std::time::Duration;
 
 use super::fixpoint::{static_component, static_components};
-use super::join::{Budget, Db, RelKey, rel_key};
+use super::join::{Budget, RelKey, rel_key};
 use super::{GroundOptions, Grounder, dynamic_relations, rules_for};
 use crate::ast::{Span, kw};
 use crate::normalize::NProgram;
-use crate::terms::TermStore;
 
 /// What a description declares of one kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -76,26 +75,14 @@ pub fn declarations(nprog: &NProgram, roles: &[String]) -> Declarations {
         time_limit: Some(Duration::from_secs(2)),
         ..GroundOptions::default()
     };
+    let budget = Budget::new(
+        options.max_matches,
+        options.time_limit.map(super::deadline::Deadline::after),
+    );
     let mut g = Grounder {
-        options: &options,
-        symbols: nprog.symbols.clone(),
-        store: TermStore::default(),
-        db: Db::default(),
-        budget: Budget::new(
-            options.max_matches,
-            options.time_limit.map(super::deadline::Deadline::after),
-        ),
         dynamic,
-        depth: Vec::new(),
         first_span: rules.first().map_or(Span::default(), |r| r.span),
-        guards: Default::default(),
-        aux_count: 0,
-        hybrid: false,
-        lazy: Default::default(),
-        join_rules: Vec::new(),
-        atom_limit: options.max_atoms,
-        deferred: Default::default(),
-        lazy_candidates: Default::default(),
+        ..Grounder::new(&options, nprog.symbols.clone(), budget)
     };
     let static_rules: Vec<_> = rules
         .iter()

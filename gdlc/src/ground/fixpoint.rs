@@ -454,24 +454,11 @@ mod tests {
         let nprog =
             crate::normalize::normalize(&checked.program, Default::default()).expect("normalises");
         let options = GroundOptions::default();
-        let mut g = Grounder {
-            options: &options,
-            symbols: nprog.symbols.clone(),
-            store: TermStore::default(),
-            db: Default::default(),
-            budget: Budget::new(options.max_matches, None),
-            dynamic: Default::default(),
-            depth: Vec::new(),
-            first_span: Default::default(),
-            guards: Default::default(),
-            aux_count: 0,
-            hybrid: false,
-            lazy: Default::default(),
-            join_rules: Vec::new(),
-            atom_limit: options.max_atoms,
-            deferred: Default::default(),
-            lazy_candidates: Default::default(),
-        };
+        let mut g = Grounder::new(
+            &options,
+            nprog.symbols.clone(),
+            Budget::new(options.max_matches, None),
+        );
         let rules: Vec<&NRule> = nprog.rules.iter().collect();
         let mut failed = false;
         for component in static_components(&rules).expect("components") {

@@ -195,6 +195,31 @@ pub(crate) struct Grounder<'a> {
     pub lazy_candidates: HashSet<RelKey>,
 }
 
+impl<'a> Grounder<'a> {
+    /// A grounder with nothing found yet (no atoms, guards, lazy or deferred relations), within
+    /// `budget`; the callers set what their grounding starts from.
+    pub fn new(options: &'a GroundOptions, symbols: Symbols, budget: Budget) -> Grounder<'a> {
+        Grounder {
+            options,
+            symbols,
+            store: TermStore::default(),
+            db: Db::default(),
+            budget,
+            dynamic: HashSet::default(),
+            depth: Vec::new(),
+            first_span: Span::default(),
+            guards: Default::default(),
+            aux_count: 0,
+            hybrid: false,
+            lazy: HashMap::default(),
+            join_rules: Vec::new(),
+            atom_limit: options.max_atoms,
+            deferred: HashSet::default(),
+            lazy_candidates: HashSet::default(),
+        }
+    }
+}
+
 impl Grounder<'_> {
     /// The nesting depth of a term.
     pub fn depth(&mut self, t: TermId) -> usize {
@@ -547,30 +572,22 @@ fn ground_with(
 ) -> Result<GroundProgram, GroundError> {
     let rules = needed_rules(&nprog.rules);
     let dynamic = dynamic_relations(&rules);
+    let budget = Budget::new(
+        if probe.work == 0 {
+            options.max_matches
+        } else {
+            probe.work
+        },
+        deadline,
+    );
     let mut g = Grounder {
-        options,
-        symbols: nprog.symbols.clone(),
-        store: TermStore::default(),
-        db: Db::default(),
-        budget: Budget::new(
-            if probe.work == 0 {
-                options.max_matches
-            } else {
-                probe.work
-            },
-            deadline,
-        ),
         dynamic,
-        depth: Vec::new(),
         first_span: rules.first().map_or(Span::default(), |r| r.span),
         guards: guards.clone(),
-        aux_count: 0,
         hybrid: probe.hybrid,
-        lazy: HashMap::default(),
-        join_rules: Vec::new(),
-        atom_limit: options.max_atoms,
         deferred: probe.deferred.clone(),
         lazy_candidates: rules.iter().map(|r| rel_key(&r.head)).collect(),
+        ..Grounder::new(options, nprog.symbols.clone(), budget)
     };
     let result = ground_in(&mut g, &rules, probe);
     probe.out_of_time = g.budget.exhausted == Some(Exhausted::Time);
