@@ -5,7 +5,7 @@
 //! batch, so the graph (and every finding's path) is the same on any number of threads.
 
 use super::Kind;
-use super::explore::{Declarations, NO_MOVE, goal_detail, goal_finding, goal_of};
+use super::checks::{Declarations, NO_MOVE, goal_detail, goal_finding, goal_of};
 use crate::{Game, RoleIndex};
 
 /// What the search records of one state.

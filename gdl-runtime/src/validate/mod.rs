@@ -28,6 +28,7 @@
 //! `solve.rs` the analyses of a complete graph, `sample.rs` the playouts, `render.rs` the
 //! report as text and JSON.
 
+mod checks;
 mod expand;
 mod explore;
 mod render;

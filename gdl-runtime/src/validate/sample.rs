@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::explore::{Declarations, NO_MOVE, goal_detail, goal_finding, goal_of};
+use super::checks::{Declarations, NO_MOVE, goal_detail, goal_finding, goal_of};
 use super::{Finding, JointText, Kind, Phase, Progress, ValidateOptions};
 use crate::{Game, RoleIndex, SplitMix64};
 

@@ -2,7 +2,8 @@
 //! cycles (with the nearest state on one and the moves round it), and retrograde analysis —
 //! which roles can force a win, and the value of a two-player zero-sum turn-taking game.
 
-use super::explore::{Findings, Graph, Site, is_proper};
+use super::checks::is_proper;
+use super::explore::{Findings, Graph, Site};
 use super::{Kind, Report};
 
 /// Fixpoint passes over the states that can reach a cycle before giving up on an answer.
