@@ -54,6 +54,9 @@ pub fn report(
     peers_table(&mut s, m);
     limit_table(&mut s, m);
     threads_table(&mut s, m);
+    if !m.validation.is_empty() {
+        super::validation::table(&mut s, &m.validation, m.threads);
+    }
     large_table(&mut s, m, large);
     if !m.comparisons.is_empty() {
         backends_table(&mut s, &m.comparisons);
