@@ -347,7 +347,7 @@ fn median(xs: &mut [f64]) -> Option<f64> {
 }
 
 /// A rate with thousands separators, or 2 decimals below 10.
-fn rate(x: f64) -> String {
+pub(super) fn rate(x: f64) -> String {
     if x < 10.0 {
         format!("{x:.2}")
     } else {
@@ -356,7 +356,7 @@ fn rate(x: f64) -> String {
 }
 
 /// An integer with thousands separators.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
