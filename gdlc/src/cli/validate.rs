@@ -46,7 +46,8 @@ pub struct Args {
     /// The time of the whole validation, in seconds (not counting the build).
     #[arg(long, default_value_t = 60.0, value_parser = super::seconds_value)]
     pub seconds: f64,
-    /// Threads that sample at once (compiled engine only).
+    /// Threads that expand states (batches of the breadth-first search) and sample at once
+    /// (compiled engine only).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub threads: u16,
     /// Seed of the playouts' move chooser.
