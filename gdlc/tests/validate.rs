@@ -1,13 +1,16 @@
 //! `gdlc validate` and `gdl_runtime::validate`: small games broken in one way each (fixtures
 //! in `tests/fixtures/validate/`, variations of `nim.kif`), each finding asserted with its
-//! shortest path; tic-tac-toe solved exhaustively by both engines.
+//! shortest path; tic-tac-toe solved exhaustively by both engines. Corpus games from
+//! `$GDL_CORPUS` (skipped, with a line, when it is absent): ticTacToe well-formed, 5,478
+//! states, a draw (interpreter, and compiled on two threads); connectFour sampled without
+//! errors; chess's terminal states without goal values, the moves replayed to one.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use gdl_runtime::Declared;
-use gdl_runtime::validate::{Finding, Kind, Mode, Report, ValidateOptions, validate};
+use gdl_runtime::validate::{Finding, Kind, Mode, Report, Shown, ValidateOptions, validate};
+use gdl_runtime::{Declared, Game as _};
 use gdlc::interp::Interpreter;
 
 fn fixture(name: &str) -> PathBuf {
@@ -95,6 +98,27 @@ fn several_goal_values_in_a_non_terminal_state() {
 }
 
 #[test]
+fn several_goal_values_in_the_initial_state_are_shown_without_moves() {
+    let r = validated("several_goals_initially");
+    let f = only(&r, Kind::SeveralGoals);
+    assert_eq!((f.len(), f[0].role), (1, Some(1)));
+    assert!(f[0].path.is_empty());
+    assert_eq!(f[0].shown(), Shown::InitialState);
+    let text = gdl_runtime::validate::text(&r, "g");
+    let said = "error[several-goals]: role b: goal values 0, 50 in a non-terminal state\n  \
+                in the initial state (no move leads to it)\n";
+    assert!(text.contains(said), "{text}");
+    let json = gdl_runtime::validate::json(&r, "g");
+    assert!(
+        json.contains("\"shown\":\"initial-state\",\"path\":[]"),
+        "{json}"
+    );
+    // Past the initial state it is shown by its moves.
+    let r = validated("several_goals");
+    assert_eq!(r.findings[0].shown(), Shown::State);
+}
+
+#[test]
 fn goal_out_of_range() {
     let r = validated("goal_out_of_range");
     let f = only(&r, Kind::GoalOutOfRange);
@@ -109,6 +133,12 @@ fn a_cycle_through_the_initial_state() {
     let r = validated("cycle");
     let f = only(&r, Kind::Cycle);
     assert!(f[0].path.is_empty());
+    assert_eq!(f[0].shown(), Shown::Cycle);
+    let text = gdl_runtime::validate::text(&r, "g");
+    assert!(
+        text.contains("  the initial state lies on a cycle:\n"),
+        "{text}"
+    );
     let round = [joint(&["pass", "noop"]), joint(&["noop", "pass"])];
     assert_eq!(f[0].cycle, round);
     assert_eq!(r.value, None);
@@ -123,6 +153,7 @@ fn a_role_that_cannot_win() {
     let r = validated("not_weakly_winnable");
     let f = only(&r, Kind::NotWeaklyWinnable);
     assert_eq!((f.len(), f[0].role), (1, Some(1)));
+    assert_eq!((f[0].path.len(), f[0].shown()), (0, Shown::WholeGraph));
     assert!(f[0].detail.contains("at best 50"), "{}", f[0].detail);
 }
 
@@ -187,6 +218,7 @@ fn past_the_state_limit_playouts_find_the_long_ones() {
     assert!(r.playouts > 0 && r.longest_playout == 5);
     let f = only(&r, Kind::LongPlayout);
     assert!(f[0].detail.contains("after 5 random steps"));
+    assert_eq!(f[0].shown(), Shown::LongPlayout);
     assert_eq!(r.exit_status(), 2, "a warning, and undecided");
 }
 
@@ -311,9 +343,157 @@ fn both_engines_solve_tic_tac_toe_alike_and_exit_statuses() {
         &cache,
     );
     assert_eq!((code, r["mode"].as_str()), (2, Some("sampled")));
+    // A description that does not compile: its diagnostics as JSON, exit status 1.
+    let rejected = fixture("arity");
+    for engine in ["interpreted", "compiled"] {
+        let args = [rejected.to_str().unwrap(), "--engine", engine];
+        let (code, r) = cli_json(&args, &cache);
+        assert_eq!(
+            (code, &r["exit_status"]),
+            (1, &serde_json::json!(1)),
+            "{engine}"
+        );
+        assert_eq!(r["rejected"][0]["code"], "function-arity", "{engine}");
+        assert_eq!(r["rejected"][0]["severity"], "error", "{engine}");
+    }
     let usage = gdlc()
         .args(["validate", "--seconds", "-1", ttt])
         .output()
         .unwrap();
     assert_eq!(usage.status.code(), Some(2));
+}
+
+/// A game of the corpus (`$GDL_CORPUS/games/COLLECTION/NAME.kif`); `None`, after a line
+/// saying so, when the corpus is absent.
+fn corpus_game(collection: &str, name: &str) -> Option<PathBuf> {
+    let path = gdl_tests::corpus_dir()
+        .join("games")
+        .join(collection)
+        .join(format!("{name}.kif"));
+    if path.is_file() {
+        Some(path)
+    } else {
+        eprintln!("no {}: skipped (set GDL_CORPUS)", path.display());
+        None
+    }
+}
+
+/// Plays `path` (joint moves as text) on `game` from the initial state: the state reached.
+fn replay<G: gdl_runtime::Game>(game: &G, path: &[Vec<String>]) -> G::State {
+    let mut state = game.initial_state();
+    let mut next = state.clone();
+    let mut legal = Vec::new();
+    for (step, texts) in path.iter().enumerate() {
+        assert!(!game.is_terminal(&state), "terminal before step {step}");
+        let joint: Vec<G::Move> = (0..game.role_count())
+            .map(|r| {
+                game.legal_moves(&state, r, &mut legal);
+                let text = &texts[r];
+                let found = legal.iter().find(|&&m| game.move_text(r, m) == *text);
+                *found.unwrap_or_else(|| panic!("step {step}: {text} is not legal for {r}"))
+            })
+            .collect();
+        game.next_state(&state, &joint, &mut next);
+        std::mem::swap(&mut state, &mut next);
+    }
+    state
+}
+
+fn interpreter_of(path: &Path) -> Interpreter {
+    let text = gdl_tests::read_game(path);
+    let name = path.display().to_string();
+    let checked = gdlc::frontend::load(gdlc::Source::new(&name, &text), &Default::default())
+        .unwrap_or_else(|e| panic!("{name} does not check: {e:?}"));
+    Interpreter::new(&checked.program).expect("an interpreter")
+}
+
+#[test]
+fn corpus_tic_tac_toe_is_well_formed_a_draw_of_5478_states() {
+    let mut games = Vec::new();
+    for collection in ["ggp-repository", "ggp-base-tests"] {
+        games.extend(corpus_game(collection, "ticTacToe"));
+    }
+    for path in &games {
+        let r = report_of(path, &ValidateOptions::default());
+        let name = path.display();
+        assert_eq!(
+            (r.mode, r.states, r.depth),
+            (Mode::Exhaustive, 5478, 9),
+            "{name}"
+        );
+        assert_eq!(r.value, Some(vec![50, 50]), "{name}");
+        assert_eq!(
+            (r.errors(), r.exit_status()),
+            (0, 0),
+            "{name}: {:#?}",
+            r.findings
+        );
+    }
+    // The compiled game (built through the cache), on two threads: the same verdict.
+    let Some(path) = games.first() else { return };
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-cache");
+    let (code, r) = cli_json(&[path.to_str().unwrap(), "--threads", "2"], &cache);
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(
+        (r["mode"].as_str(), r["states"].as_u64()),
+        (Some("exhaustive"), Some(5478))
+    );
+    assert_eq!(r["value"], serde_json::json!([50, 50]));
+    assert_eq!(r["well_formed"], true);
+}
+
+#[test]
+fn corpus_connect_four_is_sampled_without_errors() {
+    let Some(path) = corpus_game("ggp-repository", "connectFour") else {
+        return;
+    };
+    // Eight columns of six: far too many positions; past a few thousand states, random
+    // playouts, none longer than the 48 cells.
+    let options = ValidateOptions {
+        max_states: 5000,
+        duration: Duration::from_secs(2),
+        ..ValidateOptions::default()
+    };
+    let r = report_of(&path, &options);
+    assert_eq!(r.mode, Mode::Sampled);
+    assert!(r.exhaustive_stop.is_some() && r.states > 0);
+    assert!(
+        r.playouts > 0 && r.longest_playout <= 48,
+        "{} playouts",
+        r.playouts
+    );
+    assert_eq!(r.errors(), 0, "{:#?}", r.findings);
+    assert_eq!(r.exit_status(), 2, "undecided");
+}
+
+#[test]
+fn corpus_chess_reaches_terminal_states_without_goal_values() {
+    let Some(path) = corpus_game("ggp-repository", "chess") else {
+        return;
+    };
+    // After 200 moves chess ends (step 201) with goals only for mate or stalemate: a random
+    // playout reaches such a state. One playout takes the interpreter about half a second.
+    let game = interpreter_of(&path);
+    let options = ValidateOptions {
+        max_states: 1,
+        duration: Duration::from_secs(1),
+        ..ValidateOptions::default()
+    };
+    let r = validate(&game, &options, &mut |_| {});
+    assert_eq!(r.mode, Mode::Sampled);
+    let without: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::TerminalWithoutGoal)
+        .collect();
+    assert_eq!(without.len(), 2, "{:#?}", r.findings);
+    for f in without {
+        assert_eq!(f.shown(), Shown::State);
+        let end = replay(&game, &f.path);
+        assert!(game.is_terminal(&end), "{} moves", f.path.len());
+        let mut values = Vec::new();
+        game.goal_values(&end, f.role.expect("a role"), &mut values);
+        assert_eq!(values, [], "after {} moves", f.path.len());
+    }
+    assert_eq!(r.exit_status(), 1);
 }

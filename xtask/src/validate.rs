@@ -122,33 +122,57 @@ fn build_gdlc() -> Result<PathBuf, String> {
 
 /// Runs `gdlc validate --json --engine ENGINE` on one game under the limits.
 fn validate_one(gdlc: &Path, kif: &Path, args: &Args, engine: &'static str) -> Outcome {
-    let memory = (args.memory_gb * (1u64 << 30) as f64) as u64;
-    let mut child = match Command::new("sh")
+    let threads = if engine == "compiled" {
+        args.threads
+    } else {
+        1
+    };
+    let argv = [
+        "validate".to_string(),
+        kif.display().to_string(),
+        "--json".to_string(),
+        format!("--engine={engine}"),
+        format!("--seconds={}", args.seconds),
+        format!("--max-states={}", args.max_states),
+        format!("--threads={threads}"),
+    ];
+    let limits = JsonLimits {
+        timeout: Duration::from_secs(args.timeout),
+        memory_gb: args.memory_gb,
+    };
+    match run_json(gdlc, &argv, &limits) {
+        Ok((_, v)) if v.get("rejected").is_some() => Outcome::Failed(rejection(&v)),
+        Ok((status, v)) => Outcome::Report(status, v, engine),
+        Err(why) => Outcome::Failed(why),
+    }
+}
+
+/// The limits of [`run_json`].
+pub struct JsonLimits {
+    pub timeout: Duration,
+    /// Address space, in GiB.
+    pub memory_gb: f64,
+}
+
+/// Runs `program` with `argv` under the limits, its standard output one JSON object (a
+/// `validate --json` report): the exit status (any) and the object; or why there is none
+/// (timed out; no JSON: the first line of standard error).
+pub fn run_json(
+    program: &Path,
+    argv: &[String],
+    limits: &JsonLimits,
+) -> Result<(i32, Value), String> {
+    let memory = (limits.memory_gb * (1u64 << 30) as f64) as u64;
+    let mut child = Command::new("sh")
         .arg("-c")
         .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", memory / 1024))
-        .arg(gdlc)
-        .arg("validate")
-        .arg(kif)
-        .arg("--json")
-        .arg(format!("--engine={engine}"))
-        .arg(format!("--seconds={}", args.seconds))
-        .arg(format!("--max-states={}", args.max_states))
-        .arg(format!(
-            "--threads={}",
-            if engine == "compiled" {
-                args.threads
-            } else {
-                1
-            }
-        ))
+        .arg(program)
+        .args(argv)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-    {
-        Ok(c) => c,
-        Err(e) => return Outcome::Failed(format!("cannot start gdlc: {e}")),
-    };
+        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let reader = std::thread::spawn(move || {
@@ -165,7 +189,7 @@ fn validate_one(gdlc: &Path, kif: &Path, args: &Args, engine: &'static str) -> O
         }
         err
     });
-    let deadline = Instant::now() + Duration::from_secs(args.timeout);
+    let deadline = Instant::now() + limits.timeout;
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break Some(s),
@@ -180,20 +204,42 @@ fn validate_one(gdlc: &Path, kif: &Path, args: &Args, engine: &'static str) -> O
     let out = reader.join().unwrap_or_default();
     let err = err_reader.join().unwrap_or_default();
     let Some(status) = status else {
-        return Outcome::Failed(format!("timed out after {} s", args.timeout));
+        return Err(format!("timed out after {} s", limits.timeout.as_secs()));
     };
     match serde_json::from_slice::<Value>(&out) {
-        Ok(v) => Outcome::Report(status.code().unwrap_or(-1), v, engine),
+        Ok(v) => Ok((status.code().unwrap_or(-1), v)),
         Err(_) => {
+            // No JSON at all (a crash, the address-space limit): the first line said.
             let err = String::from_utf8_lossy(&err);
-            let last = err
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("");
-            Outcome::Failed(format!("no report ({status}): {}", last.trim()))
+            let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            Err(format!("no report ({status}): {}", first.trim()))
         }
     }
+}
+
+/// Why `gdlc validate --json` rejected a description: its first error (`[code] message`),
+/// and how many more diagnostics there were.
+fn rejection(v: &Value) -> String {
+    let all = v["rejected"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let first = all
+        .iter()
+        .find(|d| d["severity"] == "error")
+        .or(all.first());
+    let Some(d) = first else {
+        return "rejected".to_string();
+    };
+    let more = match all.len() {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    format!(
+        "rejected: [{}] {}{more}",
+        d["code"].as_str().unwrap_or("?"),
+        d["message"].as_str().unwrap_or("")
+    )
 }
 
 fn render(games: &[CorpusGame], outcomes: &[Outcome], args: &Args, took: Duration) -> String {
@@ -337,8 +383,20 @@ fn finding_details(s: &mut String, name: &str, r: &Value) {
         );
         let path = f["path"].as_array().map(Vec::as_slice).unwrap_or_default();
         let cycle = f["cycle"].as_array().map(Vec::as_slice).unwrap_or_default();
-        if path.is_empty() && cycle.is_empty() {
-            continue;
+        match f["shown"].as_str() {
+            Some("initial-state") => {
+                let _ = writeln!(s, "  in the initial state (no move leads to it)");
+                continue;
+            }
+            Some("whole-graph") => {
+                let _ = writeln!(s, "  of the whole reachable graph: no one state shows it");
+                continue;
+            }
+            Some("long-playout") => {
+                let _ = writeln!(s, "  in a random playout, whose moves are not kept");
+                continue;
+            }
+            _ => {}
         }
         let mut moves = Vec::new();
         for joint in path.iter().chain(cycle).take(SHOWN_MOVES) {
@@ -356,7 +414,9 @@ fn finding_details(s: &mut String, name: &str, r: &Value) {
         } else {
             String::new()
         };
-        let what = if cycle.is_empty() {
+        let what = if f["shown"] == "move" {
+            format!("along the last of {} joint moves", path.len())
+        } else if cycle.is_empty() {
             format!("after {} joint moves", path.len())
         } else {
             format!(
@@ -368,4 +428,51 @@ fn finding_details(s: &mut String, name: &str, r: &Value) {
         let _ = writeln!(s, "  {what}: `{}`{more}", moves.join(" · "));
     }
     let _ = writeln!(s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejection_shows_its_first_error() {
+        let v = serde_json::json!({"game": "g", "rejected": [
+            {"code": "singleton", "severity": "warning", "message": "w"},
+            {"code": "function-arity", "severity": "error", "message": "the function `a` ..."},
+        ], "exit_status": 1});
+        assert_eq!(
+            rejection(&v),
+            "rejected: [function-arity] the function `a` ... (and 1 more)"
+        );
+    }
+
+    #[test]
+    fn every_error_says_where_it_shows() {
+        let finding = |code: &str, shown: &str, path: Value| {
+            serde_json::json!({"code": code, "severity": "error", "role": "x", "detail": "d",
+                "count": 1, "shown": shown, "path": path, "cycle": []})
+        };
+        let r = serde_json::json!({"roles": [{"name": "x"}], "findings": [
+            finding("several-goals", "initial-state", serde_json::json!([])),
+            finding("not-weakly-winnable", "whole-graph", serde_json::json!([])),
+            finding("no-legal-move", "state", serde_json::json!([["(m 1)"]])),
+        ]});
+        let mut s = String::new();
+        finding_details(&mut s, "c/g", &r);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "### c/g",
+                "",
+                "- `several-goals` role x: d",
+                "  in the initial state (no move leads to it)",
+                "- `not-weakly-winnable` role x: d",
+                "  of the whole reachable graph: no one state shows it",
+                "- `no-legal-move` role x: d",
+                "  after 1 joint moves: `(does x (m 1))`",
+                "",
+            ]
+        );
+    }
 }

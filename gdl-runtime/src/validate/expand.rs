@@ -1,12 +1,19 @@
 //! The expansion of one state for the breadth-first search: its terminal test, goals, legal
-//! moves, the findings of the state alone, and its successors, one per joint move. The search
-//! expands states in batches, on one thread or, for a `Sync` game, split over several
-//! ([`expand_parallel`]); either way it then numbers the successors in the order of the
+//! moves, the findings of the state alone, and its successors, one per joint move, each
+//! hashed and looked up in the table of states seen. The search expands states in batches, on
+//! one thread or, for a `Sync` game, split over several ([`expand_parallel`]), the table only
+//! read meanwhile; either way it then numbers the successors not found in the order of the
 //! batch, so the graph (and every finding's path) is the same on any number of threads.
+
+use std::ops::Range;
 
 use super::Kind;
 use super::checks::{Declarations, NO_MOVE, goal_detail, goal_finding, goal_of};
+use super::table::{StateTable, hash_of};
 use crate::{Game, RoleIndex};
+
+/// In [`Expansion::known`]: a successor not in the table when the batch was expanded.
+pub(super) const UNKNOWN: u32 = u32::MAX;
 
 /// What the search records of one state.
 pub(super) struct Expansion<S> {
@@ -22,6 +29,9 @@ pub(super) struct Expansion<S> {
     /// The successor of each joint move, in enumeration order (mixed radix over the roles'
     /// legal moves, the last role fastest); empty when `total` was over the bound.
     pub successors: Vec<S>,
+    /// Per successor: its hash, and its number in the table of states seen, or [`UNKNOWN`].
+    pub hashes: Vec<u64>,
+    pub known: Vec<u32>,
     pub fault: Option<String>,
 }
 
@@ -34,6 +44,8 @@ impl<S> Default for Expansion<S> {
             findings: Vec::new(),
             total: 0,
             successors: Vec::new(),
+            hashes: Vec::new(),
+            known: Vec::new(),
             fault: None,
         }
     }
@@ -60,14 +72,32 @@ impl<G: Game> Expander<G> {
         }
     }
 
-    /// Expands `s` into `out`, its successors only when there are at most `max_total`.
-    pub fn expand(
+    /// Expands the states numbered `range` of `table` into `out` (one expansion each), each
+    /// state's successors only when there are at most `max_total`, and looked up in `table`.
+    pub fn expand_all(
         &mut self,
         game: &G,
-        s: &G::State,
+        table: &StateTable<G::State>,
+        range: Range<u32>,
         max_total: u64,
-        out: &mut Expansion<G::State>,
-    ) {
+        out: &mut [Expansion<G::State>],
+    ) where
+        G::State: std::hash::Hash,
+    {
+        for (k, e) in range.zip(out) {
+            self.expand(game, table.get(k), max_total, e);
+            e.hashes.clear();
+            e.known.clear();
+            for next in &e.successors {
+                let hash = hash_of(next);
+                e.hashes.push(hash);
+                e.known.push(table.find(next, hash).unwrap_or(UNKNOWN));
+            }
+        }
+    }
+
+    /// Expands `s` into `out`, its successors only when there are at most `max_total`.
+    fn expand(&mut self, game: &G, s: &G::State, max_total: u64, out: &mut Expansion<G::State>) {
         let n = game.role_count();
         out.goals.clear();
         out.counts.clear();
@@ -127,25 +157,29 @@ impl<G: Game> Expander<G> {
     }
 }
 
-/// Expands `states` on `threads` threads (contiguous shares), into `out` in their order.
+/// Expands the states numbered `range` of `table` on `threads` threads (contiguous shares),
+/// into `out` in their order ([`Expander::expand_all`]).
 pub(super) fn expand_parallel<G: Game + Sync>(
     game: &G,
-    states: &[G::State],
+    table: &StateTable<G::State>,
+    range: Range<u32>,
     threads: usize,
     max_total: u64,
     out: &mut Vec<Expansion<G::State>>,
 ) where
-    G::State: Send + Sync,
+    G::State: Send + Sync + std::hash::Hash,
 {
-    out.resize_with(states.len(), Expansion::default);
-    let share = states.len().div_ceil(threads.max(1)).max(1);
+    let len = range.len();
+    if out.len() < len {
+        out.resize_with(len, Expansion::default);
+    }
+    let share = len.div_ceil(threads.max(1)).max(1);
     std::thread::scope(|scope| {
-        for (part, outs) in states.chunks(share).zip(out.chunks_mut(share)) {
+        for (t, outs) in out[..len].chunks_mut(share).enumerate() {
+            let first = range.start + (t * share) as u32;
+            let part = first..first + outs.len() as u32;
             scope.spawn(move || {
-                let mut expander = Expander::new(game);
-                for (s, e) in part.iter().zip(outs) {
-                    expander.expand(game, s, max_total, e);
-                }
+                Expander::new(game).expand_all(game, table, part, max_total, outs);
             });
         }
     });

@@ -5,7 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::expand::{Expander, Expansion};
+use super::expand::{Expander, Expansion, UNKNOWN};
+use super::pace::Pace;
 use super::table::StateTable;
 use super::{Finding, JointText, Kind, Phase, Progress};
 use crate::{Game, RoleIndex};
@@ -126,6 +127,8 @@ pub(super) enum Site {
     Edge(u32, u32),
     /// On a cycle: reached at the state, then round the (state, joint move) edges back to it.
     Cycle(u32, Vec<(u32, u32)>),
+    /// In the whole graph, no one state: no moves.
+    Graph,
 }
 
 struct Entry {
@@ -173,6 +176,7 @@ impl Findings {
             .map(|e| {
                 let (path, cycle) = match e.site {
                     Site::State(s) => (graph.path_to(game, s), Vec::new()),
+                    Site::Graph => (Vec::new(), Vec::new()),
                     Site::Edge(s, j) => {
                         let mut p = graph.path_to(game, s);
                         p.push(graph.joint_text(game, s, j));
@@ -206,33 +210,6 @@ pub(super) struct Limits {
     pub start: Instant,
 }
 
-/// Why the search cannot finish in time, when it cannot: every state found must still be
-/// expanded, so the states waiting at the rate seen so far are a lower bound of the time it
-/// needs; past a quarter more than the time left, the search stops, and sampling gets the
-/// time. Asked once a tenth of a second and a thousand states give a rate.
-pub(super) fn hopeless(
-    expanded: usize,
-    found: usize,
-    now: Instant,
-    limits: &Limits,
-) -> Option<String> {
-    let elapsed = now.saturating_duration_since(limits.start).as_secs_f64();
-    if expanded < 1000 || elapsed < 0.1 {
-        return None;
-    }
-    let rate = expanded as f64 / elapsed;
-    let waiting = (found - expanded) as f64;
-    let needed = waiting / rate;
-    let left = limits.until.saturating_duration_since(now).as_secs_f64();
-    (needed > 1.25 * left).then(|| {
-        format!(
-            "a projection: {} states waiting need at least {needed:.1} s at {rate:.0} states/s, \
-             more than the {left:.1} s left (after {found} states)",
-            found - expanded
-        )
-    })
-}
-
 pub(super) struct Explored<S> {
     pub graph: Graph<S>,
     pub findings: Findings,
@@ -244,9 +221,10 @@ pub(super) struct Explored<S> {
 }
 
 /// Expands a batch of states on several threads into the expansions given (see
-/// [`super::expand::expand_parallel`]): the states, the most joint moves a state may have for
-/// its successors to be computed.
-pub(super) type Parallel<'a, S> = dyn Fn(&[S], u64, &mut Vec<Expansion<S>>) + 'a;
+/// [`super::expand::expand_parallel`]): the table, the numbers of the states, the most joint
+/// moves a state may have for its successors to be computed.
+pub(super) type Parallel<'a, S> =
+    dyn Fn(&StateTable<S>, std::ops::Range<u32>, u64, &mut Vec<Expansion<S>>) + 'a;
 
 /// States expanded between two looks at the clock on one thread: cheap beside expanding them,
 /// and soon enough when one state takes the interpreter milliseconds.
@@ -278,12 +256,12 @@ pub(super) fn explore<G: Game>(
     g.depth.push(0);
     let mut expander = Expander::new(game);
     let mut batch: Vec<Expansion<G::State>> = Vec::new();
-    let mut states: Vec<G::State> = Vec::new();
     let max_edges = limits
         .max_states
         .saturating_mul(16)
         .clamp(1 << 20, u32::MAX as usize);
     let mut last_tick = Instant::now();
+    let mut pace = Pace::new(limits.start, limits.until);
     let mut i = 0u32;
     'states: while (i as usize) < g.len() {
         let now = Instant::now();
@@ -291,7 +269,7 @@ pub(super) fn explore<G: Game>(
             out.stop = Some(format!("the time limit, after {} states", g.len()));
             break;
         }
-        if let Some(why) = hopeless(i as usize, g.len(), now, limits) {
+        if let Some(why) = pace.hopeless(i as usize, g.len(), now) {
             out.stop = Some(why);
             break;
         }
@@ -313,18 +291,17 @@ pub(super) fn explore<G: Game>(
         };
         let end = g.len().min(i as usize + size) as u32;
         let max_total = max_edges.saturating_sub(g.edges.len()) as u64;
-        states.clear();
-        states.extend((i..end).map(|k| g.table.get(k).clone()));
+        let len = (end - i) as usize;
         match parallel {
-            Some(expand) if states.len() > 1 => expand(&states, max_total, &mut batch),
+            Some(expand) if len > 1 => expand(&g.table, i..end, max_total, &mut batch),
             _ => {
-                batch.resize_with(states.len(), Expansion::default);
-                for (s, e) in states.iter().zip(&mut batch) {
-                    expander.expand(game, s, max_total, e);
+                if batch.len() < len {
+                    batch.resize_with(len, Expansion::default);
                 }
+                expander.expand_all(game, &g.table, i..end, max_total, &mut batch[..len]);
             }
         }
-        for e in &mut batch[..states.len()] {
+        for e in &mut batch[..len] {
             g.terminal.push(e.terminal);
             for (r, &goal) in e.goals.iter().enumerate() {
                 out.wins[r] |= e.terminal && goal == 100;
@@ -346,15 +323,22 @@ pub(super) fn explore<G: Game>(
                 break 'states;
             }
             for (j, next) in e.successors.iter().enumerate() {
-                let Some((child, new)) = g.table.insert(next) else {
-                    out.stop = Some("more states than a table holds".to_string());
-                    break 'states;
+                // Looked up while expanding; only states new then are inserted here.
+                let child = match e.known[j] {
+                    UNKNOWN => {
+                        let Some((child, new)) = g.table.insert_hashed(next, e.hashes[j]) else {
+                            out.stop = Some("more states than a table holds".to_string());
+                            break 'states;
+                        };
+                        if new {
+                            g.parent.push(i);
+                            g.via.push(j as u32);
+                            g.depth.push(g.depth[i as usize] + 1);
+                        }
+                        child
+                    }
+                    known => known,
                 };
-                if new {
-                    g.parent.push(i);
-                    g.via.push(j as u32);
-                    g.depth.push(g.depth[i as usize] + 1);
-                }
                 g.edges.push(child);
             }
             g.edge_start.push(g.edges.len());

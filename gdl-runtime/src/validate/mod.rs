@@ -7,7 +7,7 @@
 //! in [`ValidateOptions::max_states`] and the time in three quarters of
 //! [`ValidateOptions::duration`]; breadth-first order makes the first state found with a
 //! defect one of the nearest. The search stops early when it cannot finish: the states found
-//! but not yet expanded, at the rate seen so far, would take longer than the time left
+//! but not yet expanded, at the recent rate (`pace.rs`), would take longer than the time left
 //! (a deep game then gets nearly all the time for playouts). When the whole graph was seen ([`Mode::Exhaustive`]) it is also
 //! analysed: cycles, and by retrograde analysis which roles can force a win and the value of
 //! a two-player zero-sum turn-taking game. Otherwise ([`Mode::Sampled`]) random playouts fill
@@ -24,13 +24,15 @@
 //!
 //! The engine runs as it is: on a [`Game::fault`] (the interpreter's budget) the exploration
 //! stops and the report says so. `explore.rs` holds the breadth-first search and the graph
-//! (`expand.rs` the expansion of a state, batches of them on several threads),
+//! (`expand.rs` the expansion of a state, batches of them on several threads, `pace.rs` when
+//! to give up),
 //! `solve.rs` the analyses of a complete graph, `sample.rs` the playouts, `render.rs` the
 //! report as text and JSON.
 
 mod checks;
 mod expand;
 mod explore;
+mod pace;
 mod render;
 mod sample;
 mod solve;
@@ -139,6 +141,40 @@ impl Kind {
     }
 }
 
+/// What a finding's moves show: every finding carries its shortest joint-move sequence, or
+/// says why it has none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// The state is the initial state: no move leads to it.
+    InitialState,
+    /// The state reached by [`Finding::path`].
+    State,
+    /// The last joint move of [`Finding::path`] ([`Kind::GoalDecreases`]).
+    Move,
+    /// The state reached by [`Finding::path`] (the initial state when it is empty) lies on a
+    /// cycle, [`Finding::cycle`] the moves round it.
+    Cycle,
+    /// A property of the whole reachable graph that no one state shows
+    /// ([`Kind::NotWeaklyWinnable`], [`Kind::NotStronglyWinnable`]).
+    WholeGraph,
+    /// A random playout too long to list ([`Kind::LongPlayout`]): its moves are not kept.
+    LongPlayout,
+}
+
+impl Shown {
+    /// The stable name (in the JSON).
+    pub fn code(self) -> &'static str {
+        match self {
+            Shown::InitialState => "initial-state",
+            Shown::State => "state",
+            Shown::Move => "move",
+            Shown::Cycle => "cycle",
+            Shown::WholeGraph => "whole-graph",
+            Shown::LongPlayout => "long-playout",
+        }
+    }
+}
+
 /// A joint move as text: one move per role, in role order.
 pub type JointText = Vec<String>;
 
@@ -151,12 +187,27 @@ pub struct Finding {
     /// What was seen, e.g. `goal values 0 and 100`.
     pub detail: String,
     /// The joint moves from the initial state to the state that shows it (for
-    /// [`Kind::GoalDecreases`], up to and including the move along which the goal drops).
+    /// [`Kind::GoalDecreases`], up to and including the move along which the goal drops);
+    /// [`Finding::shown`] tells what they show, and why there are none when empty.
     pub path: Vec<JointText>,
     /// [`Kind::Cycle`]: the joint moves that lead from the end of `path` back to it.
     pub cycle: Vec<JointText>,
     /// How many states (or playouts) showed it.
     pub count: u64,
+}
+
+impl Finding {
+    /// What its moves show.
+    pub fn shown(&self) -> Shown {
+        match self.kind {
+            Kind::NotWeaklyWinnable | Kind::NotStronglyWinnable => Shown::WholeGraph,
+            Kind::LongPlayout => Shown::LongPlayout,
+            Kind::Cycle => Shown::Cycle,
+            Kind::GoalDecreases => Shown::Move,
+            _ if self.path.is_empty() => Shown::InitialState,
+            _ => Shown::State,
+        }
+    }
 }
 
 /// What is known of one role.
@@ -289,8 +340,8 @@ where
         sample::sample_threads(game, options, budget, progress)
     };
     let threads = options.threads;
-    let parallel = |states: &[G::State], max_total, out: &mut Vec<_>| {
-        expand::expand_parallel(game, states, threads, max_total, out);
+    let parallel = |table: &_, range, max_total, out: &mut Vec<_>| {
+        expand::expand_parallel(game, table, range, threads, max_total, out);
     };
     let parallel = (threads > 1).then_some(&parallel as &explore::Parallel<'_, G::State>);
     run(game, options, progress, sampler, parallel)

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Finding, JointText, Mode, Report, Severity};
+use super::{Finding, JointText, Mode, Report, Severity, Shown};
 use crate::Declared;
 
 /// The report as text: a summary, the roles, the value, each finding with its moves (each
@@ -107,21 +107,34 @@ fn finding_text(s: &mut String, report: &Report, f: &Finding) {
         String::new()
     };
     let _ = writeln!(s, "{severity}[{}]: {who}{}{times}", f.kind.code(), f.detail);
-    if f.path.is_empty() && f.cycle.is_empty() {
-        if f.kind != super::Kind::LongPlayout {
-            let _ = writeln!(s, "  in the initial state");
+    let n = f.path.len();
+    match f.shown() {
+        Shown::InitialState => {
+            let _ = writeln!(s, "  in the initial state (no move leads to it)");
         }
-        return;
-    }
-    if f.path.is_empty() {
-        let _ = writeln!(s, "  in the initial state");
-    } else {
-        let _ = writeln!(s, "  after {} joint move(s):", f.path.len());
+        Shown::State => {
+            let _ = writeln!(s, "  after {n} joint move(s):");
+        }
+        Shown::Move => {
+            let _ = writeln!(s, "  along the last of {n} joint move(s):");
+        }
+        Shown::Cycle if n == 0 => {
+            let _ = writeln!(s, "  the initial state lies on a cycle:");
+        }
+        Shown::Cycle => {
+            let _ = writeln!(s, "  after {n} joint move(s), a state on a cycle:");
+        }
+        Shown::WholeGraph => {
+            let _ = writeln!(s, "  of the whole reachable graph: no one state shows it");
+        }
+        Shown::LongPlayout => {
+            let _ = writeln!(s, "  in a random playout, whose moves are not kept");
+        }
     }
     moves_text(s, report, &f.path, 1);
     if !f.cycle.is_empty() {
         let _ = writeln!(s, "  then back to the same state by:");
-        moves_text(s, report, &f.cycle, f.path.len() + 1);
+        moves_text(s, report, &f.cycle, n + 1);
     }
 }
 
@@ -135,7 +148,8 @@ fn moves_text(s: &mut String, report: &Report, moves: &[JointText], first: usize
 }
 
 /// The report as one JSON object (keys as in [`Report`], findings with `code`, `severity`,
-/// `role`, `detail`, `count`, `path` and `cycle`, each joint move an array of move texts in
+/// `role`, `detail`, `count`, `shown` ([`Shown::code`]: what the moves show), `path` and
+/// `cycle`, each joint move an array of move texts in
 /// role order; `base` and `input`: `absent`, `checked` or `unevaluated`), with `game`, `errors`, `warnings`, `well_formed` and `exit_status`.
 pub fn json(report: &Report, game: &str) -> String {
     let mut s = String::from("{");
@@ -228,11 +242,12 @@ fn finding_json(report: &Report, f: &Finding) -> String {
     let role = f.role.and_then(|r| report.roles.get(r)).map(|r| &*r.name);
     format!(
         "{{\"code\":\"{}\",\"severity\":\"{severity}\",\"role\":{},\"detail\":{},\"count\":{},\
-         \"path\":{},\"cycle\":{}}}",
+         \"shown\":\"{}\",\"path\":{},\"cycle\":{}}}",
         f.kind.code(),
         optional(role),
         quoted(&f.detail),
         f.count,
+        f.shown().code(),
         moves_json(&f.path),
         moves_json(&f.cycle)
     )

@@ -27,10 +27,12 @@ pub(super) fn analyse<S: Clone + Eq + std::hash::Hash>(
             findings.add(
                 Kind::NotWeaklyWinnable,
                 Some(r),
-                Site::State(0),
+                Site::Graph,
                 || match best {
                     Some(b) => format!("no reachable terminal state gives it 100 (at best {b})"),
-                    None => "no reachable terminal state gives it a goal value".to_string(),
+                    None => {
+                        "no reachable terminal state gives it one goal value in 0..100".to_string()
+                    }
                 },
             );
         }
@@ -67,7 +69,7 @@ pub(super) fn analyse<S: Clone + Eq + std::hash::Hash>(
         let won = strongly_winnable(g, r, &order, &in_order);
         report.roles[r].strongly_winnable = won;
         if g.roles == 1 && won == Some(false) {
-            findings.add(Kind::NotStronglyWinnable, Some(r), Site::State(0), || {
+            findings.add(Kind::NotStronglyWinnable, Some(r), Site::Graph, || {
                 "the single role cannot force a terminal state that gives it 100".to_string()
             });
         }

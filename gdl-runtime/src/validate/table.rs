@@ -6,9 +6,11 @@ use std::hash::{Hash, Hasher};
 /// A slot holding no state.
 const EMPTY: u32 = u32::MAX;
 
-/// States numbered from 0 in insertion order, found again by value.
+/// States numbered from 0 in insertion order, found again by value. Each state's hash is
+/// kept: growing does not hash again, and a probe compares hashes before states.
 pub(super) struct StateTable<S> {
     states: Vec<S>,
+    hashes: Vec<u64>,
     slots: Vec<u32>,
 }
 
@@ -16,6 +18,7 @@ impl<S: Hash + Eq + Clone> StateTable<S> {
     pub fn new() -> Self {
         StateTable {
             states: Vec::new(),
+            hashes: Vec::new(),
             slots: vec![EMPTY; 1024],
         }
     }
@@ -28,14 +31,35 @@ impl<S: Hash + Eq + Clone> StateTable<S> {
         &self.states[i as usize]
     }
 
+    /// The number of `s` (whose hash is `hash`, [`hash_of`]), if it is in the table. Reads
+    /// only: the threads that expand states look their successors up at once.
+    pub fn find(&self, s: &S, hash: u64) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            match self.slots[i] {
+                EMPTY => return None,
+                n if self.hashes[n as usize] == hash && self.states[n as usize] == *s => {
+                    return Some(n);
+                }
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
     /// The number of `s`, and whether it was inserted now. `None` when the table is full (more
     /// than `u32::MAX - 1` states).
     pub fn insert(&mut self, s: &S) -> Option<(u32, bool)> {
+        self.insert_hashed(s, hash_of(s))
+    }
+
+    /// [`StateTable::insert`] of `s` whose hash is `hash` ([`hash_of`]).
+    pub fn insert_hashed(&mut self, s: &S, hash: u64) -> Option<(u32, bool)> {
         if (self.states.len() + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let mask = self.slots.len() - 1;
-        let mut i = hash_of(s) as usize & mask;
+        let mut i = hash as usize & mask;
         loop {
             match self.slots[i] {
                 EMPTY => {
@@ -44,9 +68,12 @@ impl<S: Hash + Eq + Clone> StateTable<S> {
                         .filter(|&n| n != EMPTY)?;
                     self.slots[i] = n;
                     self.states.push(s.clone());
+                    self.hashes.push(hash);
                     return Some((n, true));
                 }
-                n if self.states[n as usize] == *s => return Some((n, false)),
+                n if self.hashes[n as usize] == hash && self.states[n as usize] == *s => {
+                    return Some((n, false));
+                }
                 _ => i = (i + 1) & mask,
             }
         }
@@ -56,8 +83,8 @@ impl<S: Hash + Eq + Clone> StateTable<S> {
         let size = self.slots.len() * 2;
         let mask = size - 1;
         let mut slots = vec![EMPTY; size];
-        for (n, s) in self.states.iter().enumerate() {
-            let mut i = hash_of(s) as usize & mask;
+        for (n, &h) in self.hashes.iter().enumerate() {
+            let mut i = h as usize & mask;
             while slots[i] != EMPTY {
                 i = (i + 1) & mask;
             }
@@ -67,7 +94,8 @@ impl<S: Hash + Eq + Clone> StateTable<S> {
     }
 }
 
-fn hash_of<S: Hash>(s: &S) -> u64 {
+/// The hash of a state in the table.
+pub(super) fn hash_of<S: Hash>(s: &S) -> u64 {
     let mut h = WordHasher(0);
     s.hash(&mut h);
     h.finish()
@@ -137,5 +165,7 @@ mod tests {
         }
         assert_eq!(t.len(), 5000);
         assert_eq!(t.get(17), &[17, 51]);
+        assert_eq!(t.find(&[17, 51], hash_of(&[17u64, 51])), Some(17));
+        assert_eq!(t.find(&[17, 52], hash_of(&[17u64, 52])), None);
     }
 }

@@ -48,6 +48,10 @@ pub struct Loaded {
     pub path: PathBuf,
     pub name: String,
     pub text: String,
+    /// Whether a rejected description is also told as one JSON object on standard output
+    /// (`gdlc validate --json`, for tools): `{"game", "rejected": [{"code", "severity",
+    /// "message"}], "exit_status": 1}`, the diagnostics in their order.
+    pub json_rejection: bool,
 }
 
 impl Loaded {
@@ -62,6 +66,7 @@ impl Loaded {
                     Ok(s) => s,
                     Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
                 },
+                json_rejection: false,
             }),
             Err(e) => {
                 eprintln!("gdlc: cannot read {}: {e}", path.display());
@@ -93,6 +98,21 @@ impl Loaded {
         let text = Reporter::new(file, options).render_all(diagnostics);
         // A closed standard error is no reason to fail differently.
         let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        if self.json_rejection {
+            let rejected: Vec<serde_json::Value> = diagnostics
+                .iter()
+                .map(|d| {
+                    let severity = if d.is_error() { "error" } else { "warning" };
+                    serde_json::json!({"code": d.code, "severity": severity, "message": d.message})
+                })
+                .collect();
+            let object = serde_json::json!({
+                "game": self.stem(),
+                "rejected": rejected,
+                "exit_status": EXIT_ERRORS,
+            });
+            let _ = writeln!(std::io::stdout().lock(), "{object}");
+        }
         ExitCode::from(EXIT_ERRORS)
     }
 

@@ -84,6 +84,7 @@ fn loaded_rules(start: &StartRequest) -> Loaded {
         path: PathBuf::from("universal.kif"),
         name: format!("the rules of {}", start.match_id),
         text: start.rules.clone(),
+        json_rejection: false,
     }
 }
 
@@ -119,6 +120,7 @@ pub fn warm_up(args: &CompileArgs) {
         path: PathBuf::from("warm-up.kif"),
         name: "warm-up".to_string(),
         text: WARM_UP_GAME.to_string(),
+        json_rejection: false,
     };
     let began = Instant::now();
     match build_in_background(loaded, args.clone()) {

@@ -25,7 +25,10 @@ no goal value, several, or one outside 0..100; several goal values in any state;
 that no reachable terminal state gives 100 (exhaustive only). Warnings: a playout longer than \
 --max-steps; a goal value that decreases along a move; a single-player game that cannot be won \
 by force. Each finding comes with the shortest joint-move sequence from the initial state that \
-shows it (breadth-first), or the shortest playout that did.
+shows it (breadth-first), or the shortest playout that did; or it says that it shows in the \
+initial state, that it is a property of the whole graph (winnability), or that the playout was \
+too long to keep. With --json a description that does not compile gives \
+{\"game\", \"rejected\": [{\"code\", \"severity\", \"message\"}], \"exit_status\": 1}.
 
 Exit status: 0 well-formed (explored exhaustively, no error), 1 an error found (or the \
 description does not compile), 2 undecided (sampled, or the engine gave up) or a usage error.";
@@ -43,7 +46,8 @@ pub struct Args {
     /// The time of the whole validation, in seconds (not counting the build).
     #[arg(long, default_value_t = 60.0, value_parser = super::seconds_value)]
     pub seconds: f64,
-    /// Threads that sample at once (compiled engine only).
+    /// Threads that expand states (batches of the breadth-first search) and sample at once
+    /// (compiled engine only).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub threads: u16,
     /// Seed of the playouts' move chooser.
@@ -66,7 +70,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> ExitCode {
     let loaded = match super::Loaded::read(&args.file) {
-        Ok(l) => l,
+        Ok(l) => super::Loaded {
+            json_rejection: args.json,
+            ..l
+        },
         Err(code) => return code,
     };
     let stem = loaded.stem();

@@ -11,11 +11,13 @@
 //! its binary runs `bench --seconds T`, and the interpreter (`xtask play KIF bench`) the same.
 //! Games of `--large` get a row in a second table: compile time and peak memory of gdlc and of
 //! rustc, or why they do not compile. `measure.rs` runs and times the children, `peers.rs`
-//! reads the peers' rates from `spec/performance.md`, `report.rs` writes the Markdown.
+//! reads the peers' rates from `spec/performance.md`, `report.rs` writes the Markdown,
+//! `validation.rs` measures the compiled games' `validate` (states per second).
 
 mod measure;
 mod peers;
 mod report;
+mod validation;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -61,6 +63,10 @@ pub struct Args {
     /// Rounds of 1 thread against N threads, alternating.
     #[arg(long, default_value_t = 2)]
     pub threads_rounds: usize,
+    /// Skip the validation section (states explored per second by `validate` on ticTacToe,
+    /// connectFour and eightPuzzle, 1 thread and N).
+    #[arg(long)]
+    pub skip_validate: bool,
     /// Write the Markdown report to this file (it is printed anyway).
     #[arg(long, value_name = "BENCHMARKS.md")]
     pub out: Option<PathBuf>,
@@ -155,6 +161,8 @@ struct Measured {
     threads: usize,
     /// Per game: 1 thread (first) and N (second).
     scaling: Rounds,
+    /// `validate` per game, 1 thread and N (none when skipped).
+    validation: validation::Rounds,
 }
 
 fn names_of(list: &str) -> Vec<String> {
@@ -184,6 +192,12 @@ pub fn run(args: Args) -> ExitCode {
         .cloned()
         .chain(LIMIT_GAMES.iter().map(|(g, _)| g.to_string()))
         .chain(names_of(&args.threads_games))
+        .chain(
+            validation::GAMES
+                .iter()
+                .filter(|_| !args.skip_validate)
+                .map(|(g, _)| g.to_string()),
+        )
         .chain(
             peers
                 .iter()
@@ -273,6 +287,17 @@ pub fn run(args: Args) -> ExitCode {
         });
         scaling.push((game, rounds));
     }
+    // `validate` on 1 thread and on N, alternating.
+    let mut validation = Vec::new();
+    for &(game, search) in validation::GAMES.iter().filter(|_| !args.skip_validate) {
+        eprintln!("[bench] {game}: validate on 1 thread and {threads}");
+        let measure =
+            |t| validation::measure(&binary_of(game)?, search, args.seconds, t, args.memory_gb);
+        let rounds = (0..args.threads_rounds)
+            .map(|_| Ok((measure(1)?, measure(threads)?)))
+            .collect::<Result<Vec<_>, String>>();
+        validation.push((game.to_string(), rounds));
+    }
     let mut comparisons = Vec::new();
     for name in names_of(&args.compare_backends) {
         let Some(game) = find(&name) else { continue };
@@ -297,6 +322,7 @@ pub fn run(args: Args) -> ExitCode {
         limit,
         threads,
         scaling,
+        validation,
     };
     let report = report::report(&measured, &large, &args, started.elapsed(), load_before);
     print!("{report}");

@@ -54,6 +54,9 @@ pub fn report(
     peers_table(&mut s, m);
     limit_table(&mut s, m);
     threads_table(&mut s, m);
+    if !m.validation.is_empty() {
+        super::validation::table(&mut s, &m.validation, m.threads);
+    }
     large_table(&mut s, m, large);
     if !m.comparisons.is_empty() {
         backends_table(&mut s, &m.comparisons);
@@ -344,7 +347,7 @@ fn median(xs: &mut [f64]) -> Option<f64> {
 }
 
 /// A rate with thousands separators, or 2 decimals below 10.
-fn rate(x: f64) -> String {
+pub(super) fn rate(x: f64) -> String {
     if x < 10.0 {
         format!("{x:.2}")
     } else {
@@ -353,7 +356,7 @@ fn rate(x: f64) -> String {
 }
 
 /// An integer with thousands separators.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
