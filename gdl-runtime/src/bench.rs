@@ -4,7 +4,8 @@
 //! interpreter needs), each thread with its own seed, the counts added up.
 //!
 //! From the initial state, while the state is not terminal, one uniform random draw per role
-//! (also for a role whose only move is `noop`) picks each role's move, and the next state is
+//! (also for a role whose only move is `noop`) picks each role's move
+//! ([`Game::random_legal_move`]), and the next state is
 //! computed; at the terminal state every role's goal value is read. The loop counts playouts
 //! and states (steps + 1 per playout) and sums the goal values, whose averages are a cheap
 //! check that the engine plays the game it should.
@@ -157,8 +158,7 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
             }
             joint.clear();
             for r in 0..roles {
-                game.legal_moves(&state, r, &mut moves);
-                if moves.is_empty() {
+                let Some(m) = game.random_legal_move(&state, r, &mut rng, &mut moves) else {
                     // A game that cannot answer (an engine past its budget) has no moves.
                     if let Some(reason) = game.fault() {
                         return Err(BenchError::Fault {
@@ -171,8 +171,8 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
                         step: steps,
                         role: game.role_name(r).to_string(),
                     });
-                }
-                joint.push(moves[rng.below(moves.len())]);
+                };
+                joint.push(m);
             }
             game.next_state(&state, &joint, &mut next);
             std::mem::swap(&mut state, &mut next);

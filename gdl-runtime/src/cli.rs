@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use crate::Game;
 use crate::bench::{self, BenchError, BenchOptions, BenchResult};
-use crate::compare::{DEFAULT_MAX_STEPS, playout_record};
+use crate::compare::{DEFAULT_MAX_STEPS, RECORD_EXTRAS, playout_record_with};
 use crate::trace::{TraceError, TraceExtras, TraceOptions, write_trace_to};
 use crate::validate::{self, Phase, Progress, Report, ValidateOptions};
 
@@ -459,8 +459,19 @@ fn execute_with<G: Game>(
             max_steps,
         } => {
             for seed in *first..=*last {
-                out.write_all(playout_record(game, seed, *max_steps).as_bytes())
-                    .map_err(io)?;
+                out.write_all(
+                    playout_record_with(
+                        game,
+                        seed,
+                        *max_steps,
+                        &TraceExtras {
+                            random_moves: true,
+                            ..RECORD_EXTRAS
+                        },
+                    )
+                    .as_bytes(),
+                )
+                .map_err(io)?;
             }
             Ok(())
         }

@@ -168,12 +168,27 @@ impl std::error::Error for Mismatch {}
 /// [`TraceExtras::percepts`], followed, when the playout could not be finished, by a line
 /// `error: ...`.
 pub fn playout_record<G: Game>(game: &G, seed: u64, max_steps: usize) -> String {
+    playout_record_with(game, seed, max_steps, &RECORD_EXTRAS)
+}
+
+/// The extra lines of a record ([`playout_record`]).
+pub const RECORD_EXTRAS: TraceExtras = TraceExtras {
+    percepts: true,
+    goal_values: true,
+    random_moves: false,
+};
+
+/// [`playout_record`] with `extras`: the `traces` of a compiled game's binary add
+/// [`TraceExtras::random_moves`] to [`RECORD_EXTRAS`] (the same record, or one that ends in
+/// an error).
+pub fn playout_record_with<G: Game>(
+    game: &G,
+    seed: u64,
+    max_steps: usize,
+    extras: &TraceExtras,
+) -> String {
     let mut out = String::new();
-    let extras = TraceExtras {
-        percepts: true,
-        goal_values: true,
-    };
-    if let Err(e) = write_trace_with(game, &TraceOptions { seed, max_steps }, &extras, &mut out) {
+    if let Err(e) = write_trace_with(game, &TraceOptions { seed, max_steps }, extras, &mut out) {
         out.push_str(&format!("error: {e}\n"));
     }
     out
@@ -349,6 +364,29 @@ mod tests {
         let stats = compare(&g, &g, ["a", "b"], &CompareOptions::default()).unwrap();
         assert_eq!(stats.playouts, 100);
         assert!(stats.states >= 100 * 5);
+    }
+
+    #[test]
+    fn a_random_move_other_than_the_listed_one_stops_the_checked_record() {
+        let extras = TraceExtras {
+            random_moves: true,
+            ..RECORD_EXTRAS
+        };
+        let good = Countdown::new(7);
+        let checked = playout_record_with(&good, 1, 100, &extras);
+        assert_eq!(checked, playout_record(&good, 1, 100));
+        let broken = Countdown {
+            draws_first: true,
+            ..good
+        };
+        // The first draws of seed 1 pick `(minus 2)` somewhere: the broken override differs.
+        let record = playout_record_with(&broken, 1, 100, &extras);
+        assert!(record.contains("error: at step "), "{record}");
+        assert!(
+            record.contains("the random legal move of role only"),
+            "{record}"
+        );
+        assert!(!playout_record(&broken, 1, 100).contains("error"));
     }
 
     #[test]

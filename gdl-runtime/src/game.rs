@@ -3,6 +3,8 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
+use crate::SplitMix64;
+
 /// A role's position in the order of the description's `(role ...)` facts.
 pub type RoleIndex = usize;
 
@@ -39,6 +41,25 @@ pub trait Game {
     /// Replaces the contents of `out` with the legal moves of `role` in `state`, without
     /// duplicates. The order is the game's own, fixed for a given state.
     fn legal_moves(&self, state: &Self::State, role: RoleIndex, out: &mut Vec<Self::Move>);
+
+    /// A legal move of `role` in `state` drawn with `rng`: the `rng.below(n)`-th of the `n`
+    /// moves [`Game::legal_moves`] lists (one draw, also when `n` is 1); `None`, without a
+    /// draw, when there is none. The default lists them into `scratch`; generated games draw
+    /// from words of legal bits without listing ([`crate::bits::pick_move`]), the same move.
+    #[inline]
+    fn random_legal_move(
+        &self,
+        state: &Self::State,
+        role: RoleIndex,
+        rng: &mut SplitMix64,
+        scratch: &mut Vec<Self::Move>,
+    ) -> Option<Self::Move> {
+        self.legal_moves(state, role, scratch);
+        if scratch.is_empty() {
+            return None;
+        }
+        Some(scratch[rng.below(scratch.len())])
+    }
 
     /// Writes into `next` the state that follows `state` when every role `r` plays `joint[r]`.
     /// `joint` holds one move per role, in role order.

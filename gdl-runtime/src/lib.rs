@@ -9,6 +9,7 @@
 //! - [`text`]: whitespace-normalised GDL text, for generated `parse_move`.
 //! - [`propnet`]: the incremental propositional network that large compiled games run on.
 //! - [`bench`](mod@bench): the benchmark loop (uniformly random playouts for T seconds).
+//! - [`bits`]: legal moves as words of bits, listed or drawn (the inline code's legal moves).
 //! - [`validate`]: a game's reachable graph explored (exhaustively, else sampled) for what
 //!   makes it ill-formed, each finding with the moves that show it.
 //! - [`compare`]: differential testing of two engines of one game over seeded playouts.
@@ -24,6 +25,7 @@
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod bench;
+pub mod bits;
 pub mod cli;
 pub mod compare;
 pub mod game;

@@ -1,14 +1,16 @@
 //! A tiny hand-written game for the runtime's own tests.
 
-use crate::{Game, RoleIndex};
+use crate::{Game, RoleIndex, SplitMix64};
 
 /// One role, `only`, counts down from `start` by 1 or 2 (`(minus 1)`, `(minus 2)`); the game
 /// ends at 0 with goal 100. With `bug_at = Some(n)`, `(minus 2)` is not legal at `n`: a
-/// different game for the differential tests.
+/// different game for the differential tests. With `draws_first`, `random_legal_move` always
+/// answers the first legal move (a broken override).
 #[derive(Clone, Copy, Debug)]
 pub struct Countdown {
     pub start: u32,
     pub bug_at: Option<u32>,
+    pub draws_first: bool,
 }
 
 impl Countdown {
@@ -16,6 +18,7 @@ impl Countdown {
         Countdown {
             start,
             bug_at: None,
+            draws_first: false,
         }
     }
 }
@@ -46,6 +49,23 @@ impl Game for Countdown {
         if *state >= 2 && self.bug_at != Some(*state) {
             out.push(2);
         }
+    }
+
+    fn random_legal_move(
+        &self,
+        state: &u32,
+        role: RoleIndex,
+        rng: &mut SplitMix64,
+        scratch: &mut Vec<u8>,
+    ) -> Option<u8> {
+        self.legal_moves(state, role, scratch);
+        let n = scratch.len();
+        let k = if n == 0 { return None } else { rng.below(n) };
+        Some(if self.draws_first {
+            scratch[0]
+        } else {
+            scratch[k]
+        })
     }
 
     fn next_state(&self, state: &u32, joint: &[u8], next: &mut u32) {

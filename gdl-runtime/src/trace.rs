@@ -36,6 +36,9 @@ pub enum TraceError {
     /// The game could not answer a query ([`Game::fault`]) at this step; nothing of the step
     /// after the query is written.
     Fault { step: usize, reason: String },
+    /// [`TraceExtras::random_moves`]: [`Game::random_legal_move`] drew another move than the
+    /// list of [`Game::legal_moves`] gives for the same draw.
+    RandomMove { step: usize, role: String },
 }
 
 impl fmt::Display for TraceError {
@@ -56,6 +59,11 @@ impl fmt::Display for TraceError {
             }
             TraceError::Output(kind) => write!(f, "cannot write the trace: {kind}"),
             TraceError::Fault { step, reason } => write!(f, "at step {step}: {reason}"),
+            TraceError::RandomMove { step, role } => write!(
+                f,
+                "at step {step}: the random legal move of role {role} is not the one its list \
+                 of legal moves gives for the same draw"
+            ),
         }
     }
 }
@@ -94,6 +102,11 @@ pub struct TraceExtras {
     /// `K` goal values in the terminal state ([`Game::goal_values`], ascending; `?` for a value
     /// that is no integer), so that several values are told from none.
     pub goal_values: bool,
+    /// No line: checks at every step that [`Game::random_legal_move`] draws, with a copy of
+    /// the chooser, the move that the same draw picks from the list of [`Game::legal_moves`]
+    /// (in the game's order; the trace itself draws from the moves sorted by text), and stops
+    /// with [`TraceError::RandomMove`] otherwise. It costs the engine a second listing.
+    pub random_moves: bool,
 }
 
 /// Plays one seeded random playout of `game` and appends its trace to `out`.
@@ -171,6 +184,7 @@ fn play<G: Game>(
     faulted(0)?;
     let mut next = state.clone();
     let mut moves = Vec::new();
+    let mut scratch = Vec::new();
     let mut ranked: Vec<(String, G::Move)> = Vec::new();
     let mut joint: Vec<G::Move> = Vec::with_capacity(roles);
     let mut facts = Vec::new();
@@ -223,6 +237,18 @@ fn play<G: Game>(
         for r in 0..roles {
             game.legal_moves(&state, r, &mut moves);
             faulted(step)?;
+            if extras.random_moves {
+                let mut draw = rng.clone();
+                let listed = (!moves.is_empty()).then(|| moves[draw.clone().below(moves.len())]);
+                let drawn = game.random_legal_move(&state, r, &mut draw, &mut scratch);
+                faulted(step)?;
+                if drawn != listed {
+                    return Err(TraceError::RandomMove {
+                        step,
+                        role: game.role_name(r).to_string(),
+                    });
+                }
+            }
             ranked.clear();
             ranked.extend(moves.iter().map(|&m| (game.move_text(r, m), m)));
             ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));

@@ -241,6 +241,9 @@ pub(crate) struct GameBodies {
     pub is_terminal: TokenStream,
     /// Has `out` cleared; pushes the legal moves of `role`.
     pub legal_moves: TokenStream,
+    /// `Game::random_legal_move` without listing the moves (from `state`, `role`, `rng`),
+    /// where the backend can; `None`: the trait's default.
+    pub random_legal_move: Option<TokenStream>,
     /// Writes `*next_state`.
     pub next_state: TokenStream,
     pub goal: TokenStream,
@@ -335,12 +338,27 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
     let GameBodies {
         is_terminal,
         legal_moves,
+        random_legal_move,
         next_state,
         goal,
         goal_values,
         percepts,
     } = b;
     let percepts = percepts_fn(ir, percepts);
+    let random_legal_move = random_legal_move.as_ref().map(|body| {
+        quote! {
+            #[inline]
+            fn random_legal_move(
+                &self,
+                state: &State,
+                role: RoleIndex,
+                rng: &mut gdl_runtime::SplitMix64,
+                _scratch: &mut Vec<u32>,
+            ) -> Option<u32> {
+                #body
+            }
+        }
+    });
     let (_, declared) = declared::items(ir);
     quote! {
         // With one role, `match role { 0 => .., _ => {} }` has one arm; each arm of `next`
@@ -374,6 +392,8 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
                 out.clear();
                 #legal_moves
             }
+
+            #random_legal_move
 
             #[inline]
             fn next_state(&self, state: &State, joint: &[u32], next_state: &mut State) {

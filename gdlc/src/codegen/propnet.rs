@@ -713,6 +713,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
     let bodies = GameBodies {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },
         legal_moves: quote! { with_engine(state, |e| e.legal(role, out)) },
+        random_legal_move: None,
         next_state: quote! {
             with_engine(state, |e| {
                 e.set_joint(joint);

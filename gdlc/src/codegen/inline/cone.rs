@@ -93,10 +93,14 @@ pub(super) fn cone_fn(
             .first()
             .map(|c| chunk_body(ir, options, c, 0, &view))
             .unwrap_or_default();
-        // A small function may be inlined into the playout loop of another crate.
+        // A small function may be inlined into the playout loop of another crate: few
+        // literals, or few tokens (lines of a board tested by shifts of the state).
         let weight: usize =
             needed.iter().map(|&p| prop_weight(ir, p)).sum::<usize>() + spec.roots.len();
-        let inline = (weight <= INLINE_WEIGHT).then(|| quote! { #[inline] });
+        let small = weight <= INLINE_WEIGHT
+            || spec.per_state
+                && super::tokens::size(&body) + super::tokens::size(&tail) <= INLINE_TOKENS;
+        let inline = small.then(|| quote! { #[inline] });
         return quote! {
             #inline
             #allow
@@ -134,6 +138,11 @@ pub(super) fn cone_fn(
 /// An output function that computes at most this many literals (plus one per prop and one
 /// per root) in one piece is `#[inline]`: the call costs as much as its body.
 const INLINE_WEIGHT: usize = 512;
+
+/// An output function called at every state whose code has at most this many tokens
+/// ([`super::tokens::size`]) is `#[inline]` too, whatever its literals (goals, read once per
+/// playout, are not: inlined into the playout loop they made connectFour's slower).
+const INLINE_TOKENS: usize = 2_000;
 
 /// The props that the roots read, ascending (a group is needed whole).
 pub(super) fn cone(ir: &Ir, roots: &[Lit]) -> Vec<u32> {

@@ -5,8 +5,12 @@
 //! evaluated (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`, where the guard is
 //! known to hold).
 //!
-//! The legal moves are listed from words of legal bits (bit `m % 64` of word `m / 64` for move
-//! `m`) computed without branches, unless there are only a couple to test. Moves whose rule is
+//! The legal moves are words of legal bits (bit `m % 64` of word `m / 64` for move `m`)
+//! computed without branches: returned as an array when the role has at most
+//! [`MAX_LEGAL_WORDS`] words of moves (`Game::legal_moves` lists them with
+//! `gdl_runtime::bits::push_moves`, `Game::random_legal_move` draws one with
+//! `gdl_runtime::bits::pick_move` without listing), otherwise listed from their set bits
+//! onto a vector (one `if` per move when there are only a couple to test). Moves whose rule is
 //! one conjunction of state bits of one pattern, translated ("a white piece on a cell and the
 //! cell ahead empty", one move per cell) are a *family*, tested for all its members at once
 //! by shifts of the state ([`super::shifts::pattern_word`]); the bits of its members that
@@ -23,9 +27,11 @@ use super::tokens::{Op, join_balanced, paren};
 use super::{ConeSpec, cone, cone_fn, shifts};
 use crate::ir::{Input, Ir, Lit};
 
-/// The function `name` pushing the legal moves `moves` (ascending) of role `r`; `assume`: a
-/// state-bit literal known to hold when it is called (the guard of `legal_<r>_turn`). Also
-/// returns the `static` tables it reads.
+/// The function `name` computing the legal moves `moves` (ascending) of role `r`: with
+/// `words` (the role's words of moves, [`legal_words`]), returning the words of legal bits,
+/// otherwise pushing the moves onto `out`; `assume`: a state-bit literal known to hold when
+/// it is called (the guard of `legal_<r>_turn`). Also returns the `static` tables it reads.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn legal_fn(
     ir: &Ir,
     options: &CodegenOptions,
@@ -34,6 +40,7 @@ pub(super) fn legal_fn(
     name: &str,
     moves: &[usize],
     assume: Option<Lit>,
+    words: Option<usize>,
 ) -> TokenStream {
     // Families only where the props are computed in the function (not in shared chunks).
     let plan = match shared {
@@ -47,17 +54,25 @@ pub(super) fn legal_fn(
         .filter(|m| !in_family.contains(m))
         .collect();
     let tables = plan.tables(ir, r, name);
+    let (ret, extra_param) = match words {
+        Some(n) => {
+            let nl = Literal::usize_unsuffixed(n);
+            (Some(quote! { [u64; #nl] }), quote! {})
+        }
+        None => (None, quote! { out: &mut Vec<u32>, }),
+    };
     let f = cone_fn(
         ir,
         options,
         shared,
         &ConeSpec {
             name,
+            per_state: true,
             moves: false,
             roots: rest.iter().map(|&m| ir.legal[r][m]).collect(),
-            ret: None,
-            extra_param: quote! { out: &mut Vec<u32>, },
-            tail: &|e| legal_pushes(&rest, &|m| e(ir.legal[r][m]), &plan, name),
+            ret,
+            extra_param,
+            tail: &|e| legal_pushes(&rest, &|m| e(ir.legal[r][m]), &plan, name, words),
         },
     );
     quote! { #tables #f }
@@ -264,23 +279,25 @@ fn state_bits(
     }
 }
 
-/// The statements pushing the moves `moves` (ascending) that hold (`holds`: the expression of
-/// whether move `m` is legal) and the members of the families `plan` that hold. With few
-/// moves to test, one `if` per move; otherwise the moves are bits of words (bit `m % 64` of
-/// word `m / 64`) computed without a branch, then listed from their set bits: the branch per
-/// move of the `if`s is mispredicted about as often as the move is legal.
+/// The statements computing the moves `moves` (ascending) that hold (`holds`: the expression
+/// of whether move `m` is legal) and the members of the families `plan` that hold: as bits of
+/// words (bit `m % 64` of word `m / 64`) computed without a branch, returned as an array of
+/// `words` words when given, otherwise listed from their set bits onto `out` (with few moves
+/// to test, one `if` per move instead: the branch per move of the `if`s is mispredicted about
+/// as often as the move is legal).
 fn legal_pushes(
     moves: &[usize],
     holds: &dyn Fn(usize) -> TokenStream,
     plan: &Families,
     name: &str,
+    words_out: Option<usize>,
 ) -> TokenStream {
     let tested: Vec<(usize, TokenStream)> = moves
         .iter()
         .map(|&m| (m, holds(m)))
         .filter(|(_, x)| x.to_string() != "false")
         .collect();
-    if tested.len() <= LEGAL_IFS && plan.members.is_empty() {
+    if words_out.is_none() && tested.len() <= LEGAL_IFS && plan.members.is_empty() {
         let pushes = tested.iter().map(|(m, x)| {
             let m = Literal::u32_suffixed(*m as u32);
             if x.to_string() == "true" {
@@ -301,6 +318,13 @@ fn legal_pushes(
             quote! { ((#x as u64) << #k) }
         };
         words.entry(m / 64).or_default().push(bit);
+    }
+    if let (true, Some(n)) = (plan.members.is_empty(), words_out) {
+        let inits = (0..n).map(|w| match words.remove(&w) {
+            Some(bits) => join_balanced(bits, Op::Or),
+            None => quote! { 0u64 },
+        });
+        return quote! { [#(#inits),*] };
     }
     if plan.members.is_empty() {
         let loops = words.into_iter().map(|(w, bits)| {
@@ -377,12 +401,19 @@ fn legal_pushes(
             words.entry(m / 64).or_default();
         }
     }
-    let nwords = words.keys().next_back().map_or(0, |&w| w + 1);
+    let nwords = words_out.unwrap_or(words.keys().next_back().map_or(0, |&w| w + 1));
     let inits = (0..nwords).map(|w| match words.get(&w) {
         Some(bits) if !bits.is_empty() => join_balanced(bits.clone(), Op::Or),
         _ => quote! { 0u64 },
     });
     let nl = Literal::usize_unsuffixed(nwords);
+    if words_out.is_some() {
+        return quote! {
+            let mut legal: [u64; #nl] = [#(#inits),*];
+            #(#scattered)*
+            legal
+        };
+    }
     let loops = words.keys().map(|&w| {
         let wl = Literal::usize_unsuffixed(w);
         let m = if w == 0 {
@@ -408,6 +439,19 @@ fn legal_pushes(
 
 /// Up to this many moves to test, [`legal_pushes`] tests each with an `if`.
 const LEGAL_IFS: usize = 2;
+
+/// The most words of moves (64 moves each) of a role whose legal-move functions return
+/// their words of legal bits (listed by `gdl_runtime::bits::push_moves`, drawn from by
+/// `gdl_runtime::bits::pick_move` without listing); a role with more moves has them pushed
+/// one by one (a state has few of them, and scanning every word would cost more).
+const MAX_LEGAL_WORDS: usize = 4;
+
+/// The words of moves of role `r` when its legal-move functions return words of legal bits
+/// (at most [`MAX_LEGAL_WORDS`]).
+pub(super) fn legal_words(ir: &Ir, r: usize) -> Option<usize> {
+    let n = ir.moves[r].len().div_ceil(64).max(1);
+    (n <= MAX_LEGAL_WORDS).then_some(n)
+}
 
 /// A state-bit literal (bit, negated) that at least half of role `r`'s legal moves (and at
 /// least 8) need in every disjunct, typically whose turn it is, and the moves that do not

@@ -15,10 +15,14 @@
 //! `legal_<r>` tests first the state bit that most of the role's moves need (typically whose
 //! turn it is): when it fails, only the moves that do not need it are evaluated
 //! (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`); moves of one pattern of state
-//! bits are computed together by shifts of the state (`legal.rs`).
+//! bits are computed together by shifts of the state (`legal.rs`). For a role with up to 256
+//! moves the legal functions return words of legal bits, which `random_legal_move` draws from
+//! without listing the moves.
 //!
 //! Output functions small enough to cost about as much as their call are `#[inline]`, like
-//! the `Game` methods: the playout loop is instantiated in another crate (the binary's).
+//! the `Game` methods: the playout loop is instantiated in another crate (the binary's). So
+//! are the functions a playout calls at every state (`terminal`, legal moves, `next`) whose
+//! code is short in tokens though their literals are many (lines tested by shifts).
 //!
 //! `next` reads the frame axioms and the plain effects of moves from per-move tables
 //! (`next_tables.rs`); a disjunction of conjunctions that are translates of one pattern of
@@ -44,7 +48,7 @@ use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Lit};
 use cone::{cone_fn, shared_chunk_fns, shared_chunks};
 pub(crate) use cone::{cost_per_state, prop_weight};
-use legal::{legal_fn, legal_guard};
+use legal::{legal_fn, legal_guard, legal_words};
 
 /// The items of the module.
 pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
@@ -70,6 +74,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
         shared.as_ref(),
         &ConeSpec {
             name: "terminal",
+            per_state: true,
             moves: false,
             roots: vec![ir.terminal],
             ret: Some(quote! { bool }),
@@ -79,12 +84,15 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     );
     items.push(terminal);
     let mut legal_arms = Vec::new();
+    // `None` once a role's moves are pushed rather than returned as words.
+    let mut pick_arms = Some(Vec::new());
     let mut goal_arms = Vec::new();
     let mut goal_value_arms = Vec::new();
     for r in 0..nroles {
         let name = format!("legal_{r}");
         let f = format_ident!("{}", name);
         let all: Vec<usize> = (0..ir.legal[r].len()).collect();
+        let words = legal_words(ir, r);
         match legal_guard(ir, r) {
             // Most moves need the guard (whose turn it is): when it fails, only the others
             // are evaluated.
@@ -103,6 +111,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                     &with_name,
                     &all,
                     Some(holds),
+                    words,
                 ));
                 items.push(legal_fn(
                     ir,
@@ -112,6 +121,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                     &without_name,
                     &without,
                     None,
+                    words,
                 ));
                 let (with_f, without_f) = (
                     format_ident!("{}", with_name),
@@ -127,21 +137,56 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 // Inlined unless the props come from the shared chunks' memo (reversi was
                 // measured 10-18% slower with it).
                 let inline = shared.is_none().then(|| quote! { #[inline] });
-                items.push(quote! {
-                    #inline
-                    fn #f(state: &State, out: &mut Vec<u32>) {
-                        if #test {
-                            #with_f(state, out)
-                        } else {
-                            #without_f(state, out)
+                items.push(match words {
+                    Some(n) => {
+                        let nl = Literal::usize_unsuffixed(n);
+                        quote! {
+                            #inline
+                            fn #f(state: &State) -> [u64; #nl] {
+                                if #test {
+                                    #with_f(state)
+                                } else {
+                                    #without_f(state)
+                                }
+                            }
                         }
                     }
+                    None => quote! {
+                        #inline
+                        fn #f(state: &State, out: &mut Vec<u32>) {
+                            if #test {
+                                #with_f(state, out)
+                            } else {
+                                #without_f(state, out)
+                            }
+                        }
+                    },
                 });
             }
-            None => items.push(legal_fn(ir, options, shared.as_ref(), r, &name, &all, None)),
+            None => items.push(legal_fn(
+                ir,
+                options,
+                shared.as_ref(),
+                r,
+                &name,
+                &all,
+                None,
+                words,
+            )),
         }
         let ri = Literal::usize_unsuffixed(r);
-        legal_arms.push(quote! { #ri => #f(state, out), });
+        match words {
+            Some(_) => {
+                legal_arms.push(quote! { #ri => gdl_runtime::bits::push_moves(&#f(state), out), });
+                if let Some(arms) = &mut pick_arms {
+                    arms.push(quote! { #ri => gdl_runtime::bits::pick_move(&#f(state), rng), });
+                }
+            }
+            None => {
+                legal_arms.push(quote! { #ri => #f(state, out), });
+                pick_arms = None;
+            }
+        }
         let name = format!("goal_{r}");
         let f = format_ident!("{}", name);
         let values: Vec<Option<i32>> = ir.goals[r].iter().map(|g| g.value).collect();
@@ -151,6 +196,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             shared.as_ref(),
             &ConeSpec {
                 name: &name,
+                per_state: false,
                 moves: false,
                 roots: ir.goals[r].iter().map(|g| g.when).collect(),
                 ret: Some(quote! { Option<i32> }),
@@ -194,6 +240,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
         shared.as_ref(),
         &ConeSpec {
             name: "next",
+            per_state: true,
             moves: true,
             roots: next_plan.reads.clone(),
             ret: Some(quote! { State }),
@@ -223,6 +270,14 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 _ => {}
             }
         },
+        random_legal_move: pick_arms.map(|arms| {
+            quote! {
+                match role {
+                    #(#arms)*
+                    _ => None,
+                }
+            }
+        }),
         next_state: quote! {
             let joint: [u32; #nroles_lit] = [#(#joint),*];
             *next_state = next(state, &joint);
@@ -278,6 +333,7 @@ fn sees_fns(
             shared,
             &ConeSpec {
                 name: &name,
+                per_state: false,
                 moves: true,
                 roots: percepts.iter().map(|p| p.when).collect(),
                 ret: None,
@@ -359,6 +415,9 @@ pub(super) type Tail<'a> = dyn Fn(&dyn Fn(Lit) -> TokenStream) -> TokenStream + 
 
 pub(super) struct ConeSpec<'a> {
     name: &'a str,
+    /// Whether a playout calls the function at every state (`terminal`, legal moves, `next`):
+    /// then it is inlined also when its code is small though its literals are many.
+    per_state: bool,
     /// Whether the function reads the joint move.
     moves: bool,
     /// The literals that `tail` reads (through the function it is given, which makes the

@@ -56,3 +56,15 @@ pub(super) fn join_balanced(mut parts: Vec<TokenStream>, op: Op) -> TokenStream 
     }
     join(&parts)
 }
+
+/// The size of generated code: its tokens, those inside groups included (doc comments are
+/// one token each).
+pub(super) fn size(e: &TokenStream) -> usize {
+    e.clone()
+        .into_iter()
+        .map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => 1 + size(&g.stream()),
+            _ => 1,
+        })
+        .sum()
+}
