@@ -279,3 +279,48 @@ impl Db {
         atoms.get(start).is_some_and(|&a| self.seq[a as usize] < hi)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::Symbols;
+
+    #[test]
+    fn a_composite_index_follows_insertions_and_truncation() {
+        let mut symbols = Symbols::default();
+        let mut store = TermStore::default();
+        let cell = symbols.intern("cell");
+        let rel: RelKey = (cell, 3);
+        let c: Vec<TermId> = ["1", "2", "x", "o"]
+            .iter()
+            .map(|n| store.intern(symbols.intern(n), &[]))
+            .collect();
+        let mut db = Db::default();
+        let atom = |db: &mut Db, store: &mut TermStore, args: [TermId; 3]| {
+            let a = store.intern(cell, &args);
+            db.insert(store, rel, a);
+            a
+        };
+        let a = atom(&mut db, &mut store, [c[0], c[1], c[2]]);
+        let b = atom(&mut db, &mut store, [c[0], c[0], c[2]]);
+        // Positions 0 and 2.
+        let mask = 0b101;
+        assert_eq!(db.atoms_indexed(rel, mask, &[c[0], c[2]]), None);
+        db.ensure_index(&store, rel, mask);
+        assert_eq!(
+            db.atoms_indexed(rel, mask, &[c[0], c[2]]),
+            Some(&[a, b][..])
+        );
+        let mark = db.count();
+        let d = atom(&mut db, &mut store, [c[0], c[1], c[2]]);
+        assert_eq!(d, a, "the same atom again");
+        let e = atom(&mut db, &mut store, [c[0], c[1], c[3]]);
+        assert_eq!(db.atoms_indexed(rel, mask, &[c[0], c[3]]), Some(&[e][..]));
+        db.truncate(&store, &[rel], mark);
+        assert_eq!(db.atoms_indexed(rel, mask, &[c[0], c[3]]), Some(&[][..]));
+        assert_eq!(
+            db.atoms_indexed(rel, mask, &[c[0], c[2]]),
+            Some(&[a, b][..])
+        );
+    }
+}
