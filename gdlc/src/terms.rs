@@ -56,7 +56,12 @@ impl TermStore {
         let hash = hash_node(functor, args);
         self.table
             .find(hash, |&id| {
-                self.functor(id) == functor && self.args(id) == args
+                // Compared element by element: the slices are short, a call to `memcmp` costs
+                // more than the comparison.
+                let found = self.args(id);
+                self.functor(id) == functor
+                    && found.len() == args.len()
+                    && found.iter().zip(args).all(|(a, b)| a == b)
             })
             .copied()
     }

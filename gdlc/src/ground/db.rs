@@ -3,6 +3,7 @@
 //! `(true (cell 1 ?y ?p))`), read by the joins of [`super::join`].
 
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
 use super::join::RelKey;
 use crate::ast::Sym;
@@ -32,6 +33,24 @@ pub struct Db {
     by_sub: HashMap<SubKey, Vec<TermId>>,
     /// The number of distinct arguments at each position of each compound argument shape.
     distinct_sub: HashMap<(RelKey, u32, Sym, u32), u32>,
+    /// Composite indexes, made on demand ([`Db::ensure_index`]): for a relation and a set of
+    /// argument positions (a bit mask), the atoms with given arguments there (in position
+    /// order), in insertion order.
+    composite: HashMap<(RelKey, u64), HashMap<IndexKey, Vec<TermId>>>,
+    /// The position sets of the composite indexes of each relation.
+    composite_masks: HashMap<RelKey, Vec<u64>>,
+}
+
+/// The arguments of an atom at the positions of a composite index, in position order.
+pub type IndexKey = SmallVec<[TermId; 4]>;
+
+/// The arguments of `args` at the positions of `mask`.
+fn index_key(args: &[TermId], mask: u64) -> IndexKey {
+    args.iter()
+        .enumerate()
+        .filter(|&(pos, _)| pos < 64 && mask >> pos & 1 == 1)
+        .map(|(_, &a)| a)
+        .collect()
 }
 
 /// An argument of a compound argument: relation, position, functor of the compound,
@@ -51,6 +70,16 @@ impl Db {
         self.seq[i] = self.count;
         self.count += 1;
         self.by_rel.entry(rel).or_default().push(atom);
+        if let Some(masks) = self.composite_masks.get(&rel) {
+            for &mask in masks {
+                if let Some(index) = self.composite.get_mut(&(rel, mask)) {
+                    index
+                        .entry(index_key(store.args(atom), mask))
+                        .or_default()
+                        .push(atom);
+                }
+            }
+        }
         for (pos, &arg) in store.args(atom).iter().enumerate() {
             let list = self.by_arg.entry((rel, pos as u32, arg)).or_default();
             if list.is_empty() {
@@ -78,6 +107,30 @@ impl Db {
             }
         }
         true
+    }
+
+    /// Makes the composite index of `rel` over the argument positions of `mask` if there is
+    /// none yet; it is kept up to date from then on.
+    pub fn ensure_index(&mut self, store: &TermStore, rel: RelKey, mask: u64) {
+        if self.composite.contains_key(&(rel, mask)) {
+            return;
+        }
+        let mut index: HashMap<IndexKey, Vec<TermId>> = HashMap::default();
+        for &atom in self.atoms(rel) {
+            index
+                .entry(index_key(store.args(atom), mask))
+                .or_default()
+                .push(atom);
+        }
+        self.composite.insert((rel, mask), index);
+        self.composite_masks.entry(rel).or_default().push(mask);
+    }
+
+    /// The atoms of `rel` whose arguments at the positions of `mask` are `key`, in insertion
+    /// order; `None` when there is no such index.
+    pub fn atoms_indexed(&self, rel: RelKey, mask: u64, key: &[TermId]) -> Option<&[TermId]> {
+        let index = self.composite.get(&(rel, mask))?;
+        Some(index.get(key).map_or(&[][..], Vec::as_slice))
     }
 
     /// The atoms of `rel` whose argument at `pos` is a compound of `functor` with `arg` at
@@ -169,6 +222,17 @@ impl Db {
             }
             for a in removed {
                 self.seq[a as usize] = ABSENT;
+                for &mask in self.composite_masks.get(&rel).into_iter().flatten() {
+                    if let Some(index) = self.composite.get_mut(&(rel, mask)) {
+                        let key = index_key(store.args(a), mask);
+                        if let Some(l) = index.get_mut(&key) {
+                            l.pop();
+                            if l.is_empty() {
+                                index.remove(&key);
+                            }
+                        }
+                    }
+                }
                 for (pos, &arg) in store.args(a).iter().enumerate() {
                     let key = (rel, pos as u32, arg);
                     if let Some(l) = self.by_arg.get_mut(&key) {
@@ -213,5 +277,50 @@ impl Db {
         let atoms = self.atoms(rel);
         let start = atoms.partition_point(|&a| self.seq[a as usize] < lo);
         atoms.get(start).is_some_and(|&a| self.seq[a as usize] < hi)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::Symbols;
+
+    #[test]
+    fn a_composite_index_follows_insertions_and_truncation() {
+        let mut symbols = Symbols::default();
+        let mut store = TermStore::default();
+        let cell = symbols.intern("cell");
+        let rel: RelKey = (cell, 3);
+        let c: Vec<TermId> = ["1", "2", "x", "o"]
+            .iter()
+            .map(|n| store.intern(symbols.intern(n), &[]))
+            .collect();
+        let mut db = Db::default();
+        let atom = |db: &mut Db, store: &mut TermStore, args: [TermId; 3]| {
+            let a = store.intern(cell, &args);
+            db.insert(store, rel, a);
+            a
+        };
+        let a = atom(&mut db, &mut store, [c[0], c[1], c[2]]);
+        let b = atom(&mut db, &mut store, [c[0], c[0], c[2]]);
+        // Positions 0 and 2.
+        let mask = 0b101;
+        assert_eq!(db.atoms_indexed(rel, mask, &[c[0], c[2]]), None);
+        db.ensure_index(&store, rel, mask);
+        assert_eq!(
+            db.atoms_indexed(rel, mask, &[c[0], c[2]]),
+            Some(&[a, b][..])
+        );
+        let mark = db.count();
+        let d = atom(&mut db, &mut store, [c[0], c[1], c[2]]);
+        assert_eq!(d, a, "the same atom again");
+        let e = atom(&mut db, &mut store, [c[0], c[1], c[3]]);
+        assert_eq!(db.atoms_indexed(rel, mask, &[c[0], c[3]]), Some(&[e][..]));
+        db.truncate(&store, &[rel], mark);
+        assert_eq!(db.atoms_indexed(rel, mask, &[c[0], c[3]]), Some(&[][..]));
+        assert_eq!(
+            db.atoms_indexed(rel, mask, &[c[0], c[2]]),
+            Some(&[a, b][..])
+        );
     }
 }

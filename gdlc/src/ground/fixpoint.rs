@@ -335,6 +335,7 @@ fn derive(
             neg_mode,
             new_heads_only: true,
         };
+        join::prepare(&req, &mut g.db, &g.store);
         let left = g.budget.work_left;
         let capped = left > cap;
         if capped {
@@ -433,7 +434,6 @@ fn feed_back(g: &mut Grounder<'_>, head: &NAtom, atom: TermId) {
 mod tests {
     use super::*;
     use crate::ground::{GroundOptions, Grounder, join::Budget};
-    use crate::terms::TermStore;
 
     #[test]
     fn a_static_component_stops_at_its_atom_limit_not_after_its_rule() {

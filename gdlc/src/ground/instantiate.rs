@@ -2,6 +2,7 @@
 //! that would make too many instances (see [`super::split`]).
 
 use rustc_hash::FxHashSet as HashSet;
+use smallvec::SmallVec;
 
 use super::GroundError;
 use crate::ast::kw;
@@ -76,9 +77,12 @@ impl<'g, 'a> Instantiator<'g, 'a> {
     }
 
     fn rule_inner(&mut self, rule: NRule, splits: usize) -> Result<(), GroundError> {
+        if splits >= MAX_SPLITS {
+            return self.emit(&rule);
+        }
         let threshold = self.g.options.split_threshold;
-        let (projected, matches) = self.measure(&rule, threshold * 16, SPLIT_MATCHES)?;
-        if splits < MAX_SPLITS && (projected > threshold || matches > SPLIT_MATCHES) {
+        let (projected, matches, instances) = self.measure(&rule, threshold, SPLIT_MATCHES)?;
+        if projected > threshold || matches > SPLIT_MATCHES {
             let name = format!(
                 "{} %{}",
                 self.g.symbols.name(rule.head.rel),
@@ -107,31 +111,47 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 return self.rule(s.residual, splits + 1);
             }
         }
-        self.emit(&rule)
+        match instances {
+            // Every instance was found while measuring.
+            Some(instances) => {
+                let before = self.out.len();
+                for gr in instances {
+                    if !self.push(gr) {
+                        return self.overflowed(&rule, before);
+                    }
+                }
+                Ok(())
+            }
+            None => self.emit(&rule),
+        }
     }
 
     /// The number of instances of the rule counted without their `does` literals (which
-    /// code generation merges into move sets), up to `max_projected + 1`, and the number of
-    /// matches, up to `max_matches + 1`.
+    /// code generation merges into move sets), up to `16 * threshold + 1`, and the number of
+    /// matches, up to `max_matches + 1`; with the rule's instances when the join ran to its
+    /// end (both numbers within those limits), so that a rule not split is joined once.
     fn measure(
         &mut self,
         rule: &NRule,
-        max_projected: usize,
+        threshold: usize,
         max_matches: usize,
-    ) -> Result<(usize, usize), GroundError> {
-        let counted: Vec<&NAtom> = rule
+    ) -> Result<(usize, usize, Option<Vec<GroundRule>>), GroundError> {
+        let max_projected = threshold * 16;
+        let counted: Vec<usize> = rule
             .body
             .iter()
-            .filter_map(|l| match l {
+            .enumerate()
+            .filter_map(|(i, l)| match l {
                 NLit::Pos(a) | NLit::Neg(a)
                     if self.g.dynamic.contains(&rel_key(a)) && a.rel != kw::DOES =>
                 {
-                    Some(a)
+                    Some(i)
                 }
                 _ => None,
             })
             .collect();
-        let mut seen: HashSet<Vec<Option<TermId>>> = HashSet::default();
+        let mut instances = Vec::new();
+        let mut seen: HashSet<Key> = HashSet::default();
         let mut matches = 0usize;
         let hi = self.g.db.count();
         let g = &mut *self.g;
@@ -151,18 +171,64 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             neg_mode: &neg,
             new_heads_only: false,
         };
-        let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
+        join::prepare(&req, &mut g.db, &g.store);
+        let (db, dynamic, guards) = (&g.db, &g.dynamic, &g.guards);
+        let result = join::for_each_match(&req, db, &g.store, &mut g.budget, &mut |m| {
             matches += 1;
-            let mut key = vec![m.atom(&rule.head)];
-            key.extend(counted.iter().map(|a| m.atom(a)));
+            let head = m.head();
+            let lits = literal_atoms(m, rule, dynamic);
+            let mut key: Key = SmallVec::with_capacity(counted.len() + 1);
+            key.push(head);
+            key.extend(counted.iter().map(|&i| lits[i]));
             seen.insert(key);
+            if let Some(gr) = ground_rule(head, &lits, rule, db, dynamic, guards) {
+                instances.push(gr);
+            }
             seen.len() <= max_projected && matches <= max_matches
         });
         match result {
             Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![unsafe_rule(rule)])),
             Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
-            Err(JoinError::Stopped) | Ok(()) => Ok((seen.len(), matches)),
+            Err(JoinError::Stopped) => Ok((seen.len(), matches, None)),
+            Ok(()) => Ok((seen.len(), matches, Some(instances))),
         }
+    }
+
+    /// Adds a ground rule to the output; false (nothing added) when that would pass the
+    /// limits of rules or literals.
+    fn push(&mut self, gr: GroundRule) -> bool {
+        self.literals += gr.pos.len() + gr.neg.len();
+        if self.out.len() >= self.g.options.max_rule_instances
+            || self.literals > self.g.options.max_literals
+        {
+            return false;
+        }
+        self.out.push(gr);
+        true
+    }
+
+    /// After the instances of `rule` (added from `before` on) passed the limits: with hybrid
+    /// grounding, the rule is evaluated at run time instead; else the error.
+    fn overflowed(&mut self, rule: &NRule, before: usize) -> Result<(), GroundError> {
+        let g = &mut *self.g;
+        if g.hybrid {
+            // Too large to ground: evaluated at run time.
+            self.out.truncate(before);
+            self.literals = self.out.iter().map(|r| r.pos.len() + r.neg.len()).sum();
+            g.budget.exhausted = None;
+            g.join_rules.push(rule.clone());
+            return Ok(());
+        }
+        let n = self.out.len() - before;
+        Err(GroundError::too_large(Diagnostic::error(
+            "grounding-too-large",
+            rule.span,
+            format!(
+                "too large to ground: this rule makes more than {n} instances, and the \
+                 description more than {} rules or {} literals in all",
+                g.options.max_rule_instances, g.options.max_literals
+            ),
+        )))
     }
 
     /// Adds the atoms of an auxiliary relation to the database (and marks it dynamic if its
@@ -194,6 +260,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 new_heads_only: false,
             };
             let max = g.options.max_atoms;
+            join::prepare(&req, &mut g.db, &g.store);
             let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
                 let vals = m.vars();
                 let key = aux
@@ -237,7 +304,6 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             g, out, literals, ..
         } = self;
         let dynamic = &g.dynamic;
-        let guards = &g.guards;
         let neg = |a: &NAtom| {
             if dynamic.contains(&rel_key(a)) {
                 NegMode::Assume
@@ -253,40 +319,13 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             neg_mode: &neg,
             new_heads_only: false,
         };
-        let db = &g.db;
+        join::prepare(&req, &mut g.db, &g.store);
+        let (db, dynamic, guards) = (&g.db, &g.dynamic, &g.guards);
         let result = join::for_each_match(&req, db, &g.store, &mut g.budget, &mut |m| {
-            let Some(head) = m.atom(&rule.head) else {
+            let lits = literal_atoms(m, rule, dynamic);
+            let Some(gr) = ground_rule(m.head(), &lits, rule, db, dynamic, guards) else {
                 return true;
             };
-            let mut gr = GroundRule {
-                head,
-                pos: Vec::new(),
-                neg: Vec::new(),
-                origin: rule.origin,
-            };
-            for lit in &rule.body {
-                match lit {
-                    NLit::Pos(a) if guards.contains(&a.rel) => {}
-                    NLit::Pos(a) if dynamic.contains(&rel_key(a)) => {
-                        if let Some(id) = m.atom(a) {
-                            gr.pos.push(id);
-                        }
-                    }
-                    NLit::Neg(a) if dynamic.contains(&rel_key(a)) => {
-                        if let Some(id) = m.atom(a).filter(|&id| db.contains(id)) {
-                            gr.neg.push(id);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            gr.pos.sort_unstable();
-            gr.pos.dedup();
-            gr.neg.sort_unstable();
-            gr.neg.dedup();
-            if gr.pos.iter().any(|p| gr.neg.binary_search(p).is_ok()) {
-                return true;
-            }
             *literals += gr.pos.len() + gr.neg.len();
             if out.len() >= max_rules || *literals > max_literals {
                 overflow = true;
@@ -302,28 +341,75 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             }
             Err(JoinError::Stopped) | Ok(()) => {}
         }
-        if overflow && g.hybrid {
-            // Too large to ground: evaluated at run time.
-            out.truncate(before);
-            *literals = out.iter().map(|r| r.pos.len() + r.neg.len()).sum();
-            g.budget.exhausted = None;
-            g.join_rules.push(rule.clone());
-            return Ok(());
-        }
         if overflow {
-            let n = out.len() - before;
-            return Err(GroundError::too_large(Diagnostic::error(
-                "grounding-too-large",
-                rule.span,
-                format!(
-                    "too large to ground: this rule makes more than {n} instances, and the \
-                     description more than {} rules or {} literals in all",
-                    max_rules, max_literals
-                ),
-            )));
+            return self.overflowed(rule, before);
         }
         Ok(())
     }
+}
+
+/// A match's head atom and its atoms of counted literals.
+type Key = SmallVec<[Option<TermId>; 8]>;
+
+/// The atoms of the dynamic literals of one match of `rule`, by body literal (`None` for the
+/// others, and for atoms that exist nowhere).
+fn literal_atoms(
+    m: &join::Match<'_>,
+    rule: &NRule,
+    dynamic: &HashSet<RelKey>,
+) -> SmallVec<[Option<TermId>; 8]> {
+    rule.body
+        .iter()
+        .enumerate()
+        .map(|(i, l)| match l {
+            NLit::Pos(a) | NLit::Neg(a) if dynamic.contains(&rel_key(a)) => m.lit(i),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The ground rule of one match of `rule`, from its head atom and the atoms of its dynamic
+/// literals (see [`literal_atoms`]); `None` when its head is in no atom, or when it needs an
+/// atom both true and false. The negative literals are kept only on atoms that can hold.
+fn ground_rule(
+    head: Option<TermId>,
+    lits: &[Option<TermId>],
+    rule: &NRule,
+    db: &join::Db,
+    dynamic: &HashSet<RelKey>,
+    guards: &std::collections::HashSet<crate::ast::Sym>,
+) -> Option<GroundRule> {
+    let head = head?;
+    let mut gr = GroundRule {
+        head,
+        pos: Vec::new(),
+        neg: Vec::new(),
+        origin: rule.origin,
+    };
+    for (i, lit) in rule.body.iter().enumerate() {
+        match lit {
+            NLit::Pos(a) if guards.contains(&a.rel) => {}
+            NLit::Pos(a) if dynamic.contains(&rel_key(a)) => {
+                if let Some(id) = lits[i] {
+                    gr.pos.push(id);
+                }
+            }
+            NLit::Neg(a) if dynamic.contains(&rel_key(a)) => {
+                if let Some(id) = lits[i].filter(|&id| db.contains(id)) {
+                    gr.neg.push(id);
+                }
+            }
+            _ => {}
+        }
+    }
+    gr.pos.sort_unstable();
+    gr.pos.dedup();
+    gr.neg.sort_unstable();
+    gr.neg.dedup();
+    if gr.pos.iter().any(|p| gr.neg.binary_search(p).is_ok()) {
+        return None;
+    }
+    Some(gr)
 }
 
 /// Sizes read from the grounder's database.

@@ -3,7 +3,9 @@
 //! `1` of `(true (cell 1 ?y ?p))`), and the enumeration of the matches of one flat rule over
 //! it. A caller that reads only new head atoms ([`JoinRequest::new_heads_only`], the fixpoints)
 //! skips heads already known and stops the rest of the join at its first match once the head's
-//! variables are bound.
+//! variables are bound. A scan whose literal has two or more arguments bound by the steps
+//! before it reads the database's composite index of those positions, which [`prepare`] makes
+//! before the join ([`Db::ensure_index`]).
 //!
 //! Atoms are terms of a [`TermStore`] whose functor is the relation name (`(cell 1 1 b)` of
 //! relation `cell/3`), so relations are told apart by name and arity. Every atom gets the
@@ -14,6 +16,8 @@ use crate::ast::Sym;
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
 use crate::terms::{TermId, TermStore};
 
+use super::pattern::{Binds, RAtom, RTerm, Resolved, lookup, lookup_atom, unify};
+
 /// A relation: name and arity.
 pub type RelKey = (Sym, u32);
 
@@ -23,6 +27,7 @@ pub fn rel_key(a: &NAtom) -> RelKey {
 }
 
 pub use super::db::Db;
+use super::db::IndexKey;
 
 /// How much work joins may still do: candidate atoms visited, and a deadline. Shared by all
 /// the joins of a grounding, so that no input can make grounding run unboundedly.
@@ -79,81 +84,6 @@ impl Budget {
     }
 }
 
-/// Variable bindings of one rule, with a trail to undo them.
-struct Binds {
-    vals: Vec<Option<TermId>>,
-    trail: Vec<u32>,
-}
-
-impl Binds {
-    fn undo_to(&mut self, mark: usize) {
-        while self.trail.len() > mark {
-            let v = self.trail.pop().unwrap_or(0);
-            self.vals[v as usize] = None;
-        }
-    }
-}
-
-/// Matches pattern `p` against ground term `t`, binding variables (recorded on the trail).
-fn unify(p: &NTerm, t: TermId, store: &TermStore, b: &mut Binds) -> bool {
-    match p {
-        NTerm::Var(v) => match b.vals[*v as usize] {
-            Some(x) => x == t,
-            None => {
-                b.vals[*v as usize] = Some(t);
-                b.trail.push(*v);
-                true
-            }
-        },
-        NTerm::Const(c) => store.functor(t) == *c && store.args(t).is_empty(),
-        NTerm::Func(f, args) => {
-            store.functor(t) == *f
-                && store.args(t).len() == args.len()
-                && args
-                    .iter()
-                    .zip(store.args(t))
-                    .all(|(p, &x)| unify(p, x, store, b))
-        }
-    }
-}
-
-/// The id of pattern `p` under the bindings: `Err(())` when a variable is unbound,
-/// `Ok(None)` when the term is ground but exists nowhere in the store (so in no atom).
-fn lookup(p: &NTerm, store: &TermStore, b: &Binds) -> Result<Option<TermId>, ()> {
-    match p {
-        NTerm::Var(v) => b.vals[*v as usize].map(Some).ok_or(()),
-        NTerm::Const(c) => Ok(store.get(*c, &[])),
-        NTerm::Func(f, args) => {
-            let mut ids = Vec::with_capacity(args.len());
-            let mut missing = false;
-            for a in args {
-                match lookup(a, store, b)? {
-                    Some(id) => ids.push(id),
-                    None => missing = true,
-                }
-            }
-            Ok(if missing { None } else { store.get(*f, &ids) })
-        }
-    }
-}
-
-/// The id of an atom pattern under the bindings (see [`lookup`]).
-fn lookup_atom(a: &NAtom, store: &TermStore, b: &Binds) -> Result<Option<TermId>, ()> {
-    let mut ids = Vec::with_capacity(a.args.len());
-    let mut missing = false;
-    for t in &a.args {
-        match lookup(t, store, b)? {
-            Some(id) => ids.push(id),
-            None => missing = true,
-        }
-    }
-    Ok(if missing {
-        None
-    } else {
-        store.get(a.rel, &ids)
-    })
-}
-
 /// Structural equality of two patterns under the bindings; `None` if a variable is unbound.
 fn equal(x: &NTerm, y: &NTerm, store: &TermStore, b: &Binds) -> Option<bool> {
     let mut bound = true;
@@ -205,11 +135,14 @@ pub enum NegMode {
 #[derive(Clone, Copy, Debug)]
 enum Step {
     /// Scan the atoms of a positive literal; `delta` restricts it to the window's new atoms;
-    /// `ground` when the steps before bind all its variables (one lookup then).
+    /// `ground` when the steps before bind all its variables (one lookup then); `index` the
+    /// argument positions (a bit mask) bound before it when they are two or more (the
+    /// database's composite index of them is read then, see [`Db::ensure_index`]).
     Scan {
         lit: usize,
         delta: bool,
         ground: bool,
+        index: u64,
     },
     /// Test a literal once its variables are bound.
     Filter { lit: usize },
@@ -381,6 +314,7 @@ fn plan(req: &JoinRequest<'_>, db: &Db, _store: &TermStore) -> Vec<Step> {
             lit: d,
             delta: true,
             ground,
+            index: 0,
         });
         bind(&rule.body[d], &mut bound);
         start = var_mask(&rule.body[d]);
@@ -399,10 +333,15 @@ fn plan(req: &JoinRequest<'_>, db: &Db, _store: &TermStore) -> Vec<Step> {
         let Some(i) = next.next() else { break };
         let mut ground = true;
         rule.body[i].for_each_var(&mut |v| ground &= bound[v as usize]);
+        let index = match &rule.body[i] {
+            NLit::Pos(a) if !ground => bound_positions(a, &bound),
+            _ => 0,
+        };
         steps.push(Step::Scan {
             lit: i,
             delta: false,
             ground,
+            index,
         });
         bind(&rule.body[i], &mut bound);
     }
@@ -411,6 +350,33 @@ fn plan(req: &JoinRequest<'_>, db: &Db, _store: &TermStore) -> Vec<Step> {
         steps.push(Step::Filter { lit: i });
     }
     steps
+}
+
+/// The top-level argument positions of `a` (below 64) whose variables are all bound, as a bit
+/// mask, when there are two or more of them (else 0).
+fn bound_positions(a: &NAtom, bound: &[bool]) -> u64 {
+    let mut mask = 0u64;
+    for (pos, t) in a.args.iter().enumerate().take(64) {
+        let mut all = true;
+        t.for_each_var(&mut |v| all &= bound[v as usize]);
+        if all {
+            mask |= 1 << pos;
+        }
+    }
+    if mask.count_ones() >= 2 { mask } else { 0 }
+}
+
+/// Makes the composite indexes that the join of `req` reads (see [`Db::ensure_index`]); a
+/// join whose indexes are missing reads the indexes of single arguments instead.
+pub fn prepare(req: &JoinRequest<'_>, db: &mut Db, store: &TermStore) {
+    for step in plan(req, db, store) {
+        if let Step::Scan { lit, index, .. } = step
+            && index != 0
+            && let NLit::Pos(a) = &req.rule.body[lit]
+        {
+            db.ensure_index(store, rel_key(a), index);
+        }
+    }
 }
 
 /// The order in which [`for_each_match`] would visit the body literals of a request (scans
@@ -440,14 +406,13 @@ pub fn for_each_match(
     } else {
         None
     };
-    let mut b = Binds {
-        vals: vec![None; req.rule.var_names.len()],
-        trail: Vec::new(),
-    };
+    let resolved = Resolved::new(req.rule, store);
+    let mut b = Binds::new(req.rule.var_names.len(), req.rule.body.len());
     let mut cx = Cx {
         req,
         db,
         store,
+        resolved: &resolved,
         steps: &steps,
         budget,
         f,
@@ -479,6 +444,8 @@ struct Cx<'a, 'b> {
     req: &'a JoinRequest<'a>,
     db: &'a Db,
     store: &'a TermStore,
+    /// The rule's patterns with their ground parts looked up.
+    resolved: &'a Resolved,
     steps: &'a [Step],
     budget: &'b mut Budget,
     f: &'b mut dyn FnMut(&Match<'_>) -> bool,
@@ -493,11 +460,26 @@ struct Cx<'a, 'b> {
 pub struct Match<'a> {
     store: &'a TermStore,
     binds: &'a Binds,
+    resolved: &'a Resolved,
+    /// Whether each body literal is positive (scanned: its atom is in `binds`).
+    positive: &'a [bool],
 }
 
 impl Match<'_> {
-    /// The id of an atom pattern of the rule under this match, when that atom exists.
-    pub fn atom(&self, a: &NAtom) -> Option<TermId> {
+    /// The id of the rule's head atom under this match, when that atom exists.
+    pub fn head(&self) -> Option<TermId> {
+        lookup_atom(&self.resolved.head, self.store, self.binds)
+            .ok()
+            .flatten()
+    }
+
+    /// The id of the atom of body literal `lit` (positive or negative) under this match, when
+    /// that atom exists: a positive literal's is the atom it matched.
+    pub fn lit(&self, lit: usize) -> Option<TermId> {
+        if self.positive.get(lit).copied().unwrap_or(false) {
+            return self.binds.atoms.get(lit).copied();
+        }
+        let a = self.resolved.body.get(lit)?.as_ref()?;
         lookup_atom(a, self.store, self.binds).ok().flatten()
     }
 
@@ -511,7 +493,7 @@ fn run(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
     if cx.cut == Some(k) {
         // The head's variables are bound: a head in the database is not wanted again, and
         // one match of the rest is enough.
-        if let Ok(Some(head)) = lookup_atom(&cx.req.rule.head, cx.store, b)
+        if let Ok(Some(head)) = lookup_atom(&cx.resolved.head, cx.store, b)
             && cx.db.contains(head)
         {
             return Ok(());
@@ -540,7 +522,12 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
             return Err(JoinError::Budget);
         }
         cx.found = cx.cut.is_some();
-        return if (cx.f)(&Match { store, binds: b }) {
+        return if (cx.f)(&Match {
+            store,
+            binds: b,
+            resolved: cx.resolved,
+            positive: &cx.resolved.positive,
+        }) {
             Ok(())
         } else {
             Err(Stopped)
@@ -553,10 +540,16 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
                 NLit::Equal(x, y) => equal(x, y, store, b).ok_or(Unsafe)?,
                 NLit::Neg(a) => match (req.neg_mode)(a) {
                     NegMode::Assume => {
-                        lookup_atom(a, store, b).map_err(|()| Unsafe)?;
+                        let mut all = true;
+                        a.for_each_var(&mut |v| all &= b.vals[v as usize].is_some());
+                        if !all {
+                            return Err(Unsafe);
+                        }
                         true
                     }
-                    NegMode::Exact => match lookup_atom(a, store, b).map_err(|()| Unsafe)? {
+                    NegMode::Exact => match lookup_atom(resolved_atom(cx.resolved, lit)?, store, b)
+                        .map_err(|()| Unsafe)?
+                    {
                         Some(id) => !db.contains(id),
                         None => true,
                     },
@@ -565,27 +558,40 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
             };
             if pass { run(cx, k + 1, b) } else { Ok(()) }
         }
-        Step::Scan { lit, delta, ground } => {
+        Step::Scan {
+            lit,
+            delta,
+            ground,
+            index,
+        } => {
             let NLit::Pos(a) = &req.rule.body[lit] else {
                 return Ok(());
             };
             let rel = rel_key(a);
+            let a = resolved_atom(cx.resolved, lit)?;
             let lo = if delta { req.lo } else { 0 };
             // Every argument bound: one lookup.
             if ground && let Ok(found) = lookup_atom(a, store, b) {
                 if !cx.budget.spend() {
                     return Err(JoinError::Budget);
                 }
-                return match found.and_then(|id| db.seq(id)) {
-                    Some(s) if s >= lo && s < req.hi => run(cx, k + 1, b),
+                return match found.and_then(|id| Some((id, db.seq(id)?))) {
+                    Some((id, s)) if s >= lo && s < req.hi => {
+                        b.atoms[lit] = id;
+                        run(cx, k + 1, b)
+                    }
                     _ => Ok(()),
                 };
             }
             // The shortest candidate list among the bound argument positions.
             let mut cands: &[TermId] = db.atoms(rel);
+            let mut key = IndexKey::new();
             for (pos, t) in a.args.iter().enumerate() {
                 match lookup(t, store, b) {
                     Ok(Some(id)) => {
+                        if pos < 64 && index >> pos & 1 == 1 {
+                            key.push(id);
+                        }
                         let l = db.atoms_with(rel, pos as u32, id);
                         if l.len() < cands.len() {
                             cands = l;
@@ -593,7 +599,7 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
                     }
                     Ok(None) => return Ok(()),
                     Err(()) => {
-                        if let NTerm::Func(f, args) = t {
+                        if let RTerm::Func(f, args) = t {
                             let l = db.atoms_shaped(rel, pos as u32, *f, args.len() as u32);
                             if l.len() < cands.len() {
                                 cands = l;
@@ -611,6 +617,13 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
                         }
                     }
                 }
+            }
+            if index != 0
+                && key.len() == index.count_ones() as usize
+                && let Some(l) = db.atoms_indexed(rel, index, &key)
+                && l.len() < cands.len()
+            {
+                cands = l;
             }
             let start = if lo == 0 {
                 0
@@ -630,6 +643,7 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
                     .zip(store.args(atom))
                     .all(|(p, &t)| unify(p, t, store, b))
                 {
+                    b.atoms[lit] = atom;
                     run(cx, k + 1, b)?;
                 }
                 b.undo_to(mark);
@@ -640,6 +654,11 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
             Ok(())
         }
     }
+}
+
+/// The resolved atom of body literal `lit` (positive or negative).
+fn resolved_atom(r: &Resolved, lit: usize) -> Result<&RAtom, JoinError> {
+    r.body.get(lit).and_then(Option::as_ref).ok_or(Unsafe)
 }
 
 /// The value that variable `var` of pattern `a` takes when `a` matches the ground atom
@@ -654,15 +673,14 @@ pub fn value_of(a: &NAtom, atom: TermId, var: u32, store: &TermStore) -> Option<
 pub fn match_atom(a: &NAtom, atom: TermId, store: &TermStore) -> Option<Vec<Option<TermId>>> {
     let mut width = 0;
     a.for_each_var(&mut |v| width = width.max(v as usize + 1));
-    let mut b = Binds {
-        vals: vec![None; width],
-        trail: Vec::new(),
-    };
+    let mut b = Binds::new(width, 0);
     let args = store.args(atom);
     if args.len() != a.args.len() {
         return None;
     }
-    a.args
+    let resolved = RAtom::new(a, store);
+    resolved
+        .args
         .iter()
         .zip(args)
         .all(|(p, &t)| unify(p, t, store, &mut b))

@@ -28,10 +28,12 @@ mod db;
 mod deadline;
 pub mod declared;
 mod defer;
+mod error;
 pub(crate) mod fixpoint;
 pub mod hybrid;
 pub(crate) mod instantiate;
 pub mod join;
+mod pattern;
 pub mod split;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -44,6 +46,8 @@ use crate::terms::{TermId, TermStore};
 
 pub use deadline::Deadline;
 use defer::{Hybrid, LARGE_DYNAMIC_SHARE, defer_relations, ground_hybrid};
+pub(crate) use error::unsafe_rule;
+pub use error::{GroundError, GroundErrorKind};
 use join::{Budget, Db, Exhausted, RelKey, rel_key};
 
 /// Limits of [`ground`].
@@ -305,58 +309,6 @@ impl Grounder<'_> {
             ));
         }
         Ok(())
-    }
-}
-
-/// Why a grounding attempt failed. [`ground`] decides its next attempt by the kind; the
-/// diagnostics are what the user sees when no attempt succeeds (the error becomes diagnostics
-/// only at the pass boundary, [`GroundError::into_diagnostics`]).
-#[derive(Clone, Debug)]
-pub struct GroundError {
-    pub kind: GroundErrorKind,
-    /// The findings, each naming the rule or relation at fault.
-    pub diagnostics: Vec<Diagnostic>,
-    /// A dynamic relation that hybrid grounding may ask on demand at run time instead (see
-    /// [`hybrid`]): another hybrid attempt with it lazy may succeed.
-    pub defer: Option<RelKey>,
-}
-
-/// The kinds of [`GroundError`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GroundErrorKind {
-    /// A limit (ground atoms, rule instances, join steps, term depth, time) was exceeded: another
-    /// way of grounding may succeed.
-    TooLarge,
-    /// The (rewritten) rules are not stratified: another rewrite may be.
-    NegativeCycle,
-    /// The description cannot be ground this way at all (e.g. an unsafe rule).
-    Invalid,
-}
-
-impl GroundError {
-    pub fn too_large(d: Diagnostic) -> GroundError {
-        GroundError {
-            kind: GroundErrorKind::TooLarge,
-            diagnostics: vec![d],
-            defer: None,
-        }
-    }
-
-    pub fn invalid(diagnostics: Vec<Diagnostic>) -> GroundError {
-        GroundError {
-            kind: GroundErrorKind::Invalid,
-            diagnostics,
-            defer: None,
-        }
-    }
-
-    pub fn is_too_large(&self) -> bool {
-        self.kind == GroundErrorKind::TooLarge
-    }
-
-    /// The diagnostics, at the pass boundary.
-    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
-        self.diagnostics
     }
 }
 
@@ -796,14 +748,6 @@ fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgra
         joins,
         stats,
     })
-}
-
-pub(crate) fn unsafe_rule(rule: &NRule) -> Diagnostic {
-    Diagnostic::error(
-        "unsafe-variable",
-        rule.span,
-        "a variable of this rule is never bound by a positive literal",
-    )
 }
 
 /// The rules that some relation of [`OUTPUTS`] depends on.
