@@ -99,6 +99,9 @@ fn expand(input: &Input) -> syn::Result<proc_macro2::TokenStream> {
     let mut options = gdlc::pipeline::CompileOptions::for_game(&input.name.to_string());
     options.codegen.type_name = input.name.to_string();
     options.codegen.source_name = file_name.clone();
+    // The crate using the macro need not depend on gdlc: a description too large to ground
+    // is an error here.
+    options.last_resort = gdlc::pipeline::LastResort::Fail;
     let source = gdlc::Source::new(&file_name, &text);
     let compiled = gdlc::compile(source, &options).map_err(|diags| {
         let file = gdlc::diag::SourceFile {

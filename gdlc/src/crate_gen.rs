@@ -16,6 +16,7 @@
 use std::fmt::Write as _;
 use std::hash::Hasher as _;
 
+use crate::interp::embedded::embeds_interpreter;
 use crate::pipeline::{Compiled, rust_module_name};
 
 /// Where the generated crate finds `gdl-runtime`.
@@ -105,8 +106,10 @@ pub fn package_name(stem: &str) -> String {
     format!("gdl-{}", rust_module_name(stem).replace('_', "-"))
 }
 
-/// `Cargo.toml` of a generated crate.
-pub fn cargo_toml(options: &CrateOptions, description: &str) -> String {
+/// `Cargo.toml` of a generated crate; with `embeds_interpreter` (a module of a description too
+/// large to ground, see [`crate::interp::embedded`]) it also depends on `gdlc` without its
+/// `cli` feature ([`gdlc_dep`]).
+pub fn cargo_toml(options: &CrateOptions, description: &str, embeds_interpreter: bool) -> String {
     let features = if options.player_rules.is_some() {
         ", features = [\"http\"]"
     } else {
@@ -136,11 +139,35 @@ pub fn cargo_toml(options: &CrateOptions, description: &str) -> String {
         name = toml_string(&options.package),
         description = toml_string(description),
     );
+    if embeds_interpreter {
+        let _ = writeln!(s, "gdlc = {}", gdlc_dep(&options.runtime));
+    }
     if let Layout::Standalone(profile) = &options.layout {
         s.push_str("\n# Not part of any enclosing workspace.\n[workspace]\n\n");
         s.push_str(&profile_toml(profile));
     }
     s
+}
+
+/// The `gdlc` dependency of a crate that embeds the interpreter: beside a local `gdl-runtime`
+/// (the directory `gdlc` next to it, as in this workspace), else the same version.
+pub fn gdlc_dep(runtime: &RuntimeDep) -> String {
+    match runtime {
+        RuntimeDep::Path(p) => {
+            let dir = std::path::Path::new(p).parent().map_or_else(
+                || "gdlc".to_string(),
+                |d| d.join("gdlc").display().to_string(),
+            );
+            format!(
+                "{{ path = {}, default-features = false }}",
+                toml_string(&dir)
+            )
+        }
+        RuntimeDep::Version(v) => format!(
+            "{{ version = {}, default-features = false }}",
+            toml_string(v)
+        ),
+    }
 }
 
 /// The `[profile.release]` table.
@@ -196,7 +223,10 @@ pub fn single_game_crate(stem: &str, compiled: &Compiled, options: &CrateOptions
     );
     let description = format!("The game {stem}, compiled from GDL by gdlc");
     let mut files = vec![
-        file("Cargo.toml", cargo_toml(options, &description)),
+        file(
+            "Cargo.toml",
+            cargo_toml(options, &description, embeds_interpreter(&compiled.rust)),
+        ),
         file("src/lib.rs", compiled.rust.clone()),
         file("src/main.rs", main),
         file(".gitignore", "/target\n".to_string()),
@@ -241,8 +271,9 @@ pub fn multi_game_crate(games: &[GameModule<'_>], options: &CrateOptions) -> Cra
     }
     main.push_str("            _ => return None,\n        })\n    })\n}\n");
     let description = format!("{} games compiled from GDL by gdlc", games.len());
+    let embeds = games.iter().any(|g| embeds_interpreter(g.rust));
     let mut files = vec![
-        file("Cargo.toml", cargo_toml(options, &description)),
+        file("Cargo.toml", cargo_toml(options, &description, embeds)),
         file("src/main.rs", main),
     ];
     for g in games {
@@ -326,7 +357,7 @@ mod tests {
             runtime: RuntimeDep::Version("0.1.0".into()),
             ..options()
         };
-        let t = cargo_toml(&with, "d");
+        let t = cargo_toml(&with, "d", false);
         assert!(
             t.contains("gdl-runtime = { version = \"0.1.0\", features = [\"http\"] }"),
             "{t}"
@@ -348,7 +379,7 @@ mod tests {
 
     #[test]
     fn cargo_toml_escapes_and_sets_the_profile() {
-        let t = cargo_toml(&options(), "d");
+        let t = cargo_toml(&options(), "d", false);
         assert!(t.contains("gdl-runtime = { path = \"/x/gdl \\\"runtime\\\"\\\\\" }"));
         assert!(t.contains("name = \"gdl-tictactoe\""));
         assert!(t.contains("[workspace]\n"));
@@ -358,13 +389,27 @@ mod tests {
             layout: Layout::Member,
             ..options()
         };
-        assert!(!cargo_toml(&member, "d").contains("[workspace]"));
+        assert!(!cargo_toml(&member, "d", false).contains("[workspace]"));
         // Without a local checkout, the runtime comes from the registry by version.
         let registry = CrateOptions {
             runtime: RuntimeDep::Version("0.1.0".into()),
             ..options()
         };
-        assert!(cargo_toml(&registry, "d").contains("gdl-runtime = \"0.1.0\"\n"));
+        assert!(cargo_toml(&registry, "d", false).contains("gdl-runtime = \"0.1.0\"\n"));
+        // A crate that embeds the interpreter depends on gdlc too, found beside the runtime.
+        assert!(!t.contains("gdlc ="));
+        let embedding = CrateOptions {
+            runtime: RuntimeDep::Path("/w/gdl-runtime".into()),
+            ..options()
+        };
+        assert!(
+            cargo_toml(&embedding, "d", true)
+                .contains("gdlc = { path = \"/w/gdlc\", default-features = false }\n")
+        );
+        assert!(
+            cargo_toml(&registry, "d", true)
+                .contains("gdlc = { version = \"0.1.0\", default-features = false }\n")
+        );
         let w = workspace_toml(&["batch-0".into()], &ReleaseProfile::default());
         assert!(w.contains("members = [\n    \"batch-0\",\n]\n"));
         assert!(w.contains("opt-level = 3\n"));

@@ -46,13 +46,41 @@ pub struct CompileOptions {
     /// Told when each pass starts and how far the long ones are (nothing by default); it
     /// replaces the hooks of [`GroundOptions`] and [`CodegenOptions`].
     pub progress: ProgressHook,
+    /// What a description too large to ground compiles to.
+    pub last_resort: LastResort,
+}
+
+/// The grounding time limit (CPU time) when a description too large to ground embeds the
+/// interpreter. The on-demand attempts get half of what the first attempt leaves: at 45 s,
+/// merrills (which grounds on demand in about 20 s at low load) ran out under load 10 and
+/// was embedded; chess needs more than 140 s and then compiles to 10 MB of Rust.
+pub const EMBEDDING_GROUND_TIME: Duration = Duration::from_secs(120);
+
+/// What [`compile`] makes of a description too large to ground (even on demand, even with
+/// rules left to run-time joins).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LastResort {
+    /// The grounder's errors (the default of [`CompileOptions::default`], and the `gdl!`
+    /// macro's, whose crate need not depend on `gdlc`).
+    #[default]
+    Fail,
+    /// A module that embeds the reference interpreter ([`crate::interp::embedded`]): the crate
+    /// then depends on `gdlc` too, and the game plays exactly as fast as the interpreter. The
+    /// grounder's findings become warnings. [`CompileOptions::for_game`] chooses it.
+    EmbeddedInterpreter,
 }
 
 impl CompileOptions {
     /// The default options for a game whose file stem is `stem` (`ticTacToe`): the game
-    /// struct is named [`rust_type_name`]`(stem)` and the header names the file.
+    /// struct is named [`rust_type_name`]`(stem)` and the header names the file; a description
+    /// too large to ground embeds the interpreter ([`LastResort::EmbeddedInterpreter`]), so
+    /// grounding gives up sooner ([`EMBEDDING_GROUND_TIME`]).
     pub fn for_game(stem: &str) -> CompileOptions {
-        let mut o = CompileOptions::default();
+        let mut o = CompileOptions {
+            last_resort: LastResort::EmbeddedInterpreter,
+            ..CompileOptions::default()
+        };
+        o.ground.time_limit = Some(EMBEDDING_GROUND_TIME);
         o.codegen.type_name = rust_type_name(stem);
         o.codegen.source_name = format!("{stem}.kif");
         o
@@ -90,6 +118,9 @@ pub struct Artifacts {
     pub rust: Option<String>,
     /// The backend the Rust was generated with ([`codegen::chosen_backend`]).
     pub backend: Option<codegen::Backend>,
+    /// Whether the Rust embeds the interpreter ([`LastResort::EmbeddedInterpreter`]; then
+    /// there is no ground program nor IR).
+    pub embedded_interpreter: bool,
     /// The time of each pass that ran.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -117,9 +148,23 @@ pub struct CompileStats {
     pub ir: IrStats,
     /// Bytes of generated Rust.
     pub rust_bytes: usize,
-    /// The backend the Rust was generated with (never [`codegen::Backend::Auto`]).
+    /// The backend the Rust was generated with (never [`codegen::Backend::Auto`], unless
+    /// the module embeds the interpreter).
     pub backend: codegen::Backend,
+    /// Whether the module embeds the interpreter ([`LastResort::EmbeddedInterpreter`]).
+    pub embedded_interpreter: bool,
     pub timings: Vec<(&'static str, Duration)>,
+}
+
+impl CompileStats {
+    /// How the game is computed, for reports: the backend's name, or `embedded-interpreter`.
+    pub fn engine_name(&self) -> &'static str {
+        if self.embedded_interpreter {
+            "embedded-interpreter"
+        } else {
+            self.backend.name()
+        }
+    }
 }
 
 /// Compiles a GDL description into a Rust module. The source's name decides its syntax (see
@@ -129,6 +174,21 @@ pub fn compile<'a>(
     options: &CompileOptions,
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let a = run(source, options, Stage::Rust)?;
+    if a.embedded_interpreter
+        && let Some(rust) = a.rust
+    {
+        return Ok(Compiled {
+            stats: CompileStats {
+                rust_bytes: rust.len(),
+                embedded_interpreter: true,
+                timings: a.timings,
+                ..CompileStats::default()
+            },
+            rust,
+            type_name: options.codegen.type_name.clone(),
+            warnings: a.warnings,
+        });
+    }
     let (Some(g), Some(ir), Some(rust), Some(ir_lowered)) =
         (&a.ground, &a.ir, a.rust, a.ir_lowered)
     else {
@@ -145,6 +205,7 @@ pub fn compile<'a>(
             ir: ir.stats(),
             rust_bytes: rust.len(),
             backend: a.backend.unwrap_or_default(),
+            embedded_interpreter: false,
             timings: a.timings,
         },
         rust,
@@ -177,7 +238,7 @@ pub fn run<'a>(
         return Ok(a);
     }
 
-    let text = source.text;
+    let (name, text) = (source.name, source.text);
     passes.start(Pass::ParseCheck);
     let checked = frontend::load(source, &options.check)?;
     a.program = checked.program;
@@ -194,8 +255,37 @@ pub fn run<'a>(
     passes.start(Pass::Ground);
     let mut ground_options = options.ground.clone();
     ground_options.progress = options.progress.clone();
-    let g =
-        ground::ground(&nprog, &ground_options).map_err(ground::GroundError::into_diagnostics)?;
+    let g = match ground::ground(&nprog, &ground_options) {
+        Ok(g) => g,
+        Err(e)
+            if e.is_too_large()
+                && stop == Stage::Rust
+                && options.last_resort == LastResort::EmbeddedInterpreter =>
+        {
+            passes.done(&mut a);
+            passes.start(Pass::Generate);
+            let source = codegen::embedded::EmbeddedSource {
+                type_name: &options.codegen.type_name,
+                name,
+                text,
+                lenient_arities: options.check.lenient_arities,
+            };
+            let reasons = e.into_diagnostics();
+            a.rust = Some(codegen::embedded::embedded_module(&source, &reasons));
+            a.warnings.extend(reasons.into_iter().map(|d| {
+                Diagnostic {
+                    severity: crate::diag::Severity::Warning,
+                    ..d
+                }
+                .with_note("compiled with the reference interpreter embedded: as fast as it")
+            }));
+            a.embedded_interpreter = true;
+            a.normalized = Some(nprog);
+            passes.done(&mut a);
+            return Ok(a);
+        }
+        Err(e) => return Err(e.into_diagnostics()),
+    };
     a.normalized = Some(nprog);
     passes.done(&mut a);
     if stop == Stage::Ground {
@@ -335,6 +425,34 @@ mod tests {
         assert_eq!(rust_module_name("3pConnectFour"), "g_3pconnectfour");
         assert_eq!(rust_module_name("match"), "match_game");
         assert_eq!(rust_module_name("test_case_5a"), "test_case_5a");
+    }
+
+    #[test]
+    fn a_description_too_large_to_ground_embeds_the_interpreter_as_last_resort() {
+        let game = include_str!("../../examples/ticTacToe.kif");
+        let mut options = CompileOptions::for_game("ticTacToe");
+        // Far fewer atoms than tic-tac-toe has: every attempt fails.
+        options.ground.max_atoms = 20;
+        let c = compile(game, &options).expect("compiles to the embedded interpreter");
+        assert!(c.stats.embedded_interpreter);
+        assert_eq!(c.stats.engine_name(), "embedded-interpreter");
+        assert!(crate::interp::embedded::embeds_interpreter(&c.rust));
+        assert!(c.rust.contains("embedded_game!(TicTacToe,"), "{}", c.rust);
+        // The grounder's findings are warnings now.
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.code == "grounding-too-large" && !w.is_error())
+        );
+        let names: Vec<&str> = c.stats.timings.iter().map(|t| t.0).collect();
+        assert_eq!(names.last(), Some(&"generate"));
+        // Without a last resort (the `gdl!` macro's choice) it is the grounder's error.
+        options.last_resort = LastResort::Fail;
+        let errors = compile(game, &options).expect_err("too large");
+        assert!(errors.iter().any(|d| d.code == "grounding-too-large"));
+        // `gdlc dump --emit ground` shows the error too.
+        options.last_resort = LastResort::EmbeddedInterpreter;
+        assert!(run(game, &options, Stage::Ground).is_err());
     }
 
     #[test]

@@ -230,7 +230,7 @@ pub fn compile_one(kif: &Path, out: &Path, backend: gdlc::codegen::Backend) -> E
                 "type={} rust_bytes={} gdlc_seconds={seconds:.3} backend={} gdlc_peak_kib={}",
                 c.type_name,
                 c.rust.len(),
-                c.stats.backend.name(),
+                c.stats.engine_name(),
                 gdlc::progress::peak_memory_kib().unwrap_or(0)
             );
             ExitCode::SUCCESS

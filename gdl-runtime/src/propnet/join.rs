@@ -21,7 +21,43 @@
 //! A [`Join`] rule's matches make its head atoms, which are nodes of the network (a group of
 //! the engine, recomputed whenever a node its tables read changes).
 
-use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The hash maps of the joins: keys are small integers and value lists, hashed by a
+/// multiply-rotate hash (SipHash, the standard one, was most of a lookup).
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// The multiply-rotate hash of [`HashMap`] (FxHash's).
+#[derive(Clone, Copy, Default)]
+struct FastHasher(u64);
+
+impl FastHasher {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+}
 
 /// A ground term, numbered by the compiler.
 pub type Value = u32;
@@ -144,7 +180,7 @@ impl JoinProgram {
             tables,
             lazy,
             joins,
-            indexes: HashMap::new(),
+            indexes: HashMap::default(),
         };
         let mut wanted: Vec<(u32, u64)> = Vec::new();
         let rules = p
@@ -168,7 +204,7 @@ impl JoinProgram {
                 continue;
             };
             p.indexes.entry((t, mask)).or_insert_with(|| {
-                let mut ix: HashMap<u64, Vec<u32>> = HashMap::new();
+                let mut ix: HashMap<u64, Vec<u32>> = HashMap::default();
                 for r in 0..table.len() as u32 {
                     let row = table.row(r);
                     let key = hash_values(
@@ -440,7 +476,7 @@ struct Calls {
 impl Default for Calls {
     fn default() -> Self {
         Calls {
-            known: HashMap::new(),
+            known: HashMap::default(),
             stack: Vec::new(),
             lowest: usize::MAX,
         }

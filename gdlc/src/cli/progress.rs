@@ -118,7 +118,7 @@ pub fn timings_text(name: &str, compiled: &Compiled) -> String {
         "  {:<16} {} bytes of Rust, {} backend\n",
         "output",
         compiled.stats.rust_bytes,
-        compiled.stats.backend.name()
+        compiled.stats.engine_name()
     ));
     out.push_str(&peak_memory_line());
     out

@@ -19,6 +19,7 @@
 //! stays short enough for rustc to build quickly ([`CodegenOptions::inline_max_bytes`]).
 
 mod declared;
+pub mod embedded;
 pub mod inline;
 pub mod propnet;
 

@@ -330,6 +330,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         work: options.max_matches / 3,
         ..Probe::default()
     };
+    let clock = std::time::Instant::now();
     let first = match ground_with(
         nprog,
         options,
@@ -338,7 +339,10 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         &mut probe,
     ) {
         Ok(g) => return Ok(g),
-        Err(e) if e.is_too_large() && !probe.out_of_time => e,
+        Err(e) if e.is_too_large() && !probe.out_of_time => {
+            tracing::debug!(elapsed = ?clock.elapsed(), "plain grounding too large");
+            e
+        }
         Err(e) => return Err(e),
     };
     // A static relation too large to compute: first try evaluating it at run time. The
@@ -387,11 +391,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             &mut again,
         ) {
             Ok(mut g) => {
+                tracing::debug!(elapsed = ?clock.elapsed(), ?negation, "grounded on demand");
                 g.stats.demand_driven = true;
                 return Ok(g);
             }
             Err(e) if e.kind == GroundErrorKind::NegativeCycle => last = e,
             Err(e) => {
+                tracing::debug!(elapsed = ?clock.elapsed(), ?negation, "on demand too large");
                 last = e;
                 break;
             }
@@ -405,6 +411,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
     }
+    tracing::debug!(elapsed = ?clock.elapsed(), ok = result.is_ok(), "hybrid grounding done");
     match result {
         Ok(g) => Ok(g),
         Err(e) if e.is_too_large() => {

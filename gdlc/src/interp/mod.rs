@@ -15,6 +15,7 @@
 
 mod budget;
 mod deps;
+pub mod embedded;
 mod engine;
 mod exec;
 mod plan;
