@@ -10,7 +10,8 @@
 //!   and the propnet tests `(control red)` once when it lists moves instead of fanning its
 //!   change out to every move (see [`crate::codegen::propnet`]).
 //!
-//! - When not all of them share literals, the disjuncts that do are factored by groups: the
+//! - With [`factor_groups`] (the propnet backend's network), when not all of them share
+//!   literals, the disjuncts that do are factored by groups: the
 //!   props that read the literal most of them read (at least [`MIN_GROUP`] of them), then
 //!   the same among the rest. `(anyLegalMove white)` of amazons, the disjunction of
 //!   `noop` (its own turn test), 1,456 queen moves reading `(turn white move)` and 64 arrow
@@ -23,9 +24,31 @@ use rustc_hash::FxHashSet as HashSet;
 
 use crate::ir::{Input, Ir, Lit, Prop};
 
+/// Which literals [`factor_with`] factors out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shared {
+    /// Those every disjunct shares.
+    ByAll,
+    /// Those every disjunct shares, else those groups of disjuncts share.
+    ByGroups,
+}
+
+/// Factors the literals every disjunct of a prop shares, in every prop outside recursive
+/// groups (the first two points of the module documentation).
+pub fn factor(ir: &mut Ir) {
+    factor_with(ir, Shared::ByAll);
+}
+
+/// [`factor`], and also the literals groups of disjuncts share (the last point of the module
+/// documentation). It saves a propnet the fan-out of such literals; straight-line code gains
+/// nothing from it and grows, so only the propnet backend asks for it.
+pub fn factor_groups(ir: &mut Ir) {
+    factor_with(ir, Shared::ByGroups);
+}
+
 /// Factors every prop outside recursive groups (see the module documentation).
 #[allow(clippy::needless_range_loop)] // Props index several tables.
-pub fn factor(ir: &mut Ir) {
+fn factor_with(ir: &mut Ir, shared: Shared) {
     let n = ir.props.len();
     let group_of = ir.group_of();
     // New props, numbered from `n`, and before which old prop each goes.
@@ -52,7 +75,7 @@ pub fn factor(ir: &mut Ir) {
             continue;
         }
         let disjuncts = std::mem::take(&mut ir.props[p].disjuncts);
-        let found = groups(&disjuncts);
+        let found = groups(&disjuncts, shared);
         if found.is_empty() {
             ir.props[p].disjuncts = disjuncts;
             continue;
@@ -126,7 +149,7 @@ pub fn factor(ir: &mut Ir) {
             .map(|&(_, r)| ir.props[r as usize].disjuncts[0].clone())
             .collect();
         let all = members.len() == single.len();
-        let found: Vec<(Vec<usize>, Vec<Lit>)> = groups(&conjs)
+        let found: Vec<(Vec<usize>, Vec<Lit>)> = groups(&conjs, shared)
             .into_iter()
             .filter(|(g, common)| !common.is_empty() && (all || g.len() >= MIN_GROUP))
             .collect();
@@ -182,11 +205,15 @@ fn common_literals(conjs: &[Vec<Lit>]) -> Vec<Lit> {
 
 /// Groups of conjunctions that share literals, each with the literals its members share: all
 /// of them when they share some; else, while at least [`MIN_GROUP`] of those not grouped yet
-/// share a literal, those that read the literal most of them read. Indices into `conjs`.
-fn groups(conjs: &[Vec<Lit>]) -> Vec<(Vec<usize>, Vec<Lit>)> {
+/// share a literal, those that read the literal most of them read (with
+/// [`Shared::ByGroups`]). Indices into `conjs`.
+fn groups(conjs: &[Vec<Lit>], shared: Shared) -> Vec<(Vec<usize>, Vec<Lit>)> {
     let common = common_literals(conjs);
     if !common.is_empty() {
         return vec![((0..conjs.len()).collect(), common)];
+    }
+    if shared == Shared::ByAll {
+        return Vec::new();
     }
     let mut out = Vec::new();
     let mut free: Vec<usize> = (0..conjs.len()).collect();
