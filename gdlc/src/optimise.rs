@@ -5,7 +5,8 @@
 //!   identical props merged (hash-consing), conjunctions with `x & !x` dropped;
 //! - [`constant_bits`]: state bits that keep their initial value in every reachable state
 //!   (an inductive invariant, found as a greatest fixpoint) become constants;
-//! - [`factor`]: literals common to the disjuncts of a prop are factored out;
+//! - [`factor`]: literals common to the disjuncts of a prop are factored out ([`factor_groups`]:
+//!   also those common to groups of them, for the propnet backend's network);
 //! - [`remove_dead`]: props no output reads are removed and the rest renumbered.
 
 mod factor;
@@ -13,7 +14,7 @@ mod factor;
 use std::hash::BuildHasher;
 use std::ops::Range;
 
-pub use factor::factor;
+pub use factor::{factor, factor_groups};
 
 use crate::ir::{Input, Ir, Lit};
 

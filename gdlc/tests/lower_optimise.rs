@@ -204,3 +204,130 @@ fn next_of_a_bit_that_persists_reads_the_bit_or_the_move() {
     expected.sort();
     assert_eq!(disjuncts, expected, "{ir}");
 }
+
+/// The value of every prop for the state bits `bits` and no move played (props outside
+/// groups).
+fn eval_props(ir: &Ir, bits: &[bool]) -> Vec<bool> {
+    let mut value: Vec<bool> = Vec::with_capacity(ir.props.len());
+    let lit = |l: &Lit, value: &[bool]| -> bool {
+        let v = match l.input {
+            Input::Const(c) => c,
+            Input::Bit(b) => bits[b as usize],
+            Input::Prop(p) => value[p as usize],
+            Input::Does { .. } | Input::MoveIn(_) => false,
+            other => panic!("unexpected input {other:?}"),
+        };
+        v != l.negated
+    };
+    for p in &ir.props {
+        let v = p.disjuncts.iter().any(|c| c.iter().all(|l| lit(l, &value)));
+        value.push(v);
+    }
+    value
+}
+
+/// The terminal literal's value in every assignment of the state bits, in order.
+fn terminal_table(ir: &Ir) -> Vec<bool> {
+    let n = ir.bits.len();
+    assert!(n <= 14, "too many bits for a table: {n}");
+    (0..1u32 << n)
+        .map(|a| {
+            let bits: Vec<bool> = (0..n).map(|b| a >> b & 1 == 1).collect();
+            let props = eval_props(ir, &bits);
+            let l = ir.terminal;
+            let v = match l.input {
+                Input::Prop(p) => props[p as usize],
+                Input::Bit(b) => bits[b as usize],
+                Input::Const(c) => c,
+                other => panic!("unexpected terminal input {other:?}"),
+            };
+            v != l.negated
+        })
+        .collect()
+}
+
+/// Eight bits `(a 1)`..`(a 8)`, a guard `g` and two others `y`, `z`, all changing (so that no
+/// bit becomes a constant).
+const GROUP_BITS: &str = "(init g) (init y) (init z)
+    (<= (next g) (does r m)) (<= (next y) (does r n)) (<= (next z) (does r m))
+    (<= (next (a ?i)) (does r n) (index ?i))
+    (index 1) (index 2) (index 3) (index 4) (index 5) (index 6) (index 7) (index 8)
+    (<= (goal r 100) (true z))";
+
+/// The number of conjunctions of the IR that read `l`.
+fn readers(ir: &Ir, l: Lit) -> usize {
+    let conj = ir.props.iter().flat_map(|p| &p.disjuncts);
+    conj.filter(|c| c.contains(&l)).count()
+}
+
+#[test]
+fn a_literal_most_disjuncts_share_is_factored_out_of_them() {
+    // `p`: eight disjuncts read `g`, one does not: `p = (y & z) | g & (a1 | .. | a8)`.
+    let rules = format!(
+        "{GROUP_BITS} (<= p (true g) (true (a ?i)) (index ?i)) (<= p (true y) (true z))
+        (<= terminal p)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let g = Lit::pos(Input::Bit(bit(&ir, "g")));
+    assert_eq!(readers(&ir, g), 8, "before: {ir}");
+    let before = terminal_table(&ir);
+    // Straight-line code gains nothing from it: plain factoring leaves the groups alone.
+    let mut plain = ir.clone();
+    optimise::factor(&mut plain);
+    assert_eq!(plain.props, ir.props, "{plain}");
+    optimise::factor_groups(&mut ir);
+    assert_eq!(readers(&ir, g), 1, "{ir}");
+    let p = &ir.props[prop(&ir, "p").expect("p") as usize];
+    assert_eq!(p.disjuncts.len(), 2, "{ir}");
+    assert_eq!(
+        terminal_table(&ir),
+        before,
+        "factoring changed terminal: {ir}"
+    );
+}
+
+#[test]
+fn a_literal_most_props_of_a_disjunction_read_is_factored_out_of_them() {
+    // `h` is the disjunction of eight props `(r i) = g & (a i)` and of `s = y & z`, as a
+    // role's "has a legal move" reads its moves: `h = s | g & (a1 | .. | a8)`, and the props
+    // `(r i)` are left to their other readers (here the goals).
+    let rules = format!(
+        "{GROUP_BITS} (<= (r ?i) (true g) (true (a ?i)) (index ?i)) (<= s (true y) (true z))
+        (<= h (r ?i) (index ?i)) (<= h s) (<= terminal h)
+        (<= (goal r 0) (r 1)) (<= (goal r 10) (r 2))"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let g = Lit::pos(Input::Bit(bit(&ir, "g")));
+    let before = terminal_table(&ir);
+    optimise::factor_groups(&mut ir);
+    let h = &ir.props[prop(&ir, "h").expect("h") as usize];
+    assert_eq!(h.disjuncts.len(), 2, "{ir}");
+    let group = h.disjuncts.iter().find(|c| c.contains(&g));
+    let group = group.unwrap_or_else(|| panic!("no disjunct of h reads g: {ir}"));
+    let rest = group.iter().find_map(|l| match l.input {
+        Input::Prop(q) => Some(q as usize),
+        _ => None,
+    });
+    let rest = rest.unwrap_or_else(|| panic!("no prop for a1 | .. | a8: {ir}"));
+    assert_eq!(ir.props[rest].disjuncts.len(), 8, "{ir}");
+    assert_eq!(
+        terminal_table(&ir),
+        before,
+        "factoring changed terminal: {ir}"
+    );
+}
+
+#[test]
+fn fewer_disjuncts_than_a_group_are_left_as_they_are() {
+    let rules = format!(
+        "{GROUP_BITS} (<= p (true g) (true (a ?i)) (index ?i) (distinct ?i 8))
+        (<= p (true y) (true z)) (<= terminal p)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let before = ir.props.clone();
+    optimise::factor_groups(&mut ir);
+    assert_eq!(ir.props, before, "{ir}");
+}

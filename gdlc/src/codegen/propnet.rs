@@ -18,6 +18,7 @@ use gdl_runtime::propnet::{ALWAYS, JoinProgram, Net, Table};
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Input, Ir, Lit};
+use crate::optimise;
 
 const NONE: u32 = u32::MAX;
 
@@ -706,9 +707,21 @@ pub fn visits_per_state(net: &Net) -> f64 {
     (e.visits - start) as f64 / states.max(1) as f64
 }
 
+/// `ir` with the literals shared by groups of disjuncts factored out as well
+/// ([`optimise::factor_groups`]): a literal that a role's moves read, such as whose turn it is,
+/// then feeds one gate instead of every move. Only the network is built from it; the cost
+/// model of the backends and everything else read `ir`.
+fn grouped(ir: &Ir) -> Ir {
+    let mut g = ir.clone();
+    optimise::factor_groups(&mut g);
+    optimise::simplify(&mut g);
+    optimise::remove_dead(&mut g);
+    g
+}
+
 /// The items of the module, and the text of the network to append after them.
 pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
-    let net = build_net(ir);
+    let net = build_net(&grouped(ir));
     let text = net.encode();
     let bodies = GameBodies {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },

@@ -10,15 +10,45 @@
 //!   and the propnet tests `(control red)` once when it lists moves instead of fanning its
 //!   change out to every move (see [`crate::codegen::propnet`]).
 //!
-//! Both are equivalences, so every output keeps its value.
+//! - With [`factor_groups`] (the propnet backend's network), when not all of them share
+//!   literals, the disjuncts that do are factored by groups: the
+//!   props that read the literal most of them read (at least [`MIN_GROUP`] of them), then
+//!   the same among the rest. `(anyLegalMove white)` of amazons, the disjunction of
+//!   `noop` (its own turn test), 1,456 queen moves reading `(turn white move)` and 64 arrow
+//!   shots reading `(turn white fire)`, becomes `noop | (turn white move) & (moves ..) |
+//!   (turn white fire) & (shots ..)`.
+//!
+//! All are equivalences, so every output keeps its value.
 
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::ir::{Input, Ir, Lit, Prop};
 
+/// Which literals [`factor_with`] factors out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shared {
+    /// Those every disjunct shares.
+    ByAll,
+    /// Those every disjunct shares, else those groups of disjuncts share.
+    ByGroups,
+}
+
+/// Factors the literals every disjunct of a prop shares, in every prop outside recursive
+/// groups (the first two points of the module documentation).
+pub fn factor(ir: &mut Ir) {
+    factor_with(ir, Shared::ByAll);
+}
+
+/// [`factor`], and also the literals groups of disjuncts share (the last point of the module
+/// documentation). It saves a propnet the fan-out of such literals; straight-line code gains
+/// nothing from it and grows, so only the propnet backend asks for it.
+pub fn factor_groups(ir: &mut Ir) {
+    factor_with(ir, Shared::ByGroups);
+}
+
 /// Factors every prop outside recursive groups (see the module documentation).
 #[allow(clippy::needless_range_loop)] // Props index several tables.
-pub fn factor(ir: &mut Ir) {
+fn factor_with(ir: &mut Ir, shared: Shared) {
     let n = ir.props.len();
     let group_of = ir.group_of();
     // New props, numbered from `n`, and before which old prop each goes.
@@ -39,33 +69,58 @@ pub fn factor(ir: &mut Ir) {
             ));
             Lit::pos(Input::Prop((n + added.len() - 1) as u32))
         };
-    // Common literals of all disjuncts.
+    // Common literals of all disjuncts, or of groups of them.
     for p in 0..n {
         if group_of[p].is_some() || ir.props[p].disjuncts.len() < 2 {
             continue;
         }
-        let common = common_literals(&ir.props[p].disjuncts);
-        if common.is_empty() {
+        let disjuncts = std::mem::take(&mut ir.props[p].disjuncts);
+        let found = groups(&disjuncts, shared);
+        if found.is_empty() {
+            ir.props[p].disjuncts = disjuncts;
             continue;
         }
-        let rest: Vec<Vec<Lit>> = ir.props[p]
-            .disjuncts
-            .iter()
-            .map(|c| c.iter().copied().filter(|l| !common.contains(l)).collect())
-            .collect();
-        let mut conj: Vec<Lit> = common;
-        if !rest.iter().any(Vec::is_empty) {
-            let text = format!("{} (factored)", ir.props[p].text);
-            conj.push(add(p as u32, text, rest, &mut added));
+        let whole = found.len() == 1 && found[0].0.len() == disjuncts.len();
+        let mut taken = vec![false; disjuncts.len()];
+        let mut factored = Vec::new();
+        for (k, (members, common)) in found.into_iter().enumerate() {
+            let rest: Vec<Vec<Lit>> = members
+                .iter()
+                .map(|&i| {
+                    taken[i] = true;
+                    let c = &disjuncts[i];
+                    c.iter().copied().filter(|l| !common.contains(l)).collect()
+                })
+                .collect();
+            let mut conj: Vec<Lit> = common;
+            if !rest.iter().any(Vec::is_empty) {
+                let text = if whole {
+                    format!("{} (factored)", ir.props[p].text)
+                } else {
+                    format!("{} (factored, group {})", ir.props[p].text, k + 1)
+                };
+                conj.push(add(p as u32, text, rest, &mut added));
+            }
+            factored.push(conj);
         }
-        ir.props[p].disjuncts = vec![conj];
+        let mut out: Vec<Vec<Lit>> = disjuncts
+            .into_iter()
+            .zip(&taken)
+            .filter(|&(_, &t)| !t)
+            .map(|(c, _)| c)
+            .collect();
+        out.extend(factored);
+        ir.props[p].disjuncts = out;
     }
-    // Disjunctions of single conjunctions with common literals.
+    // Disjunctions of single conjunctions with common literals: all of them, or the
+    // groups of them that share a literal.
     for h in 0..n {
         if group_of[h].is_some() || ir.props[h].disjuncts.len() < 2 {
             continue;
         }
-        let Some(rs) = ir.props[h]
+        // Per disjunct, the prop it reads when it is one positive literal of a prop of one
+        // conjunction (outside groups).
+        let single: Vec<Option<u32>> = ir.props[h]
             .disjuncts
             .iter()
             .map(|c| match c[..] {
@@ -81,56 +136,52 @@ pub fn factor(ir: &mut Ir) {
                 },
                 _ => None,
             })
-            .collect::<Option<Vec<u32>>>()
-        else {
-            continue;
-        };
-        let conjs: Vec<Vec<Lit>> = rs
-            .iter()
-            .map(|&r| ir.props[r as usize].disjuncts[0].clone())
             .collect();
-        let common = common_literals(&conjs);
-        if common.is_empty() {
-            continue;
-        }
-        let mut lifted: Vec<Vec<Lit>> = Vec::with_capacity(rs.len());
-        for &r in &rs {
-            let conj = &ir.props[r as usize].disjuncts[0];
-            let rest: Vec<Lit> = conj
-                .iter()
-                .copied()
-                .filter(|l| !common.contains(l))
-                .collect();
-            let lit = match rest[..] {
-                [] => None,
-                [l] => Some(l),
-                _ => {
-                    let text = format!(
-                        "{} (without its common literals)",
-                        ir.props[r as usize].text
-                    );
-                    let q = add(r, text, vec![rest], &mut added);
-                    let mut c = common.clone();
-                    c.push(q);
-                    ir.props[r as usize].disjuncts = vec![c];
-                    Some(q)
-                }
-            };
-            match lit {
-                Some(l) => lifted.push(vec![l]),
-                // A conjunction of the common literals only: the whole is `G`.
-                None => {
-                    lifted.clear();
-                    break;
-                }
+        // All of them when they share literals, else groups of them (of MIN_GROUP or more
+        // when some disjuncts are not single conjunctions).
+        let members: Vec<(usize, u32)> = single
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.map(|r| (i, r)))
+            .collect();
+        let conjs: Vec<Vec<Lit>> = members
+            .iter()
+            .map(|&(_, r)| ir.props[r as usize].disjuncts[0].clone())
+            .collect();
+        let all = members.len() == single.len();
+        let found: Vec<(Vec<usize>, Vec<Lit>)> = groups(&conjs, shared)
+            .into_iter()
+            .filter(|(g, common)| !common.is_empty() && (all || g.len() >= MIN_GROUP))
+            .collect();
+        let whole = found.len() == 1 && found[0].0.len() == single.len();
+        let mut taken = vec![false; single.len()];
+        let mut groups_of_h: Vec<Vec<Lit>> = Vec::new();
+        for (k, (group, common)) in found.into_iter().enumerate() {
+            let rs: Vec<u32> = group.iter().map(|&j| members[j].1).collect();
+            for &j in &group {
+                taken[members[j].0] = true;
             }
+            let text = if whole {
+                format!("{} (without its common literals)", ir.props[h].text)
+            } else {
+                format!("{} (group {})", ir.props[h].text, k + 1)
+            };
+            let conj = lift(ir, h as u32, &rs, common, text, &mut |b, t, d| {
+                add(b, t, d, &mut added)
+            });
+            groups_of_h.push(conj);
         }
-        let mut conj = common;
-        if !lifted.is_empty() {
-            let text = format!("{} (without its common literals)", ir.props[h].text);
-            conj.push(add(h as u32, text, lifted, &mut added));
+        if !groups_of_h.is_empty() {
+            let mut disjuncts: Vec<Vec<Lit>> = ir.props[h]
+                .disjuncts
+                .iter()
+                .zip(&taken)
+                .filter(|&(_, &t)| !t)
+                .map(|(c, _)| c.clone())
+                .collect();
+            disjuncts.extend(groups_of_h);
+            ir.props[h].disjuncts = disjuncts;
         }
-        ir.props[h].disjuncts = vec![conj];
     }
     if !added.is_empty() {
         insert(ir, added);
@@ -150,6 +201,101 @@ fn common_literals(conjs: &[Vec<Lit>]) -> Vec<Lit> {
         }
     }
     out
+}
+
+/// Groups of conjunctions that share literals, each with the literals its members share: all
+/// of them when they share some; else, while at least [`MIN_GROUP`] of those not grouped yet
+/// share a literal, those that read the literal most of them read (with
+/// [`Shared::ByGroups`]). Indices into `conjs`.
+fn groups(conjs: &[Vec<Lit>], shared: Shared) -> Vec<(Vec<usize>, Vec<Lit>)> {
+    let common = common_literals(conjs);
+    if !common.is_empty() {
+        return vec![((0..conjs.len()).collect(), common)];
+    }
+    if shared == Shared::ByAll {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut free: Vec<usize> = (0..conjs.len()).collect();
+    while free.len() >= MIN_GROUP {
+        let mut counts: rustc_hash::FxHashMap<Lit, usize> = Default::default();
+        for &i in &free {
+            for &l in &conjs[i] {
+                *counts.entry(l).or_default() += 1;
+            }
+        }
+        let Some((g, k)) = counts
+            .into_iter()
+            .filter(|&(l, _)| l.constant().is_none())
+            .max_by_key(|&(l, k)| (k, std::cmp::Reverse(l)))
+        else {
+            break;
+        };
+        if k < MIN_GROUP {
+            break;
+        }
+        let (members, rest): (Vec<usize>, Vec<usize>) =
+            free.iter().partition(|&&i| conjs[i].contains(&g));
+        let shared: Vec<Vec<Lit>> = members.iter().map(|&i| conjs[i].clone()).collect();
+        out.push((members, common_literals(&shared)));
+        free = rest;
+    }
+    out
+}
+
+/// The smallest group of disjuncts sharing a literal that is factored when the other
+/// disjuncts do not share it.
+const MIN_GROUP: usize = 8;
+
+/// The disjunction of the props `rs` (each one conjunction containing the literals `common`)
+/// as `common & q`, `q` the disjunction of what is left of each; each `r` with more than one
+/// literal left reads its remainder, a new prop. A prop left with the common literals only
+/// makes the whole `common`. `add(before, text, disjuncts)` makes a new prop.
+fn lift(
+    ir: &mut Ir,
+    h: u32,
+    rs: &[u32],
+    common: Vec<Lit>,
+    text: String,
+    add: &mut impl FnMut(u32, String, Vec<Vec<Lit>>) -> Lit,
+) -> Vec<Lit> {
+    let mut lifted: Vec<Vec<Lit>> = Vec::with_capacity(rs.len());
+    for &r in rs {
+        let conj = &ir.props[r as usize].disjuncts[0];
+        let rest: Vec<Lit> = conj
+            .iter()
+            .copied()
+            .filter(|l| !common.contains(l))
+            .collect();
+        let lit = match rest[..] {
+            [] => None,
+            [l] => Some(l),
+            _ => {
+                let text = format!(
+                    "{} (without its common literals)",
+                    ir.props[r as usize].text
+                );
+                let q = add(r, text, vec![rest]);
+                let mut c = common.clone();
+                c.push(q);
+                ir.props[r as usize].disjuncts = vec![c];
+                Some(q)
+            }
+        };
+        match lit {
+            Some(l) => lifted.push(vec![l]),
+            // A conjunction of the common literals only: the whole is `common`.
+            None => {
+                lifted.clear();
+                break;
+            }
+        }
+    }
+    let mut conj = common;
+    if !lifted.is_empty() {
+        conj.push(add(h, text, lifted));
+    }
+    conj
 }
 
 /// Inserts the new props (numbered from the old count, each before an old prop) and
