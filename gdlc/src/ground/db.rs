@@ -5,9 +5,11 @@
 use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
-use super::join::RelKey;
 use crate::ast::Sym;
 use crate::terms::{TermId, TermStore};
+
+/// A relation: name and arity.
+pub type RelKey = (Sym, u32);
 
 const ABSENT: u32 = u32::MAX;
 

@@ -12,14 +12,12 @@
 //! number of its insertion; a scan reads only a window of those numbers, which is how the
 //! semi-naive rounds of [`super::fixpoint`] read "the atoms new in the last round".
 
-use crate::ast::Sym;
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
 use crate::terms::{TermId, TermStore};
 
 use super::pattern::{Binds, RAtom, RTerm, Resolved, lookup, lookup_atom, unify};
 
-/// A relation: name and arity.
-pub type RelKey = (Sym, u32);
+pub use super::db::RelKey;
 
 /// The key of an atom pattern.
 pub fn rel_key(a: &NAtom) -> RelKey {

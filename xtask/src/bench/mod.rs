@@ -15,6 +15,7 @@
 //! `validation.rs` measures the compiled games' `validate` (states per second).
 
 mod measure;
+mod numbers;
 mod peers;
 mod report;
 mod validation;

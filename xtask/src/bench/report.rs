@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
+use super::numbers::{rate, thousands};
 use super::{Args, Comparison, CompiledRun, Line, Measured, Round, Rounds};
 use crate::common;
 
@@ -346,28 +347,6 @@ fn median(xs: &mut [f64]) -> Option<f64> {
     xs.get(xs.len().saturating_sub(1) / 2).copied()
 }
 
-/// A rate with thousands separators, or 2 decimals below 10.
-pub(super) fn rate(x: f64) -> String {
-    if x < 10.0 {
-        format!("{x:.2}")
-    } else {
-        thousands(x.round() as u64)
-    }
-}
-
-/// An integer with thousands separators.
-pub(super) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn mib(kib: Option<u64>) -> String {
     kib.map_or("n/a".into(), |k| format!("{}", k / 1024))
 }
@@ -387,15 +366,6 @@ fn cpu_model() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rates_read_well() {
-        assert_eq!(rate(1234567.8), "1,234,568");
-        assert_eq!(rate(999.4), "999");
-        assert_eq!(rate(3.456), "3.46");
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1000), "1,000");
-    }
 
     #[test]
     fn medians_and_ratios() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::report::{rate, thousands};
+use super::numbers::{rate, thousands};
 use crate::validate::{JsonLimits, run_json};
 
 /// How a game is validated for the benchmark.
