@@ -9,6 +9,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use gdlc::ground::GroundOptions;
+use gdlc::pipeline::LastResort;
 use gdlc::{CompileOptions, compile};
 
 /// The address space a gdlc run may use (the aborts were on 4 to 8 GiB allocations).
@@ -106,24 +107,48 @@ fn assert_clear_error(run: &Run, what: &str) {
     );
 }
 
-/// Compiles a regression input with small grounding limits (the path the defaults take, only
-/// sooner) and returns the errors.
-fn compile_errors(dir: &Path, name: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(dir.join(name)).expect("readable");
-    let mut options = CompileOptions::for_game("regression");
+/// Small grounding limits (the path the defaults take, only sooner).
+fn small_limits(options: &mut CompileOptions) {
     options.ground = GroundOptions {
         max_atoms: 200_000,
         max_matches: 20_000_000,
-        ..GroundOptions::default()
+        ..options.ground.clone()
     };
+}
+
+/// Compiles a regression input with small grounding limits and no last resort (the `gdl!`
+/// macro's way) and returns the errors.
+fn compile_errors(dir: &Path, name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join(name)).expect("readable");
+    let mut options = CompileOptions::for_game("regression");
+    options.last_resort = LastResort::Fail;
+    small_limits(&mut options);
     match compile(text.as_str(), &options) {
         Ok(_) => panic!("{name}: compiled, but its game reads a relation too large to ground"),
         Err(errors) => errors.into_iter().map(|d| d.message).collect(),
     }
 }
 
+/// Compiles a regression input with small grounding limits and a game's defaults: the module
+/// embeds the interpreter (right by construction) and the grounder's finding is a warning.
+fn embedded_warnings(dir: &Path, name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join(name)).expect("readable");
+    let mut options = CompileOptions::for_game("regression");
+    small_limits(&mut options);
+    match compile(text.as_str(), &options) {
+        Ok(c) => {
+            assert!(c.stats.embedded_interpreter, "{name}: {:?}", c.stats);
+            assert!(c.rust.contains("embedded_game!"), "{name}: {}", c.rust);
+            c.warnings.into_iter().map(|d| d.message).collect()
+        }
+        Err(errors) => panic!("{name}: not embedded: {errors:?}"),
+    }
+}
+
 /// A static `terminal` read from a relation too large to ground: the compiled game said
-/// `terminal = false` (the interpreter: terminal at step 0). Now compiling refuses, naming it.
+/// `terminal = false` (the interpreter: terminal at step 0). Now compiling without a last
+/// resort refuses, naming it; with a game's defaults the module embeds the interpreter and
+/// the finding is a warning.
 #[test]
 fn compiled_static_terminal_is_refused_not_wrong() {
     let Some(dir) = regressions() else { return };
@@ -131,6 +156,11 @@ fn compiled_static_terminal_is_refused_not_wrong() {
     assert!(
         errors.iter().any(|m| m.contains("`terminal`")),
         "{errors:?}"
+    );
+    let warnings = embedded_warnings(&dir, "compiled-static-terminal.kif");
+    assert!(
+        warnings.iter().any(|m| m.contains("`terminal`")),
+        "{warnings:?}"
     );
 }
 
@@ -140,6 +170,11 @@ fn compiled_static_legal_is_refused_not_wrong() {
     let Some(dir) = regressions() else { return };
     let errors = compile_errors(&dir, "compiled-static-legal.kif");
     assert!(errors.iter().any(|m| m.contains("`legal`")), "{errors:?}");
+    let warnings = embedded_warnings(&dir, "compiled-static-legal.kif");
+    assert!(
+        warnings.iter().any(|m| m.contains("`legal`")),
+        "{warnings:?}"
+    );
 }
 
 /// The interpreter on the static terminal: within a budget that holds the 30^5 rows it agrees
