@@ -354,11 +354,22 @@ fn render_with(
                 .with_index_type(ariadne::IndexType::Byte),
         )
         .with_code(diag.code)
-        .with_message(&diag.message)
-        .with_label(Label::new((file.name, span)).with_message(label_text(diag)));
-    for (s, text) in &diag.labels {
-        report =
-            report.with_label(Label::new((file.name, clamp(file.text, *s))).with_message(text));
+        .with_message(&diag.message);
+    // Labels in source order: ariadne starts a new box (headed by the primary span's
+    // location) whenever a label lies above the one before it.
+    let mut labels = vec![(span, label_text(diag))];
+    labels.extend(
+        diag.labels
+            .iter()
+            .map(|(s, text)| (clamp(file.text, *s), text.as_str())),
+    );
+    labels.sort_by_key(|(s, _)| s.start);
+    for (order, (s, text)) in labels.into_iter().enumerate() {
+        report = report.with_label(
+            Label::new((file.name, s))
+                .with_message(text)
+                .with_order(i32::try_from(order).unwrap_or(i32::MAX)),
+        );
     }
     for note in &diag.notes {
         report = report.with_note(note);
@@ -482,5 +493,24 @@ mod tests {
         assert!(out.contains("g.kif:2:7"), "{out}");
         assert!(out.contains("(init (cell 1))"), "{out}");
         assert!(out.contains("something is wrong"), "{out}");
+    }
+
+    #[cfg(feature = "cli")]
+    #[test]
+    fn a_label_above_the_primary_span_stays_in_one_box_in_source_order() {
+        let text = "(p (a 1))\n(p (a 2 3))\n";
+        let d = Diagnostic::error("test", Span::new(13, 20), "second use")
+            .with_label(Span::new(3, 8), "first use");
+        let file = SourceFile {
+            name: "g.kif",
+            text,
+        };
+        let out = Reporter::new(file, ReportOptions::default()).render(&d);
+        // One box, headed by the primary span, the first line shown first.
+        assert_eq!(out.matches("g.kif:").count(), 1, "{out}");
+        assert!(out.contains("g.kif:2:4"), "{out}");
+        let first = out.find("(p (a 1))").expect("line 1 shown");
+        let second = out.find("(p (a 2 3))").expect("line 2 shown");
+        assert!(first < second, "{out}");
     }
 }

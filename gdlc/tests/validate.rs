@@ -136,9 +136,13 @@ fn a_cycle_through_the_initial_state() {
     assert_eq!(f[0].shown(), Shown::Cycle);
     let text = gdl_runtime::validate::text(&r, "g");
     assert!(
-        text.contains("  the initial state lies on a cycle:\n"),
+        text.contains(
+            "  the initial state lies on a cycle, back to it by:\n    \
+             1. (does a pass) (does b noop)\n    2. (does a noop) (does b pass)\n"
+        ),
         "{text}"
     );
+    assert!(!text.contains("then back"), "{text}");
     let round = [joint(&["pass", "noop"]), joint(&["noop", "pass"])];
     assert_eq!(f[0].cycle, round);
     assert_eq!(r.value, None);

@@ -108,32 +108,21 @@ fn finding_text(s: &mut String, report: &Report, f: &Finding) {
     };
     let _ = writeln!(s, "{severity}[{}]: {who}{}{times}", f.kind.code(), f.detail);
     let n = f.path.len();
-    match f.shown() {
-        Shown::InitialState => {
-            let _ = writeln!(s, "  in the initial state (no move leads to it)");
-        }
-        Shown::State => {
-            let _ = writeln!(s, "  after {n} joint move(s):");
-        }
-        Shown::Move => {
-            let _ = writeln!(s, "  along the last of {n} joint move(s):");
-        }
-        Shown::Cycle if n == 0 => {
-            let _ = writeln!(s, "  the initial state lies on a cycle:");
-        }
-        Shown::Cycle => {
-            let _ = writeln!(s, "  after {n} joint move(s), a state on a cycle:");
-        }
-        Shown::WholeGraph => {
-            let _ = writeln!(s, "  of the whole reachable graph: no one state shows it");
-        }
-        Shown::LongPlayout => {
-            let _ = writeln!(s, "  in a random playout, whose moves are not kept");
-        }
-    }
+    let heading = match f.shown() {
+        Shown::InitialState => "in the initial state (no move leads to it)".to_string(),
+        Shown::State => format!("after {n} joint move(s):"),
+        Shown::Move => format!("along the last of {n} joint move(s):"),
+        Shown::Cycle if n == 0 => "the initial state lies on a cycle, back to it by:".to_string(),
+        Shown::Cycle => format!("after {n} joint move(s), a state on a cycle:"),
+        Shown::WholeGraph => "of the whole reachable graph: no one state shows it".to_string(),
+        Shown::LongPlayout => "in a random playout, whose moves are not kept".to_string(),
+    };
+    let _ = writeln!(s, "  {heading}");
     moves_text(s, report, &f.path, 1);
     if !f.cycle.is_empty() {
-        let _ = writeln!(s, "  then back to the same state by:");
+        if n > 0 {
+            let _ = writeln!(s, "  then back to the same state by:");
+        }
         moves_text(s, report, &f.cycle, n + 1);
     }
 }
