@@ -24,7 +24,8 @@
 //! change, its least fixpoint is recomputed from its external counts.
 //!
 //! Outputs are node ranges aligned to 64: the legal moves of each role, and the next state
-//! (node `next_base + b` is the next value of state bit `b`), so that they are read as words.
+//! (node `next_base + b` is the next value of state bit `b`), so that they are read as words
+//! (`legal.rs` lists moves, testing the guard a role's moves share once per listing).
 //! GDL-II percepts are one node each ([`Net::sees`]), read, like the next state, once the
 //! joint move is set.
 //!
@@ -87,6 +88,7 @@ pub struct Net {
 }
 
 mod join;
+mod legal;
 mod order;
 mod simplify;
 mod text;
@@ -144,6 +146,8 @@ pub struct Engine<'n> {
     /// The engine's numbering of the nodes (see [`order`]): every array above is indexed by
     /// it; the numbers of the network are translated where the outputs are read.
     order: order::Order,
+    /// The common legal guard of each role (see `legal.rs`).
+    guards: legal::Guards,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
 }
@@ -199,6 +203,7 @@ impl<'n> Engine<'n> {
             });
         }
         let words = nodes.div_ceil(64) + 1;
+        let guards = legal::Guards::new(net, &order.new_of);
         let mut e = Engine {
             net,
             count: Vec::new(),
@@ -213,6 +218,7 @@ impl<'n> Engine<'n> {
             group_values: Vec::new(),
             todo: Vec::new(),
             order,
+            guards,
             visits: 0,
         };
         e.evaluate_all();
@@ -373,36 +379,71 @@ impl<'n> Engine<'n> {
     fn visit(&mut self, n: u32, up: u32) {
         let f = self.fans[n as usize];
         self.visits += u64::from(f.end - f.start) + 1;
-        // Slices held in locals, so that the loop keeps their addresses in registers.
-        let count = &mut self.count[..];
-        let value = &mut self.value[..];
-        let pending = &mut self.pending;
-        let edges = &self.edges[f.start as usize..f.end as usize];
-        let (plain, grouped) = edges.split_at((f.split - f.start) as usize);
-        let (pos, neg) = plain.split_at((f.neg - f.start) as usize);
+        let (start, neg, split, end) = (
+            f.start as usize,
+            f.neg as usize,
+            f.split as usize,
+            f.end as usize,
+        );
         // An edge whose input became true adds one to its target's count, which crosses zero
         // when it becomes 0; one whose input became false takes one, crossing at -1.
         let (d, cross) = if up != 0 { (1, 0) } else { (-1, -1) };
-        for (list, d, cross) in [(pos, d, cross), (neg, -d, -1 - cross)] {
-            for &e in list {
-                let t = (e >> 2) as usize;
-                let c = &mut count[t];
-                *c += d;
-                if *c == cross {
-                    if e & 2 != 0 {
-                        value[t >> 6] ^= 1 << (t & 63);
-                    } else {
-                        pending.set(t);
-                    }
-                }
-            }
+        if let Some(pos) = self.edges.get(start..neg) {
+            step(
+                &mut self.count,
+                &mut self.value,
+                &mut self.pending,
+                pos,
+                d,
+                cross,
+            );
         }
-        for &e in grouped {
+        if let Some(negs) = self.edges.get(neg..split) {
+            step(
+                &mut self.count,
+                &mut self.value,
+                &mut self.pending,
+                negs,
+                -d,
+                -1 - cross,
+            );
+        }
+        if split == end {
+            return;
+        }
+        for &e in self.edges.get(split..end).unwrap_or(&[]) {
             let t = (e >> 2) as usize;
-            count[t] += ((up ^ e) & 1) as i32 * 2 - 1;
+            if let Some(c) = self.count.get_mut(t) {
+                *c += ((up ^ e) & 1) as i32 * 2 - 1;
+            }
             let g = self.net.group_of[t];
             if let Some(&(a, _)) = self.net.groups.get(g as usize) {
-                pending.set(a as usize);
+                self.pending.set(a as usize);
+            }
+        }
+    }
+}
+
+/// Adds `d` to the counts of the targets of `edges` (one polarity), toggling the outputs whose
+/// count reaches `cross` and marking the other gates that do pending.
+#[inline(always)]
+fn step(
+    count: &mut [i32],
+    value: &mut [u64],
+    pending: &mut Pending,
+    edges: &[u32],
+    d: i32,
+    cross: i32,
+) {
+    for &e in edges {
+        let t = (e >> 2) as usize;
+        let Some(c) = count.get_mut(t) else { continue };
+        *c += d;
+        if *c == cross {
+            if e & 2 != 0 {
+                value[t >> 6] ^= 1 << (t & 63);
+            } else {
+                pending.set(t);
             }
         }
     }
@@ -527,38 +568,6 @@ impl Engine<'_> {
     /// Whether the state is terminal.
     pub fn terminal(&self) -> bool {
         self.read(self.net.terminal)
-    }
-
-    /// Appends the legal moves of `role`, ascending.
-    pub fn legal(&self, role: usize, out: &mut Vec<u32>) {
-        let (Some(&base), Some(&n)) = (self.net.legal_base.get(role), self.net.moves.get(role))
-        else {
-            return;
-        };
-        let guards = self
-            .net
-            .legal_guard
-            .get(role)
-            .map_or(&[][..], Vec::as_slice);
-        let w0 = (base / 64) as usize;
-        for w in 0..(n as usize).div_ceil(64) {
-            let mut x = self.value[w0 + w];
-            if (w + 1) * 64 > n as usize {
-                x &= (1u64 << (n as usize - w * 64)) - 1;
-            }
-            while x != 0 {
-                let m = (w * 64) as u32 + x.trailing_zeros();
-                x &= x - 1;
-                match guards.get(m as usize) {
-                    Some(&g) if g != NONE => {
-                        if self.read(g >> 1) != (g & 1 != 0) {
-                            out.push(m);
-                        }
-                    }
-                    _ => out.push(m),
-                }
-            }
-        }
     }
 
     /// The goal value of `role`: `None` unless exactly one of its goals holds and it is an
@@ -740,6 +749,29 @@ mod tests {
         e.set_joint(&[u32::MAX]);
         e.set_state(&[0b01]);
         assert!(e.terminal());
+    }
+
+    /// Moves with different guards: the first guard found (m0's `b`) is tested once per
+    /// listing, m1's (`!b`) per move.
+    #[test]
+    fn legal_moves_follow_their_guards() {
+        let mut n = net();
+        n.legal_guard = vec![vec![1 << 1, 1 << 1 | 1]];
+        let n = Net::decode(&n.encode()).unwrap();
+        let mut e = Engine::new(&n);
+        let mut l = Vec::new();
+        // m0 needs a (its output) and b (its guard); m1 needs !b.
+        for (state, want) in [
+            (0b00, vec![1]),
+            (0b01, vec![1]),
+            (0b11, vec![0]),
+            (0b10, vec![]),
+        ] {
+            e.set_state(&[state]);
+            l.clear();
+            e.legal(0, &mut l);
+            assert_eq!(l, want, "state {state:#b}");
+        }
     }
 
     #[test]
