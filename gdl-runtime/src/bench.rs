@@ -5,8 +5,9 @@
 //!
 //! From the initial state, while the state is not terminal, one uniform random draw per role
 //! (also for a role whose only move is `noop`) picks each role's move
-//! ([`Game::random_legal_move`]), and the next state is
-//! computed; at the terminal state every role's goal value is read. The loop counts playouts
+//! ([`Game::random_legal_move`]), and the next state is computed, both in one call
+//! ([`Game::random_step`]); at the terminal state every role's goal value is read. The loop
+//! counts playouts
 //! and states (steps + 1 per playout) and sums the goal values, whose averages are a cheap
 //! check that the engine plays the game it should.
 //!
@@ -156,25 +157,20 @@ pub fn run<G: Game>(game: &G, options: &BenchOptions) -> Result<BenchResult, Ben
                     steps,
                 });
             }
-            joint.clear();
-            for r in 0..roles {
-                let Some(m) = game.random_legal_move(&state, r, &mut rng, &mut moves) else {
-                    // A game that cannot answer (an engine past its budget) has no moves.
-                    if let Some(reason) = game.fault() {
-                        return Err(BenchError::Fault {
-                            playout: result.playouts,
-                            reason,
-                        });
-                    }
-                    return Err(BenchError::NoLegalMove {
+            if let Err(r) = game.random_step(&state, &mut rng, &mut moves, &mut joint, &mut next) {
+                // A game that cannot answer (an engine past its budget) has no moves.
+                if let Some(reason) = game.fault() {
+                    return Err(BenchError::Fault {
                         playout: result.playouts,
-                        step: steps,
-                        role: game.role_name(r).to_string(),
+                        reason,
                     });
-                };
-                joint.push(m);
+                }
+                return Err(BenchError::NoLegalMove {
+                    playout: result.playouts,
+                    step: steps,
+                    role: game.role_name(r).to_string(),
+                });
             }
-            game.next_state(&state, &joint, &mut next);
             std::mem::swap(&mut state, &mut next);
             steps += 1;
         }

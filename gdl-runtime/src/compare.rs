@@ -390,6 +390,28 @@ mod tests {
     }
 
     #[test]
+    fn a_random_step_other_than_the_default_one_stops_the_checked_record() {
+        let extras = TraceExtras {
+            random_moves: true,
+            ..RECORD_EXTRAS
+        };
+        let good = Countdown::new(7);
+        assert_eq!(
+            playout_record_with(&good, 1, 100, &extras),
+            playout_record(&good, 1, 100)
+        );
+        let broken = Countdown {
+            steps_by_one: true,
+            ..good
+        };
+        // The first draws of seed 1 pick `(minus 2)` somewhere: the broken step differs.
+        let record = playout_record_with(&broken, 1, 100, &extras);
+        assert!(record.contains("error: at step "), "{record}");
+        assert!(record.contains("the random step is not"), "{record}");
+        assert!(!playout_record(&broken, 1, 100).contains("error"));
+    }
+
+    #[test]
     fn a_different_legal_set_is_found_and_explained() {
         let good = Countdown::new(7);
         let bad = Countdown {

@@ -61,6 +61,30 @@ pub trait Game {
         Some(scratch[rng.below(scratch.len())])
     }
 
+    /// One step of a random playout: every role in order draws its move as
+    /// [`Game::random_legal_move`] does (the same draws), and the state that follows the joint
+    /// move is written into `next`. `Err(role)` when `role` has no legal move (the roles before
+    /// it have drawn; `next` is unspecified). The default calls [`Game::random_legal_move`]
+    /// (with `scratch`) and [`Game::next_state`] (with `joint`, which it fills); generated
+    /// games draw and step without either buffer, the joint move held in registers.
+    #[inline]
+    fn random_step(
+        &self,
+        state: &Self::State,
+        rng: &mut SplitMix64,
+        scratch: &mut Vec<Self::Move>,
+        joint: &mut Vec<Self::Move>,
+        next: &mut Self::State,
+    ) -> Result<(), RoleIndex> {
+        joint.clear();
+        for r in 0..self.role_count() {
+            let m = self.random_legal_move(state, r, rng, scratch).ok_or(r)?;
+            joint.push(m);
+        }
+        self.next_state(state, joint, next);
+        Ok(())
+    }
+
     /// Writes into `next` the state that follows `state` when every role `r` plays `joint[r]`.
     /// `joint` holds one move per role, in role order.
     fn next_state(&self, state: &Self::State, joint: &[Self::Move], next: &mut Self::State);

@@ -5,12 +5,14 @@ use crate::{Game, RoleIndex, SplitMix64};
 /// One role, `only`, counts down from `start` by 1 or 2 (`(minus 1)`, `(minus 2)`); the game
 /// ends at 0 with goal 100. With `bug_at = Some(n)`, `(minus 2)` is not legal at `n`: a
 /// different game for the differential tests. With `draws_first`, `random_legal_move` always
-/// answers the first legal move (a broken override).
+/// answers the first legal move (a broken override); with `steps_by_one`, `random_step`
+/// draws as it should but plays `(minus 1)` (another broken override).
 #[derive(Clone, Copy, Debug)]
 pub struct Countdown {
     pub start: u32,
     pub bug_at: Option<u32>,
     pub draws_first: bool,
+    pub steps_by_one: bool,
 }
 
 impl Countdown {
@@ -19,6 +21,7 @@ impl Countdown {
             start,
             bug_at: None,
             draws_first: false,
+            steps_by_one: false,
         }
     }
 }
@@ -66,6 +69,23 @@ impl Game for Countdown {
         } else {
             scratch[k]
         })
+    }
+
+    fn random_step(
+        &self,
+        state: &u32,
+        rng: &mut SplitMix64,
+        scratch: &mut Vec<u8>,
+        joint: &mut Vec<u8>,
+        next: &mut u32,
+    ) -> Result<(), RoleIndex> {
+        let m = self
+            .random_legal_move(state, 0, rng, scratch)
+            .ok_or(0usize)?;
+        joint.clear();
+        joint.push(if self.steps_by_one { 1 } else { m });
+        self.next_state(state, joint, next);
+        Ok(())
     }
 
     fn next_state(&self, state: &u32, joint: &[u8], next: &mut u32) {

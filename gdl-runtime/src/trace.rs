@@ -39,6 +39,9 @@ pub enum TraceError {
     /// [`TraceExtras::random_moves`]: [`Game::random_legal_move`] drew another move than the
     /// list of [`Game::legal_moves`] gives for the same draw.
     RandomMove { step: usize, role: String },
+    /// [`TraceExtras::random_moves`]: [`Game::random_step`] did not step as its default does
+    /// (each role's [`Game::random_legal_move`], then [`Game::next_state`]) with the same draws.
+    RandomStep { step: usize },
 }
 
 impl fmt::Display for TraceError {
@@ -63,6 +66,11 @@ impl fmt::Display for TraceError {
                 f,
                 "at step {step}: the random legal move of role {role} is not the one its list \
                  of legal moves gives for the same draw"
+            ),
+            TraceError::RandomStep { step } => write!(
+                f,
+                "at step {step}: the random step is not the one the random legal moves and the \
+                 next state give for the same draws"
             ),
         }
     }
@@ -105,8 +113,40 @@ pub struct TraceExtras {
     /// No line: checks at every step that [`Game::random_legal_move`] draws, with a copy of
     /// the chooser, the move that the same draw picks from the list of [`Game::legal_moves`]
     /// (in the game's order; the trace itself draws from the moves sorted by text), and stops
-    /// with [`TraceError::RandomMove`] otherwise. It costs the engine a second listing.
+    /// with [`TraceError::RandomMove`] otherwise; and that [`Game::random_step`] steps as its
+    /// default does ([`TraceError::RandomStep`]). It costs the engine a second listing.
     pub random_moves: bool,
+}
+
+/// Whether [`Game::random_step`] from `state` with a copy of `rng` gives what its default
+/// gives with another copy: the same next state (or the same role without a move), and the
+/// same draws made.
+fn random_step_agrees<G: Game>(game: &G, state: &G::State, rng: &SplitMix64) -> bool {
+    let (mut a, mut b) = (rng.clone(), rng.clone());
+    let (mut scratch, mut joint) = (Vec::new(), Vec::new());
+    let mut stuck = None;
+    for r in 0..game.role_count() {
+        match game.random_legal_move(state, r, &mut a, &mut scratch) {
+            Some(m) => joint.push(m),
+            None => {
+                stuck = Some(r);
+                break;
+            }
+        }
+    }
+    let mut expected = state.clone();
+    if stuck.is_none() {
+        game.next_state(state, &joint, &mut expected);
+    }
+    let mut next = state.clone();
+    let got = game.random_step(state, &mut b, &mut scratch, &mut joint, &mut next);
+    // Equal states of the chooser give equal next draws (its output is a bijection).
+    let same_draws = a.next_u64() == b.next_u64();
+    match (got, stuck) {
+        (Ok(()), None) => same_draws && next == expected,
+        (Err(r), Some(s)) => same_draws && r == s,
+        _ => false,
+    }
 }
 
 /// Plays one seeded random playout of `game` and appends its trace to `out`.
@@ -231,6 +271,13 @@ fn play<G: Game>(
         }
         if step == options.max_steps {
             break;
+        }
+        if extras.random_moves {
+            let agrees = random_step_agrees(game, &state, &rng);
+            faulted(step)?;
+            if !agrees {
+                return Err(TraceError::RandomStep { step });
+            }
         }
         joint.clear();
         let mut stuck = None;

@@ -245,6 +245,9 @@ pub(crate) struct GameBodies {
     /// `Game::random_legal_move` without listing the moves (from `state`, `role`, `rng`),
     /// where the backend can; `None`: the trait's default.
     pub random_legal_move: Option<TokenStream>,
+    /// `Game::random_step` without the buffers (from `state`, `rng`, writing `*next_state`),
+    /// where the backend can; `None`: the trait's default.
+    pub random_step: Option<TokenStream>,
     /// Writes `*next_state`.
     pub next_state: TokenStream,
     pub goal: TokenStream,
@@ -340,6 +343,7 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
         is_terminal,
         legal_moves,
         random_legal_move,
+        random_step,
         next_state,
         goal,
         goal_values,
@@ -356,6 +360,21 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
                 rng: &mut gdl_runtime::SplitMix64,
                 _scratch: &mut Vec<u32>,
             ) -> Option<u32> {
+                #body
+            }
+        }
+    });
+    let random_step = random_step.as_ref().map(|body| {
+        quote! {
+            #[inline]
+            fn random_step(
+                &self,
+                state: &State,
+                rng: &mut gdl_runtime::SplitMix64,
+                _scratch: &mut Vec<u32>,
+                _joint: &mut Vec<u32>,
+                next_state: &mut State,
+            ) -> Result<(), RoleIndex> {
                 #body
             }
         }
@@ -395,6 +414,8 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
             }
 
             #random_legal_move
+
+            #random_step
 
             #[inline]
             fn next_state(&self, state: &State, joint: &[u32], next_state: &mut State) {

@@ -727,6 +727,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },
         legal_moves: quote! { with_engine(state, |e| e.legal(role, out)) },
         random_legal_move: None,
+        random_step: None,
         next_state: quote! {
             with_engine(state, |e| {
                 e.set_joint(joint);

@@ -44,6 +44,9 @@ pub(super) fn cone_fn(
         }
     }
     let single = chunks.len() <= 1;
+    if single {
+        lazy_slots(ir, &needed, spec.lazy, &mut slot);
+    }
     let mut exports = 0u32;
     if !single {
         // Export what a later chunk or the tail reads.
@@ -131,6 +134,27 @@ pub(super) fn cone_fn(
             let mut scratch = [0u64; #sw];
             #(#calls)*
             #tail
+        }
+    }
+}
+
+/// Marks `Slot::Lazy` the props of `lazy` in the cone that no other prop of it reads (the
+/// tail alone does).
+fn lazy_slots(ir: &Ir, needed: &[u32], lazy: &[u32], slot: &mut [Slot]) {
+    if lazy.is_empty() {
+        return;
+    }
+    let mut read_by_props = vec![false; ir.props.len()];
+    for &p in needed {
+        for l in ir.props[p as usize].disjuncts.iter().flatten() {
+            if let Input::Prop(q) = l.input {
+                read_by_props[q as usize] = true;
+            }
+        }
+    }
+    for &p in lazy {
+        if matches!(slot[p as usize], Slot::Local { .. }) && !read_by_props[p as usize] {
+            slot[p as usize] = Slot::Lazy;
         }
     }
 }

@@ -15,6 +15,9 @@ pub(super) enum Slot {
     None,
     /// A local of chunk `chunk`, stored to scratch slot `export` if other chunks read it.
     Local { chunk: u32, export: Option<u32> },
+    /// A closure of the one chunk, called where the tail reads it: a test of state bits
+    /// that only some arms of `next`'s move matches read ([`super::next`]).
+    Lazy,
 }
 
 /// What expressions read: where each prop is, and where each move set is.
@@ -85,6 +88,10 @@ pub(super) fn lit_expr(l: Lit, v: &View<'_>, chunk: u32) -> TokenStream {
                         let mask = Literal::u64_suffixed(1u64 << (e % 64));
                         quote! { (scratch[#w] & #mask != 0) }
                     }
+                }
+                Some(Slot::Lazy) => {
+                    let id = prop_ident(p);
+                    quote! { #id() }
                 }
                 // Not expected: cones are closed.
                 _ => quote! { false },
@@ -276,6 +283,11 @@ pub(super) fn chunk_body(
         let id = prop_ident(p);
         let e = dnf_expr(&ir.props[p as usize].disjuncts, v, c);
         let d = doc(p);
+        if matches!(slot[p as usize], Slot::Lazy) {
+            out.extend(quote! { #d let #id = || #e; });
+            i += 1;
+            continue;
+        }
         out.extend(quote! { #d let #id = #e; });
         out.extend(store_export(p, slot));
         i += 1;

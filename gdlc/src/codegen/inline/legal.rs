@@ -73,6 +73,7 @@ pub(super) fn legal_fn(
             ret,
             extra_param,
             tail: &|e| legal_pushes(&rest, &|m| e(ir.legal[r][m]), &plan, name, words),
+            lazy: &[],
         },
     );
     quote! { #tables #f }

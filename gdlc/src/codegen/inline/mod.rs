@@ -80,12 +80,16 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             ret: Some(quote! { bool }),
             extra_param: quote! {},
             tail: &|e| e(ir.terminal),
+            lazy: &[],
         },
     );
     items.push(terminal);
     let mut legal_arms = Vec::new();
     // `None` once a role's moves are pushed rather than returned as words.
     let mut pick_arms = Some(Vec::new());
+    // The same, as the elements of `random_step`'s joint move (in role order, the order of
+    // the draws).
+    let mut step_picks: Option<Vec<TokenStream>> = Some(Vec::new());
     let mut goal_arms = Vec::new();
     let mut goal_value_arms = Vec::new();
     for r in 0..nroles {
@@ -181,10 +185,19 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 if let Some(arms) = &mut pick_arms {
                     arms.push(quote! { #ri => gdl_runtime::bits::pick_move(&#f(state), rng), });
                 }
+                if let Some(picks) = &mut step_picks {
+                    picks.push(quote! {
+                        match gdl_runtime::bits::pick_move(&#f(state), rng) {
+                            Some(m) => m,
+                            None => return Err(#ri),
+                        }
+                    });
+                }
             }
             None => {
                 legal_arms.push(quote! { #ri => #f(state, out), });
                 pick_arms = None;
+                step_picks = None;
             }
         }
         let name = format!("goal_{r}");
@@ -201,6 +214,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 roots: ir.goals[r].iter().map(|g| g.when).collect(),
                 ret: Some(quote! { Option<i32> }),
                 extra_param: quote! { mut all: Option<&mut Vec<Option<i32>>>, },
+                lazy: &[],
                 tail: &|e| {
                     let tests = ir.goals[r].iter().zip(&values).map(|(g, v)| {
                         let x = e(g.when);
@@ -246,6 +260,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             ret: Some(quote! { State }),
             extra_param: quote! {},
             tail: &|e| next::tail(ir, &next_plan, e),
+            lazy: &next_plan.arm_only,
         },
     ));
     let (sees_fns, sees_arms) = sees_fns(ir, options, shared.as_ref());
@@ -276,6 +291,13 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                     #(#arms)*
                     _ => None,
                 }
+            }
+        }),
+        random_step: step_picks.map(|picks| {
+            quote! {
+                let joint: [u32; #nroles_lit] = [#(#picks),*];
+                *next_state = next(state, &joint);
+                Ok(())
             }
         }),
         next_state: quote! {
@@ -338,6 +360,7 @@ fn sees_fns(
                 roots: percepts.iter().map(|p| p.when).collect(),
                 ret: None,
                 extra_param: quote! { out: &mut Vec<String>, },
+                lazy: &[],
                 tail: &|e| {
                     let pushes = percepts.iter().enumerate().filter_map(|(k, p)| {
                         let x = e(p.when);
@@ -427,4 +450,7 @@ pub(super) struct ConeSpec<'a> {
     ret: Option<TokenStream>,
     extra_param: TokenStream,
     tail: &'a Tail<'a>,
+    /// Props that only some branches of the tail read, computed there rather than up front
+    /// (when the function is one piece): tests of state bits ([`cone::lazy_props`]).
+    lazy: &'a [u32],
 }

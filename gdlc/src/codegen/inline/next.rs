@@ -8,7 +8,8 @@
 //! that copy their own bit (`(true (cell 1 1 b))` for `(next (cell 1 1 b))`) become one mask
 //! per state word, disjuncts that read only the state bit itself and one role's move (or only
 //! the move) come from the per-move tables of `next_tables.rs`, and the rest is evaluated as
-//! usual.
+//! usual. Small tests of state bits that only arms read ([`NextPlan::arm_only`]) are closures
+//! called in the arms, so that a step evaluates those of the played moves only.
 
 use std::collections::BTreeMap;
 
@@ -37,7 +38,14 @@ pub(super) struct NextPlan {
     pub reads: Vec<Lit>,
     /// The disjuncts read from per-move tables.
     pub tables: NextTables,
+    /// Props that only the arms read, each a small test of state bits: computed in the arms
+    /// that read them (`Slot::Lazy`), so that a step computes those of the played moves
+    /// only (connectFour: which cell of the column is the lowest empty one).
+    pub arm_only: Vec<u32>,
 }
+
+/// A prop of at most this many literals (plus one) can be computed in the arms.
+const LAZY_WEIGHT: usize = 4;
 
 /// Takes the next props apart (see the module documentation).
 pub(super) fn plan(ir: &Ir) -> NextPlan {
@@ -61,7 +69,10 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
         arms: vec![BTreeMap::new(); ir.roles.len()],
         reads: Vec::new(),
         tables: NextTables::new(ir, words),
+        arm_only: Vec::new(),
     };
+    // Props read outside the arms.
+    let mut outside = vec![false; n];
     for (b, &l) in ir.next.iter().enumerate() {
         let b = b as u32;
         let own = match l.input {
@@ -73,6 +84,9 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
             _ => None,
         };
         let Some(p) = own else {
+            if let Input::Prop(q) = l.input {
+                outside[q as usize] = true;
+            }
             plan.reads.push(l);
             plan.free.push(None);
             continue;
@@ -100,12 +114,42 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
                             .or_default()
                             .push((b, rest));
                     }
-                    None => free.push(c.clone()),
+                    None => {
+                        for x in &c {
+                            if let Input::Prop(q) = x.input {
+                                outside[q as usize] = true;
+                            }
+                        }
+                        free.push(c.clone());
+                    }
                 }
             }
         }
         plan.free.push(Some(free));
     }
+    let mut in_arms = vec![false; n];
+    for arms in &plan.arms {
+        for (_, rest) in arms.values().flatten() {
+            for x in rest {
+                if let Input::Prop(q) = x.input {
+                    in_arms[q as usize] = true;
+                }
+            }
+        }
+    }
+    plan.arm_only = (0..n)
+        .filter(|&p| in_arms[p] && !outside[p] && group_of[p].is_none())
+        .filter(|&p| {
+            let prop = &ir.props[p];
+            super::cone::prop_weight(ir, p as u32) <= LAZY_WEIGHT
+                && prop
+                    .disjuncts
+                    .iter()
+                    .flatten()
+                    .all(|x| matches!(x.input, Input::Bit(_) | Input::Const(_)))
+        })
+        .map(|p| p as u32)
+        .collect();
     plan
 }
 
