@@ -44,16 +44,9 @@ pub(super) fn legal_fn(
 ) -> TokenStream {
     // Families only where the props are computed in the function (not in shared chunks).
     let plan = match shared {
-        None => families(ir, options, r, moves, assume),
-        Some(_) => Families::default(),
+        None => LegalPlan::new(ir, options, r, name, moves, assume),
+        Some(_) => LegalPlan::without_families(ir, r, name, moves),
     };
-    let in_family: Vec<usize> = plan.members.iter().flatten().map(|&(_, m)| m).collect();
-    let rest: Vec<usize> = moves
-        .iter()
-        .copied()
-        .filter(|m| !in_family.contains(m))
-        .collect();
-    let tables = plan.tables(ir, r, name);
     let (ret, extra_param) = match words {
         Some(n) => {
             let nl = Literal::usize_unsuffixed(n);
@@ -69,14 +62,86 @@ pub(super) fn legal_fn(
             name,
             per_state: true,
             moves: false,
-            roots: rest.iter().map(|&m| ir.legal[r][m]).collect(),
+            roots: plan.roots(ir),
             ret,
             extra_param,
-            tail: &|e| legal_pushes(&rest, &|m| e(ir.legal[r][m]), &plan, name, words),
+            tail: &|e| plan.tail(ir, e, words),
             lazy: &[],
         },
     );
+    let tables = &plan.tables;
     quote! { #tables #f }
+}
+
+/// How the legal moves of a role are computed: the moves tested one by one from the props
+/// of the cone, and the families tested by shifts of the state.
+pub(super) struct LegalPlan {
+    r: usize,
+    /// The name of the function (the tables are named after it).
+    name: String,
+    families: Families,
+    /// The moves not in a family, ascending.
+    rest: Vec<usize>,
+    /// The `static` tables of the families.
+    pub(super) tables: TokenStream,
+}
+
+impl LegalPlan {
+    /// The plan of the function `name` computing the legal moves `moves` (ascending) of
+    /// role `r`; `assume`: a state-bit literal known to hold when it is called.
+    pub(super) fn new(
+        ir: &Ir,
+        options: &CodegenOptions,
+        r: usize,
+        name: &str,
+        moves: &[usize],
+        assume: Option<Lit>,
+    ) -> LegalPlan {
+        Self::with(ir, r, name, moves, families(ir, options, r, moves, assume))
+    }
+
+    fn without_families(ir: &Ir, r: usize, name: &str, moves: &[usize]) -> LegalPlan {
+        Self::with(ir, r, name, moves, Families::default())
+    }
+
+    fn with(ir: &Ir, r: usize, name: &str, moves: &[usize], families: Families) -> LegalPlan {
+        let in_family: Vec<usize> = families.members.iter().flatten().map(|&(_, m)| m).collect();
+        let rest = moves
+            .iter()
+            .copied()
+            .filter(|m| !in_family.contains(m))
+            .collect();
+        let tables = families.tables(ir, r, name);
+        LegalPlan {
+            r,
+            name: name.to_string(),
+            families,
+            rest,
+            tables,
+        }
+    }
+
+    /// The literals the moves tested one by one read.
+    pub(super) fn roots(&self, ir: &Ir) -> Vec<Lit> {
+        self.rest.iter().map(|&m| ir.legal[self.r][m]).collect()
+    }
+
+    /// The end of the function, given the expressions of literals: with `words`, an
+    /// expression of the words of legal bits, otherwise statements pushing onto `out`.
+    pub(super) fn tail(
+        &self,
+        ir: &Ir,
+        e: &dyn Fn(Lit) -> TokenStream,
+        words: Option<usize>,
+    ) -> TokenStream {
+        legal_pushes(
+            &self.rest,
+            &|m| e(ir.legal[self.r][m]),
+            &self.families,
+            &self.name,
+            words,
+        )
+    }
 }
 
 /// State bits (offset from the first bit, negated) that a move needs.

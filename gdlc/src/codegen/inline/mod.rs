@@ -11,6 +11,9 @@
 //! together are large, props are computed in chunks shared by every output instead, memoised
 //! per thread for the last state asked (see `cone.rs`); there, the props that read only one
 //! role's move are computed for the move played only (`played_<r>`, see `played.rs`).
+//! Otherwise, when the cones of `terminal` and of the legal moves overlap much and no role's
+//! legal moves have a guard, these outputs are computed together by one function, memoised
+//! per thread for the last state (`together.rs`).
 //!
 //! `legal_<r>` tests first the state bit that most of the role's moves need (typically whose
 //! turn it is): when it fails, only the moves that do not need it are evaluated
@@ -42,6 +45,7 @@ mod next;
 mod next_tables;
 mod played;
 mod shifts;
+mod together;
 mod tokens;
 
 use super::{CodegenOptions, GameBodies};
@@ -68,22 +72,29 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     if let Some(sh) = &shared {
         items.extend(shared_chunk_fns(ir, options, sh));
     }
-    let terminal = cone_fn(
-        ir,
-        options,
-        shared.as_ref(),
-        &ConeSpec {
-            name: "terminal",
-            per_state: true,
-            moves: false,
-            roots: vec![ir.terminal],
-            ret: Some(quote! { bool }),
-            extra_param: quote! {},
-            tail: &|e| e(ir.terminal),
-            lazy: &[],
-        },
-    );
-    items.push(terminal);
+    // `terminal` and the legal moves computed together (`together.rs`), or each apart.
+    let together = shared.is_none().then(|| together::plan(ir)).flatten();
+    if let Some(words) = &together {
+        items.extend(together::items(ir, options, words));
+    }
+    let terminal = together.is_none().then(|| {
+        cone_fn(
+            ir,
+            options,
+            shared.as_ref(),
+            &ConeSpec {
+                name: "terminal",
+                per_state: true,
+                moves: false,
+                roots: vec![ir.terminal],
+                ret: Some(quote! { bool }),
+                extra_param: quote! {},
+                tail: &|e| e(ir.terminal),
+                lazy: &[],
+            },
+        )
+    });
+    items.extend(terminal);
     let mut legal_arms = Vec::new();
     // `None` once a role's moves are pushed rather than returned as words.
     let mut pick_arms = Some(Vec::new());
@@ -98,6 +109,8 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
         let all: Vec<usize> = (0..ir.legal[r].len()).collect();
         let words = legal_words(ir, r);
         match legal_guard(ir, r) {
+            // Made by `together::items`.
+            _ if together.is_some() => {}
             // Most moves need the guard (whose turn it is): when it fails, only the others
             // are evaluated.
             Some((guard, without)) => {
