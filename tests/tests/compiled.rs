@@ -12,7 +12,9 @@
 //!
 //! A game for which gdlc picks the inline backend is also compiled with the propnet backend
 //! (the module `GAME@propnet`, checked by the same trial), so that both backends of the code
-//! generator are checked.
+//! generator are checked. This repository's GDL-II descriptions ([`gdl2_games`]) and gdlc's
+//! fixtures ([`fixture_games`]) are also compiled with their props in shared chunks
+//! (`GAME@shared`, the mode of large games); they need no corpus.
 //!
 //! A game of the CI set that does not compile, does not build or disagrees fails its trial;
 //! nothing is skipped. The trials are ignored, after one line saying so, when the corpus is
@@ -96,7 +98,7 @@ impl Setup {
             Duration::from_secs(600),
             |&i| {
                 let source = read_game(&games[i].kif);
-                if games[i].collection == GDL2 {
+                if games[i].collection == GDL2 || games[i].collection == FIXTURES {
                     compile_variants(&games[i], &source)
                 } else {
                     compile_both(&games[i], &source)
@@ -183,6 +185,25 @@ fn gdl2_games() -> Vec<CorpusGame> {
                 .to_string_lossy()
                 .into_owned(),
             kif,
+            trace: None,
+        })
+        .collect()
+}
+
+/// The collection name of the compiler's own fixtures played here ([`fixture_games`]).
+const FIXTURES: &str = "fixtures";
+
+/// Fixtures of gdlc's tests whose generated code only playing checks: `playedArms.kif`, whose
+/// props decided by one role's move are computed per move in its `@shared` module
+/// (`played_<r>`, snapshot in `gdlc/tests/played_arms.rs`). They need no corpus.
+fn fixture_games() -> Vec<CorpusGame> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    ["playedArms"]
+        .into_iter()
+        .map(|name| CorpusGame {
+            collection: FIXTURES.into(),
+            name: name.into(),
+            kif: root.join(format!("../gdlc/tests/fixtures/{name}.kif")),
             trace: None,
         })
         .collect()
@@ -291,7 +312,8 @@ fn main() {
             Err(format!("only {} games in the CI set", CI_GAMES.len()).into())
         }
     })];
-    // The CI set needs the corpus; the GDL-II descriptions of this repository do not.
+    // The CI set needs the corpus; the GDL-II descriptions and fixtures of this repository do
+    // not.
     let (all, ci_names): (Vec<CorpusGame>, &[&str]) = match corpus_or_notice("compiled") {
         Some(all) => (all, CI_GAMES),
         None => {
@@ -301,11 +323,11 @@ fn main() {
     };
     let mut games: Vec<CorpusGame> = Vec::new();
     let shared = Arc::new(OnceLock::<Shared>::new());
-    let gdl2 = gdl2_games();
+    let own: Vec<CorpusGame> = gdl2_games().into_iter().chain(fixture_games()).collect();
     let selected = ci_names
         .iter()
         .map(|name| (name.to_string(), find_game(&all, name)))
-        .chain(gdl2.iter().map(|g| (g.name.clone(), Some(g))));
+        .chain(own.iter().map(|g| (g.name.clone(), Some(g))));
     for (name, game) in selected {
         let Some(game) = game else {
             trials.push(Trial::test(name.clone(), move || {

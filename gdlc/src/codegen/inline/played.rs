@@ -10,6 +10,9 @@
 //! is not computed at all: its scratch bit stays clear. The other props that read moves, and
 //! `next`, read these from the scratch bitset as before. A role whose arms would hold more
 //! than [`MAX_GROWTH`] times the code of its props keeps them in the chunks.
+//!
+//! `gdlc/tests/played_arms.rs` snapshots the arms of the fixture `playedArms.kif`, and
+//! `tests/tests/compiled.rs` plays it (`playedArms@shared`) against the interpreter.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
