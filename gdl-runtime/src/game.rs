@@ -76,13 +76,7 @@ pub trait Game {
         joint: &mut Vec<Self::Move>,
         next: &mut Self::State,
     ) -> Result<(), RoleIndex> {
-        joint.clear();
-        for r in 0..self.role_count() {
-            let m = self.random_legal_move(state, r, rng, scratch).ok_or(r)?;
-            joint.push(m);
-        }
-        self.next_state(state, joint, next);
-        Ok(())
+        default_random_step(self, state, rng, scratch, joint, next)
     }
 
     /// Writes into `next` the state that follows `state` when every role `r` plays `joint[r]`.
@@ -187,4 +181,24 @@ pub enum Declared {
 pub struct Declarations {
     pub base: Declared,
     pub input: Declared,
+}
+
+/// What [`Game::random_step`] does unless a game overrides it (and what a compiled binary's
+/// `traces` check compares an override with): each role's [`Game::random_legal_move`] into
+/// `joint`, then [`Game::next_state`].
+pub fn default_random_step<G: Game + ?Sized>(
+    game: &G,
+    state: &G::State,
+    rng: &mut SplitMix64,
+    scratch: &mut Vec<G::Move>,
+    joint: &mut Vec<G::Move>,
+    next: &mut G::State,
+) -> Result<(), RoleIndex> {
+    joint.clear();
+    for r in 0..game.role_count() {
+        let m = game.random_legal_move(state, r, rng, scratch).ok_or(r)?;
+        joint.push(m);
+    }
+    game.next_state(state, joint, next);
+    Ok(())
 }
