@@ -76,6 +76,17 @@ impl NLit {
             }
         }
     }
+
+    /// The distinct variables of the literal, in order of first occurrence.
+    pub fn distinct_vars(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.for_each_var(&mut |v| {
+            if !out.contains(&v) {
+                out.push(v)
+            }
+        });
+        out
+    }
 }
 
 /// A flat rule: `head <= body[0] & body[1] & ...`.

@@ -256,7 +256,18 @@ impl JoinProgram {
     }
 
     /// The values of join `j`'s outputs, reading node values through `read`.
-    pub fn evaluate(&self, j: usize, read: &dyn Fn(u32) -> bool) -> Vec<bool> {
+    pub fn evaluate(&self, j: usize, read: &impl Fn(u32) -> bool) -> Vec<bool> {
+        self.evaluate_in(j, read, &mut JoinScratch::default())
+    }
+
+    /// [`JoinProgram::evaluate`] with the memory of `scratch` (kept by the caller between
+    /// evaluations, so that one evaluation allocates little).
+    pub fn evaluate_in(
+        &self,
+        j: usize,
+        read: &impl Fn(u32) -> bool,
+        scratch: &mut JoinScratch,
+    ) -> Vec<bool> {
         let Some(join) = self.joins.get(j) else {
             return Vec::new();
         };
@@ -271,8 +282,9 @@ impl JoinProgram {
             }
             true
         };
-        let mut calls = Calls::default();
-        self.solve(&join.rule, 0, &mut env, read, &mut calls, &mut found);
+        let calls = &mut scratch.calls;
+        calls.clear();
+        self.solve(&join.rule, 0, &mut env, read, calls, &mut found);
         out
     }
 
@@ -283,7 +295,7 @@ impl JoinProgram {
         rule: &Rule,
         k: usize,
         env: &mut [Value],
-        read: &dyn Fn(u32) -> bool,
+        read: &impl Fn(u32) -> bool,
         calls: &mut Calls,
         found: &mut dyn FnMut(&[Value]) -> bool,
     ) -> bool {
@@ -369,8 +381,7 @@ impl JoinProgram {
                 args,
                 negated,
             } => {
-                let values: Vec<Value> = args.iter().map(|&a| value(a, env)).collect();
-                let holds = !values.contains(&UNBOUND) && self.call(*relation, values, read, calls);
+                let holds = self.call(*relation, args, env, read, calls);
                 if holds != *negated {
                     self.solve(rule, k + 1, env, read, calls, found)
                 } else {
@@ -388,39 +399,59 @@ impl JoinProgram {
         }
     }
 
-    /// Whether lazy relation `relation` holds for `values` (see [`Calls`]).
+    /// Whether lazy relation `relation` holds for the values of `args` in `env` (false when
+    /// one is unbound; see [`Calls`]).
     fn call(
         &self,
         relation: u32,
-        values: Vec<Value>,
-        read: &dyn Fn(u32) -> bool,
+        args: &[Arg],
+        env: &[Value],
+        read: &impl Fn(u32) -> bool,
         calls: &mut Calls,
     ) -> bool {
-        let key = (relation, values);
-        if let Some(&known) = calls.known.get(&key) {
+        // The goal, `relation` then its arguments, on top of the goals being proved.
+        let start = calls.goals.len();
+        calls.goals.push(relation);
+        calls.goals.extend(args.iter().map(|&a| value(a, env)));
+        let end = calls.goals.len();
+        let known = if calls.goals[start + 1..].contains(&UNBOUND) {
+            Some(false)
+        } else {
+            calls.known.get(&calls.goals[start..]).copied()
+        };
+        if let Some(known) = known {
+            calls.goals.truncate(start);
             return known;
         }
-        if let Some(p) = calls.stack.iter().position(|k| *k == key) {
+        let goal = &calls.goals[start..end];
+        if let Some(p) = calls
+            .stack
+            .iter()
+            .position(|&(a, b)| &calls.goals[a..b] == goal)
+        {
             // A goal already being proved: a proof through it would be no shorter.
             calls.lowest = calls.lowest.min(p);
-            return false;
-        }
-        if calls.stack.len() >= MAX_CALL_DEPTH {
-            calls.lowest = 0;
+            calls.goals.truncate(start);
             return false;
         }
         let Some(rules) = self.lazy.get(relation as usize) else {
+            calls.goals.truncate(start);
             return false;
         };
+        if calls.stack.len() >= MAX_CALL_DEPTH {
+            calls.lowest = 0;
+            calls.goals.truncate(start);
+            return false;
+        }
         let me = calls.stack.len();
         let outer = std::mem::replace(&mut calls.lowest, usize::MAX);
-        calls.stack.push(key);
-        let values = calls.stack[me].1.clone();
+        calls.stack.push((start, end));
         let mut hit = false;
         for rule in rules {
             let mut env = vec![UNBOUND; rule.vars as usize];
+            let values = &calls.goals[start + 1..end];
             let unified = rule.head.len() == values.len()
-                && rule.head.iter().zip(&values).all(|(a, &x)| match *a {
+                && rule.head.iter().zip(values).all(|(a, &x)| match *a {
                     Arg::Const(c) => c == x,
                     Arg::Var(v) => {
                         let slot = &mut env[v as usize];
@@ -441,22 +472,30 @@ impl JoinProgram {
                 break;
             }
         }
-        let key = calls.stack.pop().unwrap_or_default();
+        calls.stack.pop();
         let inner = calls.lowest;
         // A failure that met only goals this call started is final; one that met a goal
         // below it on the stack may be a success in another context.
         if hit || inner >= me {
-            calls.known.insert(key, hit);
+            calls.known.insert(calls.goals[start..end].to_vec(), hit);
             calls.lowest = outer;
         } else {
             calls.lowest = outer.min(inner);
         }
+        calls.goals.truncate(start);
         hit
     }
 }
 
 /// The deepest nesting of lazy calls; a deeper call fails (a limit, like the interpreter's).
 const MAX_CALL_DEPTH: usize = 512;
+
+/// The memory of [`JoinProgram::evaluate_in`], kept between evaluations by its caller (one per
+/// thread: the engine).
+#[derive(Clone, Debug, Default)]
+pub struct JoinScratch {
+    calls: Calls,
+}
 
 /// The lazy calls of one evaluation (one state): their answers, and the goals being proved.
 ///
@@ -466,17 +505,34 @@ const MAX_CALL_DEPTH: usize = 512;
 /// that does not), so the recursion ends for any relation over finitely many values. Answers
 /// are kept for the rest of the evaluation: a success always, a failure only when it met no
 /// goal lower on the stack (which might still succeed by another way).
+///
+/// A goal is its relation followed by its arguments; the goals being proved lie end to end in
+/// `goals`, so that asking a known goal allocates nothing.
+#[derive(Clone, Debug)]
 struct Calls {
-    known: HashMap<(u32, Vec<Value>), bool>,
-    stack: Vec<(u32, Vec<Value>)>,
+    known: HashMap<Vec<Value>, bool>,
+    goals: Vec<Value>,
+    /// The goals being proved: their ranges in `goals`.
+    stack: Vec<(usize, usize)>,
     /// The lowest stack position a failed call met while on the stack (`usize::MAX`: none).
     lowest: usize,
+}
+
+impl Calls {
+    /// Forgets the answers (a new state), keeping the memory.
+    fn clear(&mut self) {
+        self.known.clear();
+        self.goals.clear();
+        self.stack.clear();
+        self.lowest = usize::MAX;
+    }
 }
 
 impl Default for Calls {
     fn default() -> Self {
         Calls {
             known: HashMap::default(),
+            goals: Vec::new(),
             stack: Vec::new(),
             lowest: usize::MAX,
         }

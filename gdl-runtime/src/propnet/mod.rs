@@ -93,7 +93,7 @@ mod order;
 mod simplify;
 mod text;
 
-pub use join::{ALWAYS, Arg, JoinProgram, Rule, Step, Table, Value};
+pub use join::{ALWAYS, Arg, JoinProgram, JoinScratch, Rule, Step, Table, Value};
 pub use text::{DecodeError, FORMAT_VERSION};
 
 /// A count that never reaches zero: the base of a gate that is never true.
@@ -143,6 +143,8 @@ pub struct Engine<'n> {
     work: Vec<i32>,
     group_values: Vec<bool>,
     todo: Vec<u32>,
+    /// The memory of the run-time joins' evaluations.
+    join_scratch: JoinScratch,
     /// The engine's numbering of the nodes (see [`order`]): every array above is indexed by
     /// it; the numbers of the network are translated where the outputs are read.
     order: order::Order,
@@ -217,6 +219,7 @@ impl<'n> Engine<'n> {
             work: Vec::new(),
             group_values: Vec::new(),
             todo: Vec::new(),
+            join_scratch: JoinScratch::default(),
             order,
             guards,
             visits: 0,
@@ -309,7 +312,12 @@ impl<'n> Engine<'n> {
         if let Some(&j) = net.group_join.get(g as usize)
             && j != NONE
         {
-            return net.joins.evaluate(j as usize, &|n| self.read(n));
+            let mut scratch = std::mem::take(&mut self.join_scratch);
+            let values = net
+                .joins
+                .evaluate_in(j as usize, &|n| self.read(n), &mut scratch);
+            self.join_scratch = scratch;
+            return values;
         }
         let (a, b) = net.groups[g as usize];
         let len = (b - a) as usize;

@@ -36,6 +36,7 @@ use crate::terms::TermId;
 
 use super::Grounder;
 use super::join::{self, RelKey, rel_key};
+use super::scan_order::scan_order;
 
 /// The rules of a description evaluated at run time.
 #[derive(Clone, Debug, Default)]
@@ -92,17 +93,6 @@ fn unsupported(rule: &NRule, what: &str) -> GroundError {
     ))
 }
 
-/// The distinct variables of a literal, in order of first occurrence.
-fn vars_of(l: &NLit) -> Vec<u32> {
-    let mut out = Vec::new();
-    l.for_each_var(&mut |v| {
-        if !out.contains(&v) {
-            out.push(v)
-        }
-    });
-    out
-}
-
 /// The values variable `v` of `rule` can take: the intersection of its values in the
 /// positive body literals it occurs in (those of lazy relations through their rules).
 /// `None` when no literal bounds it.
@@ -141,7 +131,7 @@ fn domain_in(g: &Grounder<'_>, rule: &NRule, v: u32, ctx: &mut Domains) -> Optio
     let mut out: Option<HashSet<TermId>> = None;
     for l in &rule.body {
         let NLit::Pos(a) = l else { continue };
-        if !vars_of(l).contains(&v) {
+        if !l.distinct_vars().contains(&v) {
             continue;
         }
         let rel = rel_key(a);
@@ -374,6 +364,7 @@ impl JoinBuilder {
         let mut left: Vec<usize> = (0..rule.body.len()).collect();
         let mut steps = Vec::new();
         let is_lazy = |a: &NAtom| g.lazy.contains_key(&rel_key(a));
+        let order = scan_order(g, rule, &bound);
         loop {
             // Filters whose variables are bound.
             let mut placed = true;
@@ -382,7 +373,7 @@ impl JoinBuilder {
                 let mut k = 0;
                 while k < left.len() {
                     let l = &rule.body[left[k]];
-                    let ready = vars_of(l).iter().all(|v| bound.contains(v));
+                    let ready = l.distinct_vars().iter().all(|v| bound.contains(v));
                     let filter = match l {
                         NLit::Pos(a) => is_lazy(a),
                         _ => true,
@@ -396,24 +387,14 @@ impl JoinBuilder {
                     }
                 }
             }
-            // The next scan: most bound variables, then fewest atoms.
-            let next = left
-                .iter()
-                .enumerate()
-                .filter_map(|(k, &i)| match &rule.body[i] {
-                    NLit::Pos(a) if !is_lazy(a) => {
-                        let vs = vars_of(&rule.body[i]);
-                        let nb = vs.iter().filter(|v| bound.contains(v)).count();
-                        Some((k, nb, g.db.atoms(rel_key(a)).len()))
-                    }
-                    _ => None,
-                })
-                .max_by_key(|&(_, nb, size)| (nb, std::cmp::Reverse(size)));
-            let Some((k, _, _)) = next else {
+            // The next scan, in the order expected to cost least ([`scan_order`]).
+            let next = order.iter().find_map(|i| left.iter().position(|l| l == i));
+            let Some(k) = next else {
                 // A lazy literal with free variables: each is bound to the values it can take
                 // (a static table), and the literal is then a test.
                 let free = left.iter().find_map(|&i| match &rule.body[i] {
-                    NLit::Pos(a) if is_lazy(a) => vars_of(&rule.body[i])
+                    NLit::Pos(a) if is_lazy(a) => rule.body[i]
+                        .distinct_vars()
                         .into_iter()
                         .find(|v| !bound.contains(v)),
                     _ => None,
@@ -441,7 +422,7 @@ impl JoinBuilder {
             };
             let i = left.remove(k);
             let NLit::Pos(a) = &rule.body[i] else { break };
-            let cols = vars_of(&rule.body[i]);
+            let cols = rule.body[i].distinct_vars();
             let table = self.table(g, rule, a)?;
             let mut mask = 0u64;
             for (c, v) in cols.iter().enumerate() {
@@ -488,7 +469,7 @@ impl JoinBuilder {
             }
             NLit::Neg(a) => Step::Absent {
                 table: self.table(g, rule, a)?,
-                cols: vars_of(l),
+                cols: l.distinct_vars(),
             },
             NLit::Distinct(x, y) | NLit::Equal(x, y) => Step::Compare {
                 a: arg(x)?,
@@ -503,7 +484,7 @@ impl JoinBuilder {
 
     /// The table of the atoms literal pattern `a` can match.
     fn table(&mut self, g: &Grounder<'_>, rule: &NRule, a: &NAtom) -> Result<u32, GroundError> {
-        let cols = vars_of(&NLit::Pos(a.clone()));
+        let cols = NLit::Pos(a.clone()).distinct_vars();
         let rel = rel_key(a);
         let dynamic = g.dynamic.contains(&rel);
         let mut t = Table {

@@ -34,6 +34,7 @@ pub mod hybrid;
 pub(crate) mod instantiate;
 pub mod join;
 mod pattern;
+mod scan_order;
 pub mod split;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
