@@ -291,6 +291,10 @@ impl Game for Interpreter {
         out.clear();
         if e.ensure(self.legal_rel).is_ok() {
             self.by_role(&e, self.legal_rel, role, out);
+            // The rows come in the order they were derived, which depends on what was asked
+            // before (reversi's differed after a next state): the moves of a state are listed
+            // in one order, so that the same draw picks the same move.
+            out.sort_unstable();
         }
     }
 
