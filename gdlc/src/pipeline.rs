@@ -302,7 +302,9 @@ pub fn run<'a>(
     a.ir_lowered = Some(ir.stats());
     passes.done(&mut a);
     passes.start(Pass::Optimise);
-    optimise::optimise(&mut ir, &options.optimise);
+    let mut optimise_options = options.optimise.clone();
+    optimise_options.progress = options.progress.clone();
+    optimise::optimise(&mut ir, &optimise_options);
     passes.done(&mut a);
     if stop == Stage::Ir {
         a.ir = Some(ir);
@@ -515,6 +517,7 @@ mod tests {
                     let expected = match what {
                         "atoms derived" | "rules instantiated" => Pass::Ground,
                         "items formatted" => Pass::Generate,
+                        "optimisation steps" => Pass::Optimise,
                         other => panic!("unexpected step {other}"),
                     };
                     assert_eq!(pass, Some(expected), "{what}");
@@ -523,7 +526,11 @@ mod tests {
                 }
             }
         }
-        for what in ["rules instantiated", "items formatted"] {
+        for what in [
+            "rules instantiated",
+            "optimisation steps",
+            "items formatted",
+        ] {
             let (done, total) = last_step[what];
             assert!(total > 0 && done == total, "{what}: {done}/{total}");
         }
