@@ -335,13 +335,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     // Dynamic relations too large are asked at run time by that attempt, but they alone do
     // not put it before magic sets: the ground program on demand is much faster at run time
     // (merrills: ground on demand, but not one playout in 20 s with joins at run time).
-    let large_dynamic: Vec<RelKey> = probe.large_dynamic.iter().map(|&(r, _)| r).collect();
-    let start = Hybrid {
-        over_atoms: &probe.over_atoms,
-        deferred: &large_dynamic,
-    };
+    let mut large_dynamic: Vec<RelKey> = probe.large_dynamic.iter().map(|&(r, _)| r).collect();
     let mut hybrid_failed = None;
     if probe.static_too_large {
+        let start = Hybrid {
+            over_atoms: &probe.over_atoms,
+            deferred: &large_dynamic,
+        };
         match ground_hybrid(nprog, options, deadline, start) {
             (Ok(g), _) => return Ok(g),
             (Err(e), false) => hybrid_failed = Some(e),
@@ -389,12 +389,24 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             Err(e) if e.kind == GroundErrorKind::NegativeCycle => last = e,
             Err(e) => {
                 tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "on demand too large");
+                // The relations of the description found too large on demand are deferred
+                // from the start of the hybrid attempt, rather than found again one by one.
+                let heads: HashSet<RelKey> = nprog.rules.iter().map(|r| rel_key(&r.head)).collect();
+                for &(rel, _) in &again.large_dynamic {
+                    if heads.contains(&rel) && !large_dynamic.contains(&rel) {
+                        large_dynamic.push(rel);
+                    }
+                }
                 last = e;
                 break;
             }
         }
     }
     // Last: the rules too large to ground are evaluated at run time.
+    let start = Hybrid {
+        over_atoms: &probe.over_atoms,
+        deferred: &large_dynamic,
+    };
     let result = match hybrid_failed {
         Some(e) => Err(e),
         None => ground_hybrid(nprog, options, deadline, start).0,
