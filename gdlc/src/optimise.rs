@@ -25,6 +25,8 @@ pub struct OptimiseOptions {
     pub constant_bits: bool,
     /// Factor out literals common to the disjuncts of a prop.
     pub factor: bool,
+    /// Told how far optimisation is: the steps done (each a pass over the props).
+    pub progress: crate::progress::ProgressHook,
 }
 
 impl Default for OptimiseOptions {
@@ -32,22 +34,27 @@ impl Default for OptimiseOptions {
         OptimiseOptions {
             constant_bits: true,
             factor: true,
+            progress: Default::default(),
         }
     }
 }
 
 /// Runs every pass.
 pub fn optimise(ir: &mut Ir, options: &OptimiseOptions) {
-    simplify(ir);
+    let mut steps: Vec<fn(&mut Ir)> = vec![simplify];
     if options.constant_bits {
-        constant_bits(ir);
-        simplify(ir);
+        steps.extend([constant_bits as fn(&mut Ir), simplify]);
     }
     if options.factor {
-        factor(ir);
-        simplify(ir);
+        steps.extend([factor as fn(&mut Ir), simplify]);
     }
-    remove_dead(ir);
+    steps.push(remove_dead);
+    let total = steps.len() as u64;
+    for (i, step) in steps.into_iter().enumerate() {
+        options.progress.step("optimisation steps", i as u64, total);
+        step(ir);
+    }
+    options.progress.step("optimisation steps", total, total);
 }
 
 /// Substitutes `subst` into a literal: a reference to prop `p` becomes `subst[p]`.

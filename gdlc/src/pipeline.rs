@@ -32,7 +32,10 @@ use crate::optimise::{self, OptimiseOptions};
 use crate::progress::{Pass, Progress, ProgressHook};
 use crate::stratify::Strata;
 
+mod race;
 mod render;
+
+pub use race::{Lap, Race, RaceOptions};
 
 /// Options of the whole pipeline.
 #[derive(Clone, Debug, Default)]
@@ -48,6 +51,9 @@ pub struct CompileOptions {
     pub progress: ProgressHook,
     /// What a description too large to ground compiles to.
     pub last_resort: LastResort,
+    /// With [`LastResort::EmbeddedInterpreter`], how a hybrid module (rules joined at run time)
+    /// is raced against the interpreter, which is embedded instead when it is faster.
+    pub race: RaceOptions,
 }
 
 /// The grounding time limit (CPU time) when a description too large to ground embeds the
@@ -121,6 +127,8 @@ pub struct Artifacts {
     /// Whether the Rust embeds the interpreter ([`LastResort::EmbeddedInterpreter`]; then
     /// there is no ground program nor IR).
     pub embedded_interpreter: bool,
+    /// The race of a hybrid network against the interpreter ([`race`]), when one was run.
+    pub race: Option<Race>,
     /// The time of each pass that ran.
     pub timings: Vec<(&'static str, Duration)>,
 }
@@ -153,6 +161,8 @@ pub struct CompileStats {
     pub backend: codegen::Backend,
     /// Whether the module embeds the interpreter ([`LastResort::EmbeddedInterpreter`]).
     pub embedded_interpreter: bool,
+    /// The race of a hybrid network against the interpreter, when one was run.
+    pub race: Option<Race>,
     pub timings: Vec<(&'static str, Duration)>,
 }
 
@@ -181,6 +191,7 @@ pub fn compile<'a>(
             stats: CompileStats {
                 rust_bytes: rust.len(),
                 embedded_interpreter: true,
+                race: a.race,
                 timings: a.timings,
                 ..CompileStats::default()
             },
@@ -206,6 +217,7 @@ pub fn compile<'a>(
             rust_bytes: rust.len(),
             backend: a.backend.unwrap_or_default(),
             embedded_interpreter: false,
+            race: a.race,
             timings: a.timings,
         },
         rust,
@@ -264,22 +276,7 @@ pub fn run<'a>(
         {
             passes.done(&mut a);
             passes.start(Pass::Generate);
-            let source = codegen::embedded::EmbeddedSource {
-                type_name: &options.codegen.type_name,
-                name,
-                text,
-                lenient_arities: options.check.lenient_arities,
-            };
-            let reasons = e.into_diagnostics();
-            a.rust = Some(codegen::embedded::embedded_module(&source, &reasons));
-            a.warnings.extend(reasons.into_iter().map(|d| {
-                Diagnostic {
-                    severity: crate::diag::Severity::Warning,
-                    ..d
-                }
-                .with_note("compiled with the reference interpreter embedded: as fast as it")
-            }));
-            a.embedded_interpreter = true;
+            embed(&mut a, options, (name, text), e.into_diagnostics());
             a.normalized = Some(nprog);
             passes.done(&mut a);
             return Ok(a);
@@ -302,7 +299,9 @@ pub fn run<'a>(
     a.ir_lowered = Some(ir.stats());
     passes.done(&mut a);
     passes.start(Pass::Optimise);
-    optimise::optimise(&mut ir, &options.optimise);
+    let mut optimise_options = options.optimise.clone();
+    optimise_options.progress = options.progress.clone();
+    optimise::optimise(&mut ir, &optimise_options);
     passes.done(&mut a);
     if stop == Stage::Ir {
         a.ir = Some(ir);
@@ -310,6 +309,32 @@ pub fn run<'a>(
     }
 
     passes.start(Pass::Generate);
+    if stop == Stage::Rust
+        && options.last_resort == LastResort::EmbeddedInterpreter
+        && options.race.enabled
+        && !ir.joins.is_empty()
+    {
+        let net = codegen::propnet::module_net(&ir);
+        let result = race::race(net, &a.program, &options.race);
+        a.race = Some(result);
+        if result.embed_interpreter {
+            let reason = Diagnostic::error(
+                "hybrid-slower",
+                Default::default(),
+                format!(
+                    "with rules joined at run time, the network visits {:.0} states per CPU \
+                     second, the interpreter {:.0} (in a race of {:?} CPU time each)",
+                    result.network.rate(),
+                    result.interpreter.rate(),
+                    options.race.budget
+                ),
+            );
+            embed(&mut a, options, (name, text), vec![reason]);
+            a.ground = None;
+            passes.done(&mut a);
+            return Ok(a);
+        }
+    }
     let mut codegen_options = options.codegen.clone();
     codegen_options.progress = options.progress.clone();
     let lines = crate::diag::LineIndex::new(text);
@@ -325,6 +350,31 @@ pub fn run<'a>(
     a.rust = Some(rust);
     passes.done(&mut a);
     Ok(a)
+}
+
+/// Makes `a`'s Rust the module that embeds the interpreter ([`LastResort::EmbeddedInterpreter`]),
+/// whose header gives `reasons`; they become warnings.
+fn embed(
+    a: &mut Artifacts,
+    options: &CompileOptions,
+    (name, text): (&str, &str),
+    reasons: Vec<Diagnostic>,
+) {
+    let source = codegen::embedded::EmbeddedSource {
+        type_name: &options.codegen.type_name,
+        name,
+        text,
+        lenient_arities: options.check.lenient_arities,
+    };
+    a.rust = Some(codegen::embedded::embedded_module(&source, &reasons));
+    a.warnings.extend(reasons.into_iter().map(|d| {
+        Diagnostic {
+            severity: crate::diag::Severity::Warning,
+            ..d
+        }
+        .with_note("compiled with the reference interpreter embedded: as fast as it")
+    }));
+    a.embedded_interpreter = true;
 }
 
 /// The pass running, its start, and where it is reported.
@@ -515,6 +565,7 @@ mod tests {
                     let expected = match what {
                         "atoms derived" | "rules instantiated" => Pass::Ground,
                         "items formatted" => Pass::Generate,
+                        "optimisation steps" => Pass::Optimise,
                         other => panic!("unexpected step {other}"),
                     };
                     assert_eq!(pass, Some(expected), "{what}");
@@ -523,7 +574,11 @@ mod tests {
                 }
             }
         }
-        for what in ["rules instantiated", "items formatted"] {
+        for what in [
+            "rules instantiated",
+            "optimisation steps",
+            "items formatted",
+        ] {
             let (done, total) = last_step[what];
             assert!(total > 0 && done == total, "{what}: {done}/{total}");
         }

@@ -1,7 +1,7 @@
 //! How far a compilation is, for a caller that shows it: the library does no I/O, it calls a
 //! [`ProgressHook`] (a no-op by default) with a [`Progress`] when a pass starts and, in the long
 //! passes, as it goes (grounding: rounds of the reachability fixpoint and rules instantiated;
-//! code generation: pieces formatted). The `gdlc` command draws it as a progress bar when
+//! optimisation: its steps, each a pass over the props; code generation: pieces formatted). The `gdlc` command draws it as a progress bar when
 //! standard error is a terminal.
 
 use std::fmt;

@@ -707,6 +707,11 @@ pub fn visits_per_state(net: &Net) -> f64 {
     (e.visits - start) as f64 / states.max(1) as f64
 }
 
+/// The network that the module generated for `ir` ([`items`]) plays.
+pub fn module_net(ir: &Ir) -> Net {
+    build_net(&grouped(ir))
+}
+
 /// `ir` with the literals shared by groups of disjuncts factored out as well
 /// ([`optimise::factor_groups`]): a literal that a role's moves read, such as whose turn it is,
 /// then feeds one gate instead of every move. Only the network is built from it; the cost

@@ -28,12 +28,14 @@ mod db;
 mod deadline;
 pub mod declared;
 mod defer;
+mod early;
 mod error;
 pub(crate) mod fixpoint;
 pub mod hybrid;
 pub(crate) mod instantiate;
 pub mod join;
 mod pattern;
+mod relations;
 mod scan_order;
 pub mod split;
 
@@ -47,9 +49,12 @@ use crate::terms::{TermId, TermStore};
 
 pub use deadline::Deadline;
 use defer::{Hybrid, LARGE_DYNAMIC_SHARE, defer_relations, ground_hybrid};
+use early::EarlyStop;
 pub(crate) use error::unsafe_rule;
 pub use error::{GroundError, GroundErrorKind};
 use join::{Budget, Db, Exhausted, RelKey, rel_key};
+pub(crate) use relations::is_game_output;
+use relations::{dynamic_relations, needed_rules, rules_for};
 
 /// Limits of [`ground`].
 #[derive(Clone, Debug)]
@@ -155,17 +160,6 @@ impl GroundProgram {
     }
 }
 
-/// The relations that the game is read from.
-const OUTPUTS: [RelKey; 7] = [
-    (kw::ROLE, 1),
-    (kw::INIT, 1),
-    (kw::LEGAL, 2),
-    (kw::NEXT, 1),
-    (kw::GOAL, 2),
-    (kw::TERMINAL, 0),
-    (kw::SEES, 2),
-];
-
 /// The state of a grounding: the atoms found so far and the limits.
 pub(crate) struct Grounder<'a> {
     pub options: &'a GroundOptions,
@@ -198,6 +192,8 @@ pub(crate) struct Grounder<'a> {
     pub deferred: HashSet<RelKey>,
     /// The relations defined by rules of the description (not auxiliary ones).
     pub lazy_candidates: HashSet<RelKey>,
+    /// What ends the attempt early, as known to be too large (see [`EarlyStop`]).
+    pub early_stop: EarlyStop,
 }
 
 impl<'a> Grounder<'a> {
@@ -221,6 +217,7 @@ impl<'a> Grounder<'a> {
             atom_limit: options.max_atoms,
             deferred: HashSet::default(),
             lazy_candidates: HashSet::default(),
+            early_stop: EarlyStop::default(),
         }
     }
 }
@@ -268,22 +265,7 @@ impl Grounder<'_> {
 
     /// Fails when the database holds more atoms than allowed.
     pub fn check_atoms(&self, rule: &NRule) -> Result<(), GroundError> {
-        // Hybrid grounding: a large dynamic relation is better asked at run time.
-        let rel = rel_key(&rule.head);
-        if self.hybrid
-            && self.dynamic.contains(&rel)
-            && !is_game_output(rel.0)
-            && self.lazy_candidates.contains(&rel)
-            && self.db.atoms(rel).len() > self.options.max_atoms / LARGE_DYNAMIC_SHARE
-        {
-            let mut e = GroundError::too_large(Diagnostic::error(
-                "grounding-too-large",
-                rule.span,
-                "too large to ground: this relation has too many atoms",
-            ));
-            e.defer = Some(rel);
-            return Err(e);
-        }
+        self.check_early_stop(rule)?;
         if self.db.count() as usize > self.atom_limit.min(self.options.max_atoms) {
             let mut sizes: Vec<(usize, RelKey)> = self
                 .db
@@ -329,6 +311,9 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     // grounds much faster on demand.
     let mut probe = Probe {
         work: options.max_matches / 3,
+        early_stop: EarlyStop::LargeDynamic {
+            share: early::PLAIN_SHARE,
+        },
         ..Probe::default()
     };
     let clock = std::time::Instant::now();
@@ -341,7 +326,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     ) {
         Ok(g) => return Ok(g),
         Err(e) if e.is_too_large() && !probe.out_of_time => {
-            tracing::debug!(elapsed = ?clock.elapsed(), "plain grounding too large");
+            tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), "plain grounding too large");
             e
         }
         Err(e) => return Err(e),
@@ -351,12 +336,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     // Dynamic relations too large are asked at run time by that attempt, but they alone do
     // not put it before magic sets: the ground program on demand is much faster at run time
     // (merrills: ground on demand, but not one playout in 20 s with joins at run time).
-    let start = Hybrid {
-        over_atoms: &probe.over_atoms,
-        deferred: &probe.large_dynamic,
-    };
+    let mut large_dynamic: Vec<RelKey> = probe.large_dynamic.iter().map(|&(r, _)| r).collect();
     let mut hybrid_failed = None;
     if probe.static_too_large {
+        let start = Hybrid {
+            over_atoms: &probe.over_atoms,
+            deferred: &large_dynamic,
+        };
         match ground_hybrid(nprog, options, deadline, start) {
             (Ok(g), _) => return Ok(g),
             (Err(e), false) => hybrid_failed = Some(e),
@@ -383,7 +369,12 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
                 negation,
             },
         );
-        let mut again = Probe::default();
+        let mut again = Probe {
+            early_stop: EarlyStop::LargeDynamic {
+                share: LARGE_DYNAMIC_SHARE,
+            },
+            ..Probe::default()
+        };
         match ground_with(
             &magic.program,
             options,
@@ -392,19 +383,31 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             &mut again,
         ) {
             Ok(mut g) => {
-                tracing::debug!(elapsed = ?clock.elapsed(), ?negation, "grounded on demand");
+                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "grounded on demand");
                 g.stats.demand_driven = true;
                 return Ok(g);
             }
             Err(e) if e.kind == GroundErrorKind::NegativeCycle => last = e,
             Err(e) => {
-                tracing::debug!(elapsed = ?clock.elapsed(), ?negation, "on demand too large");
+                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "on demand too large");
+                // The relations of the description found too large on demand are deferred
+                // from the start of the hybrid attempt, rather than found again one by one.
+                let heads: HashSet<RelKey> = nprog.rules.iter().map(|r| rel_key(&r.head)).collect();
+                for &(rel, _) in &again.large_dynamic {
+                    if heads.contains(&rel) && !large_dynamic.contains(&rel) {
+                        large_dynamic.push(rel);
+                    }
+                }
                 last = e;
                 break;
             }
         }
     }
     // Last: the rules too large to ground are evaluated at run time.
+    let start = Hybrid {
+        over_atoms: &probe.over_atoms,
+        deferred: &large_dynamic,
+    };
     let result = match hybrid_failed {
         Some(e) => Err(e),
         None => ground_hybrid(nprog, options, deadline, start).0,
@@ -412,7 +415,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
     }
-    tracing::debug!(elapsed = ?clock.elapsed(), ok = result.is_ok(), "hybrid grounding done");
+    tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ok = result.is_ok(), "hybrid grounding done");
     match result {
         Ok(g) => Ok(g),
         Err(e) if e.is_too_large() => {
@@ -484,21 +487,6 @@ fn make_lazy(
     Ok(true)
 }
 
-/// A relation the game reads directly, not only through the rules.
-pub(crate) fn is_game_output(rel: crate::ast::Sym) -> bool {
-    use crate::ast::kw;
-    [
-        kw::ROLE,
-        kw::INIT,
-        kw::LEGAL,
-        kw::GOAL,
-        kw::TERMINAL,
-        kw::SEES,
-        kw::NEXT,
-    ]
-    .contains(&rel)
-}
-
 /// What the static phase of an attempt learnt.
 #[derive(Default)]
 struct Probe {
@@ -519,8 +507,10 @@ struct Probe {
     /// Dynamic relations to make lazy (see [`ground_hybrid`]).
     deferred: HashSet<RelKey>,
     /// When the attempt failed as too large: its dynamic relations (not read by the game)
-    /// with more than a [`LARGE_DYNAMIC_SHARE`] of the atom limit.
-    large_dynamic: Vec<RelKey>,
+    /// with more than a [`LARGE_DYNAMIC_SHARE`] of the atom limit, with their atoms.
+    large_dynamic: Vec<(RelKey, usize)>,
+    /// What ends the attempt early.
+    early_stop: EarlyStop,
 }
 
 /// One grounding attempt of `nprog`, whose relations in `guards` are demand relations (left
@@ -549,6 +539,7 @@ fn ground_with(
         hybrid: probe.hybrid,
         deferred: probe.deferred.clone(),
         lazy_candidates: rules.iter().map(|r| rel_key(&r.head)).collect(),
+        early_stop: probe.early_stop,
         ..Grounder::new(options, nprog.symbols.clone(), budget)
     };
     let result = ground_in(&mut g, &rules, probe);
@@ -566,6 +557,7 @@ fn ground_with(
                     && g.db.atoms(rel).len() > large
                     && rules.iter().any(|r| rel_key(&r.head) == rel)
             })
+            .map(|rel| (rel, g.db.atoms(rel).len()))
             .collect();
         probe.large_dynamic.sort_unstable();
         if !probe.large_dynamic.is_empty() {
@@ -573,7 +565,7 @@ fn ground_with(
                 relations = ?probe
                     .large_dynamic
                     .iter()
-                    .map(|(s, a)| format!("{}/{a}", g.symbols.name(*s)))
+                    .map(|((s, a), n)| format!("{}/{a}: {n}", g.symbols.name(*s)))
                     .collect::<Vec<_>>(),
                 "large dynamic relations"
             );
@@ -756,54 +748,4 @@ fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgra
         joins,
         stats,
     })
-}
-
-/// The rules that some relation of [`OUTPUTS`] depends on.
-fn needed_rules(rules: &[NRule]) -> Vec<&NRule> {
-    rules_for(rules, &OUTPUTS)
-}
-
-/// The rules that some relation of `roots` depends on.
-fn rules_for<'r>(rules: &'r [NRule], roots: &[RelKey]) -> Vec<&'r NRule> {
-    let mut by_head: HashMap<RelKey, Vec<&NRule>> = HashMap::default();
-    for r in rules {
-        by_head.entry(rel_key(&r.head)).or_default().push(r);
-    }
-    let mut needed: HashSet<RelKey> = roots.iter().copied().collect();
-    let mut stack: Vec<RelKey> = roots.to_vec();
-    while let Some(rel) = stack.pop() {
-        for r in by_head.get(&rel).into_iter().flatten() {
-            for lit in &r.body {
-                if let NLit::Pos(a) | NLit::Neg(a) = lit
-                    && needed.insert(rel_key(a))
-                {
-                    stack.push(rel_key(a));
-                }
-            }
-        }
-    }
-    rules
-        .iter()
-        .filter(|r| needed.contains(&rel_key(&r.head)))
-        .collect()
-}
-
-/// `true`, `does` and every relation that depends on them.
-fn dynamic_relations(rules: &[&NRule]) -> HashSet<RelKey> {
-    let mut dynamic: HashSet<RelKey> = [(kw::TRUE, 1), (kw::DOES, 2)].into_iter().collect();
-    loop {
-        let before = dynamic.len();
-        for r in rules {
-            let reads = r.body.iter().any(|l| match l {
-                NLit::Pos(a) | NLit::Neg(a) => dynamic.contains(&rel_key(a)),
-                _ => false,
-            });
-            if reads {
-                dynamic.insert(rel_key(&r.head));
-            }
-        }
-        if dynamic.len() == before {
-            return dynamic;
-        }
-    }
 }
