@@ -294,7 +294,7 @@ pub fn run<'a>(
     }
 
     passes.start(Pass::Lower);
-    let mut ir = ir::lower(&g)?;
+    let mut ir = ir::lower_with(&g, &options.progress)?;
     if let Some(nprog) = &a.normalized {
         ir.declarations = ground::declared::declarations(nprog, &ir.roles);
     }
@@ -302,7 +302,9 @@ pub fn run<'a>(
     a.ir_lowered = Some(ir.stats());
     passes.done(&mut a);
     passes.start(Pass::Optimise);
-    optimise::optimise(&mut ir, &options.optimise);
+    let mut optimise_options = options.optimise.clone();
+    optimise_options.progress = options.progress.clone();
+    optimise::optimise(&mut ir, &optimise_options);
     passes.done(&mut a);
     if stop == Stage::Ir {
         a.ir = Some(ir);
@@ -514,6 +516,9 @@ mod tests {
                 Progress::Step { what, done, total } => {
                     let expected = match what {
                         "atoms derived" | "rules instantiated" => Pass::Ground,
+                        "rules linked" | "props lowered" => Pass::Lower,
+                        "remove dead props" | "simplify" | "constant bits" | "factor"
+                        | "passes" => Pass::Optimise,
                         "items formatted" => Pass::Generate,
                         other => panic!("unexpected step {other}"),
                     };
@@ -523,7 +528,13 @@ mod tests {
                 }
             }
         }
-        for what in ["rules instantiated", "items formatted"] {
+        for what in [
+            "rules instantiated",
+            "rules linked",
+            "props lowered",
+            "passes",
+            "items formatted",
+        ] {
             let (done, total) = last_step[what];
             assert!(total > 0 && done == total, "{what}: {done}/{total}");
         }
