@@ -482,13 +482,17 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<
     facts.sort();
     facts.dedup();
     layout::plane_order(g, &mut facts);
-    let bit_of: HashMap<TermId, u32> = facts
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.1, i as u32))
-        .collect();
+    // The bit of each state fact, by term id (dense: every `true` literal looks it up).
+    let mut bits_by_term: Vec<u32> = vec![u32::MAX; store.len()];
+    for (i, f) in facts.iter().enumerate() {
+        bits_by_term[f.1 as usize] = i as u32;
+    }
+    let bit_of = |t: TermId| -> Option<u32> {
+        let b = *bits_by_term.get(t as usize)?;
+        (b != u32::MAX).then_some(b)
+    };
     ir.bits = facts.into_iter().map(|f| f.0).collect();
-    ir.init = g.init.iter().map(|f| bit_of[f]).collect();
+    ir.init = g.init.iter().filter_map(|&f| bit_of(f)).collect();
     ir.init.sort_unstable();
     ir.init.dedup();
 
@@ -665,9 +669,7 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<
     let lit_of = |atom: TermId| -> Lit {
         let args = store.args(atom);
         match (store.functor(atom), args) {
-            (kw::TRUE, [x]) => bit_of
-                .get(x)
-                .map_or(Lit::FALSE, |&b| Lit::pos(Input::Bit(b))),
+            (kw::TRUE, [x]) => bit_of(*x).map_or(Lit::FALSE, |b| Lit::pos(Input::Bit(b))),
             (kw::DOES, [r, m]) => role_of
                 .get(r)
                 .and_then(|&ri| {
@@ -755,7 +757,7 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<
                 }
             }
             (kw::NEXT, [x]) => {
-                let Some(&bit) = bit_of.get(x) else {
+                let Some(bit) = bit_of(*x) else {
                     return Err(internal(g, atom, "a next fact without a state bit"));
                 };
                 ir.next[bit as usize] = lit;
