@@ -30,6 +30,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use crate::ast::{Span, kw};
 use crate::diag::Diagnostic;
 use crate::ground::GroundProgram;
+use crate::progress::ProgressHook;
 use crate::terms::TermId;
 use gdl_runtime::propnet::{ALWAYS, Rule, Step};
 
@@ -415,6 +416,46 @@ impl Ir {
 /// Builds the IR of a ground description. Fails when the ground rules are not stratified
 /// (negation inside a recursive component).
 pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
+    lower_with(g, &ProgressHook::default())
+}
+
+/// The rule numbers of each head node, in rule order, as compressed rows.
+struct RulesOf {
+    start: Vec<u32>,
+    rules: Vec<u32>,
+}
+
+impl RulesOf {
+    fn new(g: &GroundProgram, node_of: &[u32], nodes: usize) -> RulesOf {
+        let mut start = vec![0u32; nodes + 1];
+        for r in &g.rules {
+            start[node_of[r.head as usize] as usize + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut fill = start.clone();
+        let mut rules = vec![0u32; g.rules.len()];
+        for (i, r) in g.rules.iter().enumerate() {
+            let n = node_of[r.head as usize] as usize;
+            rules[fill[n] as usize] = i as u32;
+            fill[n] += 1;
+        }
+        RulesOf { start, rules }
+    }
+
+    /// The rules of node `n` (none for a node past the heads').
+    fn of(&self, n: usize) -> &[u32] {
+        match (self.start.get(n), self.start.get(n + 1)) {
+            (Some(&a), Some(&b)) => &self.rules[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// [`lower`], telling `progress` how far it is (rules linked into the dependency graph, then
+/// props lowered).
+pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<Diagnostic>> {
     let store = &g.store;
     let mut ir = Ir {
         roles: g.roles.iter().map(|&r| g.text(r)).collect(),
@@ -441,13 +482,17 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
     facts.sort();
     facts.dedup();
     layout::plane_order(g, &mut facts);
-    let bit_of: HashMap<TermId, u32> = facts
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.1, i as u32))
-        .collect();
+    // The bit of each state fact, by term id (dense: every `true` literal looks it up).
+    let mut bits_by_term: Vec<u32> = vec![u32::MAX; store.len()];
+    for (i, f) in facts.iter().enumerate() {
+        bits_by_term[f.1 as usize] = i as u32;
+    }
+    let bit_of = |t: TermId| -> Option<u32> {
+        let b = *bits_by_term.get(t as usize)?;
+        (b != u32::MAX).then_some(b)
+    };
     ir.bits = facts.into_iter().map(|f| f.0).collect();
-    ir.init = g.init.iter().map(|f| bit_of[f]).collect();
+    ir.init = g.init.iter().filter_map(|&f| bit_of(f)).collect();
     ir.init.sort_unstable();
     ir.init.dedup();
 
@@ -481,16 +526,20 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         .collect();
 
     // Derived atoms: the heads, ordered by the strongly connected components of their
-    // dependencies.
-    let mut node_of: HashMap<TermId, NodeIndex> = HashMap::default();
-    let mut graph: DiGraph<TermId, bool> = DiGraph::new();
-    let mut rules_of: HashMap<TermId, Vec<usize>> = HashMap::default();
-    for (i, r) in g.rules.iter().enumerate() {
-        rules_of.entry(r.head).or_default().push(i);
-        node_of
-            .entry(r.head)
-            .or_insert_with(|| graph.add_node(r.head));
+    // dependencies. Maps from atoms are dense vectors over the store's term ids (`NONE`: not
+    // an atom of the graph), not hash maps: lowering touches every atom of every ground rule.
+    const NONE: u32 = u32::MAX;
+    let lowered_every = (g.rules.len() / 64).max(4096);
+    let mut node_of: Vec<u32> = vec![NONE; store.len()];
+    let literals: usize = g.rules.iter().map(|r| r.pos.len() + r.neg.len()).sum();
+    let mut graph: DiGraph<TermId, bool> = DiGraph::with_capacity(g.rules.len(), literals);
+    for r in &g.rules {
+        if node_of[r.head as usize] == NONE {
+            node_of[r.head as usize] = graph.add_node(r.head).index() as u32;
+        }
     }
+    // The rules of each head node, in rule order (compressed rows).
+    let rules_of = RulesOf::new(g, &node_of, graph.node_count());
     // A join is a node (a term id past the store's) between the atoms its tables read and
     // its outputs.
     let join_node = |k: usize| u32::MAX - k as u32;
@@ -500,16 +549,22 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         let jn = graph.add_node(join_node(k));
         join_nodes.push(jn);
         for &a in &j.outputs {
-            let n = *node_of.entry(a).or_insert_with(|| graph.add_node(a));
-            graph.add_edge(jn, n, false);
+            let slot = &mut node_of[a as usize];
+            if *slot == NONE {
+                *slot = graph.add_node(a).index() as u32;
+            }
+            graph.add_edge(jn, NodeIndex::new(node_of[a as usize] as usize), false);
         }
     }
+    let node = |a: TermId| -> Option<NodeIndex> {
+        let n = *node_of.get(a as usize)?;
+        (n != NONE).then(|| NodeIndex::new(n as usize))
+    };
     // Edges from body atoms to heads (duplicates are harmless); negative ones kept apart.
     let mut negative_edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
     let mut self_loops: Vec<bool> = vec![false; graph.node_count()];
-    let mut read_by_joins: HashMap<usize, Vec<TermId>> = HashMap::default();
     for (k, j) in g.joins.joins.iter().enumerate() {
-        let atoms = read_by_joins.entry(k).or_default();
+        let mut atoms = Vec::new();
         for t in tables_read(&j.rule.steps, &g.joins.lazy) {
             if let Some(t) = g.joins.tables.get(t as usize) {
                 atoms.extend(t.signals.iter().copied().filter(|&s| s != ALWAYS));
@@ -518,20 +573,23 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         atoms.sort_unstable();
         atoms.dedup();
         for &a in atoms.iter() {
-            if let Some(&b) = node_of.get(&a) {
+            if let Some(b) = node(a) {
                 graph.add_edge(b, join_nodes[k], false);
             }
         }
     }
-    for r in &g.rules {
-        let h = node_of[&r.head];
+    for (i, r) in g.rules.iter().enumerate() {
+        if i % lowered_every == 0 {
+            progress.step("rules linked", i as u64, g.rules.len() as u64);
+        }
+        let h = NodeIndex::new(node_of[r.head as usize] as usize);
         for (&a, negative) in r
             .pos
             .iter()
             .map(|a| (a, false))
             .chain(r.neg.iter().map(|a| (a, true)))
         {
-            if let Some(&b) = node_of.get(&a) {
+            if let Some(b) = node(a) {
                 graph.add_edge(b, h, negative);
                 if negative {
                     negative_edges.push((b, h));
@@ -542,6 +600,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             }
         }
     }
+    progress.step("rules linked", g.rules.len() as u64, g.rules.len() as u64);
     let mut sccs = tarjan_scc(&graph);
     sccs.reverse();
     let mut scc_of: Vec<usize> = vec![0; graph.node_count()];
@@ -550,7 +609,9 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
             scc_of[n.index()] = i;
         }
     }
-    let mut prop_of: HashMap<TermId, u32> = HashMap::default();
+    let mut prop_of: Vec<u32> = vec![NONE; store.len()];
+    // The atom of each prop.
+    let mut atom_of: Vec<TermId> = Vec::with_capacity(graph.node_count());
     let mut errors = Vec::new();
     for (k, &jn) in join_nodes.iter().enumerate() {
         if sccs[scc_of[jn.index()]].len() > 1 && errors.is_empty() {
@@ -567,7 +628,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
     }
     for (b, h) in negative_edges {
         if scc_of[b.index()] == scc_of[h.index()] && errors.is_empty() {
-            let origin = rules_of.get(&graph[h]).map_or(0, |r| r[0]);
+            let origin = rules_of.of(h.index()).first().map_or(0, |&r| r as usize);
             errors.push(Diagnostic::error(
                 "negative-cycle",
                 Span::default(),
@@ -586,7 +647,8 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         }
         let start = ir.props.len() as u32;
         for &n in scc {
-            prop_of.insert(graph[n], ir.props.len() as u32);
+            prop_of[graph[n] as usize] = ir.props.len() as u32;
+            atom_of.push(graph[n]);
             ir.props.push(Prop {
                 text: g.text(graph[n]),
                 disjuncts: Vec::new(),
@@ -600,12 +662,14 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
     if !errors.is_empty() {
         return Err(errors);
     }
+    let prop = |atom: TermId| -> Option<u32> {
+        let p = *prop_of.get(atom as usize)?;
+        (p != NONE).then_some(p)
+    };
     let lit_of = |atom: TermId| -> Lit {
         let args = store.args(atom);
         match (store.functor(atom), args) {
-            (kw::TRUE, [x]) => bit_of
-                .get(x)
-                .map_or(Lit::FALSE, |&b| Lit::pos(Input::Bit(b))),
+            (kw::TRUE, [x]) => bit_of(*x).map_or(Lit::FALSE, |b| Lit::pos(Input::Bit(b))),
             (kw::DOES, [r, m]) => role_of
                 .get(r)
                 .and_then(|&ri| {
@@ -614,19 +678,19 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
                         .map(|&mv| Lit::pos(Input::Does { role: ri, mv }))
                 })
                 .unwrap_or(Lit::FALSE),
-            _ => prop_of
-                .get(&atom)
-                .map_or(Lit::FALSE, |&p| Lit::pos(Input::Prop(p))),
+            _ => prop(atom).map_or(Lit::FALSE, |p| Lit::pos(Input::Prop(p))),
         }
     };
-    let mut defined: Vec<(u32, TermId)> = prop_of.iter().map(|(&a, &p)| (p, a)).collect();
-    defined.sort_unstable();
-    for (p, atom) in defined {
-        let atom = &atom;
-        let prop = &mut ir.props[p as usize];
-        for &ri in rules_of.get(atom).map_or(&[][..], Vec::as_slice) {
-            let r = &g.rules[ri];
-            let mut conj: Vec<Lit> = r.pos.iter().map(|&a| lit_of(a)).collect();
+    let total = ir.props.len() as u64;
+    for (p, &atom) in atom_of.iter().enumerate() {
+        if p % lowered_every == 0 {
+            progress.step("props lowered", p as u64, total);
+        }
+        let prop = &mut ir.props[p];
+        for &ri in rules_of.of(node_of[atom as usize] as usize) {
+            let r = &g.rules[ri as usize];
+            let mut conj: Vec<Lit> = Vec::with_capacity(r.pos.len() + r.neg.len());
+            conj.extend(r.pos.iter().map(|&a| lit_of(a)));
             conj.extend(r.neg.iter().map(|&a| lit_of(a).negate()));
             prop.disjuncts.push(conj);
             prop.origins.push(r.origin as u32);
@@ -636,11 +700,12 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
         merge_moves(&mut prop.disjuncts, &mut ir.move_sets);
         prop.disjuncts.sort();
     }
+    progress.step("props lowered", total, total);
     // The joins: their outputs are disjuncts of their atoms' props.
     let mut first_output = 0u32;
     for (k, j) in g.joins.joins.iter().enumerate() {
         for (i, a) in j.outputs.iter().enumerate() {
-            if let Some(&p) = prop_of.get(a) {
+            if let Some(p) = prop(*a) {
                 ir.props[p as usize]
                     .disjuncts
                     .push(vec![Lit::pos(Input::Join(first_output + i as u32))]);
@@ -679,9 +744,9 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
     ir.next = vec![Lit::FALSE; ir.bits.len()];
     ir.goals = vec![Vec::new(); ir.roles.len()];
     ir.sees = vec![Vec::new(); ir.roles.len()];
-    for (&atom, &p) in &prop_of {
+    for (p, &atom) in atom_of.iter().enumerate() {
         let args = store.args(atom);
-        let lit = Lit::pos(Input::Prop(p));
+        let lit = Lit::pos(Input::Prop(p as u32));
         match (store.functor(atom), args) {
             (kw::LEGAL, [r, m]) => {
                 if let Some(&ri) = role_of.get(r) {
@@ -692,7 +757,7 @@ pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
                 }
             }
             (kw::NEXT, [x]) => {
-                let Some(&bit) = bit_of.get(x) else {
+                let Some(bit) = bit_of(*x) else {
                     return Err(internal(g, atom, "a next fact without a state bit"));
                 };
                 ir.next[bit as usize] = lit;

@@ -291,7 +291,7 @@ pub fn run<'a>(
     }
 
     passes.start(Pass::Lower);
-    let mut ir = ir::lower(&g)?;
+    let mut ir = ir::lower_with(&g, &options.progress)?;
     if let Some(nprog) = &a.normalized {
         ir.declarations = ground::declared::declarations(nprog, &ir.roles);
     }
@@ -564,6 +564,9 @@ mod tests {
                 Progress::Step { what, done, total } => {
                     let expected = match what {
                         "atoms derived" | "rules instantiated" => Pass::Ground,
+                        "rules linked" | "props lowered" => Pass::Lower,
+                        "remove dead props" | "simplify" | "constant bits" | "factor"
+                        | "passes" => Pass::Optimise,
                         "items formatted" => Pass::Generate,
                         "optimisation steps" => Pass::Optimise,
                         other => panic!("unexpected step {other}"),
@@ -576,7 +579,9 @@ mod tests {
         }
         for what in [
             "rules instantiated",
-            "optimisation steps",
+            "rules linked",
+            "props lowered",
+            "passes",
             "items formatted",
         ] {
             let (done, total) = last_step[what];
