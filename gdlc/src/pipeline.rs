@@ -568,7 +568,6 @@ mod tests {
                         "remove dead props" | "simplify" | "constant bits" | "factor"
                         | "passes" => Pass::Optimise,
                         "items formatted" => Pass::Generate,
-                        "optimisation steps" => Pass::Optimise,
                         other => panic!("unexpected step {other}"),
                     };
                     assert_eq!(pass, Some(expected), "{what}");
