@@ -794,4 +794,20 @@ mod tests {
         t.truncate(t.len() / 2);
         assert!(Net::decode(&t).is_err());
     }
+
+    /// The edges visited (what the cost model of gdlc reads) count each visited out-edge and
+    /// one per visited node, whatever the engine's layout.
+    #[test]
+    fn visits_count_edges_and_nodes() {
+        let n = net();
+        let mut e = Engine::new(&n);
+        let start = e.visits;
+        e.set_state(&[0b11]);
+        e.set_joint(&[1]);
+        e.set_joint(&[0]);
+        e.set_state(&[0b00]);
+        e.set_state(&[0b01]);
+        e.set_joint(&[u32::MAX]);
+        assert_eq!(e.visits - start, 46);
+    }
 }
