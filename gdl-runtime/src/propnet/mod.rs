@@ -19,7 +19,8 @@
 //! are kept in three runs (plain, plain negated, into groups), so that the loop over a run
 //! adds one constant to each target's count and tests it against one constant. A node's count
 //! and where its edges start are one 8-byte record: the edge that makes a gate pending brings
-//! into the cache what settling it reads.
+//! into the cache what settling it reads. The first two runs follow one word (the length of
+//! the first) in one array; the rare edges into groups are kept apart.
 //!
 //! *Recursive groups* (ground rules that depend on each other positively, such as paths) are
 //! contiguous node ranges whose internal edges are kept apart: when the inputs of a group
@@ -109,13 +110,18 @@ struct Node {
     /// The node's count of true input edges minus its threshold ([`NEVER`] based for gates
     /// that are never true).
     count: i32,
-    /// Where its out-edges are in [`Engine::edges`] (see there), with [`HEAD`] set if the
-    /// node is the first of a group. Its out-edges end where the next node's begin.
+    /// Where its out-edges are in [`Engine::edges`] (see there; they end where the next
+    /// node's begin), with [`HEAD`] set if the node is the first of a group and [`INTO`] if
+    /// it has edges into groups.
     fan: u32,
 }
 
 /// The bit of [`Node::fan`] that says a node is the first of a group.
 const HEAD: u32 = 1 << 31;
+/// The bit of [`Node::fan`] that says a node has edges into groups (in [`Engine::into`]).
+const INTO: u32 = 1 << 30;
+/// The bits of [`Node::fan`] that say where its edges start.
+const AT: u32 = INTO - 1;
 
 /// The values of a [`Net`] for one state and joint move, kept up to date incrementally.
 ///
@@ -131,11 +137,13 @@ pub struct Engine<'n> {
     /// Per node (and one more, whose `fan` ends the last node's edges): its count and
     /// out-edges.
     nodes: Vec<Node>,
-    /// Per node, from its `fan`: two words, the numbers `p` of its plain edges and `q` of its
-    /// negated ones (to gates outside groups), then those `p` and `q` edges, then its edges
-    /// into groups. An edge is `target << 2 | leaf << 1 | negated` (`leaf`: the target has no
-    /// out-edges).
+    /// Per node, from its `fan`: one word, the number `p` of its plain edges (to gates
+    /// outside groups), then those `p` edges, then its negated ones. An edge is
+    /// `target << 2 | leaf << 1 | negated` (`leaf`: the target has no out-edges).
     edges: Vec<u32>,
+    /// The edges into groups (rare), per node from `into_start[n]` to `into_start[n + 1]`.
+    into: Vec<u32>,
+    into_start: Vec<u32>,
     /// One bit per node.
     value: Vec<u64>,
     /// The state the inputs hold.
@@ -173,7 +181,9 @@ impl<'n> Engine<'n> {
         let nodes = net.nodes as usize;
         let order = order::locality_order(net);
         let mut records = Vec::with_capacity(nodes + 1);
-        let mut edges = Vec::with_capacity(net.fan.len() + 2 * nodes);
+        let mut edges = Vec::with_capacity(net.fan.len() + nodes);
+        let mut into = Vec::new();
+        let mut into_start = Vec::with_capacity(nodes + 1);
         let fan_of = |n: usize| {
             net.fan
                 .get(net.fan_start[n] as usize..net.fan_start[n + 1] as usize)
@@ -195,27 +205,34 @@ impl<'n> Engine<'n> {
                 .get(n)
                 .and_then(|&g| net.groups.get(g as usize))
                 .is_some_and(|&(a, _)| a as usize == n);
+            let into_groups = out.iter().any(|&e| e & 2 != 0);
             records.push(Node {
                 count: 0,
-                fan: edges.len() as u32 | if head { HEAD } else { 0 },
+                // (A network of 2^30 edges does not fit in memory.)
+                fan: edges.len() as u32 & AT
+                    | if head { HEAD } else { 0 }
+                    | if into_groups { INTO } else { 0 },
             });
             let plain = |k: u32| move |&&e: &&u32| e & 3 == k;
             edges.push(out.iter().filter(plain(0)).count() as u32);
-            edges.push(out.iter().filter(plain(1)).count() as u32);
             edges.extend(out.iter().filter(plain(0)).map(edge));
             edges.extend(out.iter().filter(plain(1)).map(edge));
-            edges.extend(out.iter().filter(|&&e| e & 2 != 0).map(edge));
+            into_start.push(into.len() as u32);
+            into.extend(out.iter().filter(|&&e| e & 2 != 0).map(edge));
         }
         records.push(Node {
             count: 0,
-            fan: edges.len() as u32,
+            fan: edges.len() as u32 & AT,
         });
+        into_start.push(into.len() as u32);
         let words = nodes.div_ceil(64) + 1;
         let guards = legal::Guards::new(net, &order.new_of);
         let mut e = Engine {
             net,
             nodes: records,
             edges,
+            into,
+            into_start,
             value: vec![0; words],
             state: net.init.clone(),
             joint: vec![u32::MAX; net.moves.len()],
@@ -301,7 +318,8 @@ impl<'n> Engine<'n> {
     fn push_counts(&mut self, n: u32) {
         let v = self.get(n) as u32;
         let (start, end) = self.fan(n);
-        for &e in &self.edges[start + 2..end] {
+        let (a, b) = self.group_edges(n);
+        for &e in self.edges[start + 1..end].iter().chain(&self.into[a..b]) {
             self.nodes[(e >> 2) as usize].count += ((v ^ e) & 1) as i32;
         }
     }
@@ -376,13 +394,20 @@ impl<'n> Engine<'n> {
         }
     }
 
-    /// Where node `n`'s edges are in `edges`: from its two header words to the next node's.
+    /// Where node `n`'s edges are in `edges`: from its header word to the next node's.
     #[inline(always)]
     fn fan(&self, n: u32) -> (usize, usize) {
         let n = n as usize;
-        let start = self.nodes.get(n).map_or(0, |x| x.fan & !HEAD) as usize;
-        let end = self.nodes.get(n + 1).map_or(0, |x| x.fan & !HEAD) as usize;
-        (start, end.max(start + 2))
+        let start = self.nodes.get(n).map_or(0, |x| x.fan & AT) as usize;
+        let end = self.nodes.get(n + 1).map_or(0, |x| x.fan & AT) as usize;
+        (start, end.max(start + 1))
+    }
+
+    /// Where node `n`'s edges into groups are in `into`.
+    fn group_edges(&self, n: u32) -> (usize, usize) {
+        let n = n as usize;
+        let at = |i: usize| self.into_start.get(i).copied().unwrap_or(0) as usize;
+        (at(n), at(n + 1).max(at(n)))
     }
 
     /// Visits the out-edges of node `n`, which became `up`: adds +1 (for an edge whose input
@@ -391,16 +416,14 @@ impl<'n> Engine<'n> {
     #[inline(always)]
     fn visit(&mut self, n: u32, up: u32) {
         let (start, end) = self.fan(n);
-        let Some(&[p, q]) = self.edges.get(start..start + 2) else {
+        let Some(&p) = self.edges.get(start) else {
             return;
         };
-        self.visits += (end - start - 1) as u64;
-        let neg = start + 2 + p as usize;
-        let split = neg + q as usize;
+        let neg = start + 1 + p as usize;
         // An edge whose input became true adds one to its target's count, which crosses zero
         // when it becomes 0; one whose input became false takes one, crossing at -1.
         let (d, cross) = if up != 0 { (1, 0) } else { (-1, -1) };
-        if let Some(pos) = self.edges.get(start + 2..neg) {
+        if let Some(pos) = self.edges.get(start + 1..neg) {
             step(
                 &mut self.nodes,
                 &mut self.value,
@@ -410,7 +433,7 @@ impl<'n> Engine<'n> {
                 cross,
             );
         }
-        if let Some(negs) = self.edges.get(neg..split) {
+        if let Some(negs) = self.edges.get(neg..end) {
             step(
                 &mut self.nodes,
                 &mut self.value,
@@ -420,10 +443,17 @@ impl<'n> Engine<'n> {
                 -1 - cross,
             );
         }
-        if split >= end {
+        let into_groups = self
+            .nodes
+            .get(n as usize)
+            .is_some_and(|x| x.fan & INTO != 0);
+        if !into_groups {
+            self.visits += (end - start) as u64;
             return;
         }
-        for &e in self.edges.get(split..end).unwrap_or(&[]) {
+        let (a, b) = self.group_edges(n);
+        self.visits += (end - start + b - a) as u64;
+        for &e in self.into.get(a..b).unwrap_or(&[]) {
             let t = (e >> 2) as usize;
             if let Some(x) = self.nodes.get_mut(t) {
                 x.count += ((up ^ e) & 1) as i32 * 2 - 1;
