@@ -17,7 +17,10 @@
 //! `order.rs`): still topologically, but each gate placed as soon as what feeds it
 //! is, so that the gates a change reaches lie close together in memory. A node's out-edges
 //! are kept in three runs (plain, plain negated, into groups), so that the loop over a run
-//! adds one constant to each target's count and tests it against one constant.
+//! adds one constant to each target's count and tests it against one constant. A node's count
+//! and where its edges start are one 8-byte record: the edge that makes a gate pending brings
+//! into the cache what settling it reads. The first two runs follow one word (the length of
+//! the first) in one array; the rare edges into groups are kept apart.
 //!
 //! *Recursive groups* (ground rules that depend on each other positively, such as paths) are
 //! contiguous node ranges whose internal edges are kept apart: when the inputs of a group
@@ -99,17 +102,26 @@ pub use text::{DecodeError, FORMAT_VERSION};
 /// A count that never reaches zero: the base of a gate that is never true.
 const NEVER: i32 = i32::MIN / 2;
 
-/// Where a node's out-edges are in [`Engine::edges`]: `start..neg` lead to gates outside
-/// groups, `neg..split` likewise but negated, `split..end` to group members; `head`: the node
-/// is the first of a group.
+/// Per node, what the engine keeps of it, side by side so that settling a gate reads one
+/// record, which the edge that made it pending has just brought into the cache.
 #[derive(Clone, Copy, Debug, Default)]
-struct Fan {
-    start: u32,
-    neg: u32,
-    split: u32,
-    end: u32,
-    head: bool,
+#[repr(C)]
+struct Node {
+    /// The node's count of true input edges minus its threshold ([`NEVER`] based for gates
+    /// that are never true).
+    count: i32,
+    /// Where its out-edges are in [`Engine::edges`] (see there; they end where the next
+    /// node's begin), with [`HEAD`] set if the node is the first of a group and [`INTO`] if
+    /// it has edges into groups.
+    fan: u32,
 }
+
+/// The bit of [`Node::fan`] that says a node is the first of a group.
+const HEAD: u32 = 1 << 31;
+/// The bit of [`Node::fan`] that says a node has edges into groups (in [`Engine::into`]).
+const INTO: u32 = 1 << 30;
+/// The bits of [`Node::fan`] that say where its edges start.
+const AT: u32 = INTO - 1;
 
 /// The values of a [`Net`] for one state and joint move, kept up to date incrementally.
 ///
@@ -122,13 +134,16 @@ struct Fan {
 #[derive(Clone, Debug)]
 pub struct Engine<'n> {
     net: &'n Net,
-    /// Per node: its count of true input edges minus its threshold ([`NEVER`] based for gates
-    /// that are never true).
-    count: Vec<i32>,
-    /// Per node: its out-edges in `edges`.
-    fans: Vec<Fan>,
-    /// Out-edges: `target << 2 | leaf << 1 | negated` (`leaf`: the target has no out-edges).
+    /// Per node (and one more, whose `fan` ends the last node's edges): its count and
+    /// out-edges.
+    nodes: Vec<Node>,
+    /// Per node, from its `fan`: one word, the number `p` of its plain edges (to gates
+    /// outside groups), then those `p` edges, then its negated ones. An edge is
+    /// `target << 2 | leaf << 1 | negated` (`leaf`: the target has no out-edges).
     edges: Vec<u32>,
+    /// The edges into groups (rare), per node from `into_start[n]` to `into_start[n + 1]`.
+    into: Vec<u32>,
+    into_start: Vec<u32>,
     /// One bit per node.
     value: Vec<u64>,
     /// The state the inputs hold.
@@ -167,8 +182,10 @@ impl<'n> Engine<'n> {
     pub fn new(net: &'n Net) -> Engine<'n> {
         let nodes = net.nodes as usize;
         let order = order::locality_order(net);
-        let mut fans = Vec::with_capacity(nodes);
-        let mut edges = Vec::with_capacity(net.fan.len());
+        let mut records = Vec::with_capacity(nodes + 1);
+        let mut edges = Vec::with_capacity(net.fan.len() + nodes);
+        let mut into = Vec::new();
+        let mut into_start = Vec::with_capacity(nodes + 1);
         let fan_of = |n: usize| {
             net.fan
                 .get(net.fan_start[n] as usize..net.fan_start[n + 1] as usize)
@@ -185,32 +202,39 @@ impl<'n> Engine<'n> {
         for &n in &order.old_of {
             let n = n as usize;
             let out = fan_of(n);
-            let start = edges.len() as u32;
-            edges.extend(out.iter().filter(|&&e| e & 3 == 0).map(edge));
-            let neg = edges.len() as u32;
-            edges.extend(out.iter().filter(|&&e| e & 3 == 1).map(edge));
-            let split = edges.len() as u32;
-            edges.extend(out.iter().filter(|&&e| e & 2 != 0).map(edge));
             let head = net
                 .group_of
                 .get(n)
                 .and_then(|&g| net.groups.get(g as usize))
                 .is_some_and(|&(a, _)| a as usize == n);
-            fans.push(Fan {
-                start,
-                neg,
-                split,
-                end: edges.len() as u32,
-                head,
+            let into_groups = out.iter().any(|&e| e & 2 != 0);
+            records.push(Node {
+                count: 0,
+                // (A network of 2^30 edges does not fit in memory.)
+                fan: edges.len() as u32 & AT
+                    | if head { HEAD } else { 0 }
+                    | if into_groups { INTO } else { 0 },
             });
+            let plain = |k: u32| move |&&e: &&u32| e & 3 == k;
+            edges.push(out.iter().filter(plain(0)).count() as u32);
+            edges.extend(out.iter().filter(plain(0)).map(edge));
+            edges.extend(out.iter().filter(plain(1)).map(edge));
+            into_start.push(into.len() as u32);
+            into.extend(out.iter().filter(|&&e| e & 2 != 0).map(edge));
         }
+        records.push(Node {
+            count: 0,
+            fan: edges.len() as u32 & AT,
+        });
+        into_start.push(into.len() as u32);
         let words = nodes.div_ceil(64) + 1;
         let guards = legal::Guards::new(net, &order.new_of);
         let mut e = Engine {
             net,
-            count: Vec::new(),
-            fans,
+            nodes: records,
             edges,
+            into,
+            into_start,
             value: vec![0; words],
             state: net.init.clone(),
             joint: vec![u32::MAX; net.moves.len()],
@@ -251,13 +275,9 @@ impl<'n> Engine<'n> {
         for w in &mut self.value {
             *w = 0;
         }
-        self.count.clear();
-        self.count.extend(
-            self.order
-                .old_of
-                .iter()
-                .map(|&n| base(net.thresh[n as usize])),
-        );
+        for (node, &n) in self.nodes.iter_mut().zip(&self.order.old_of) {
+            node.count = base(net.thresh[n as usize]);
+        }
         for b in 0..net.bits {
             if self.state[(b >> 6) as usize] >> (b & 63) & 1 != 0 {
                 self.toggle(b);
@@ -289,7 +309,7 @@ impl<'n> Engine<'n> {
                 n = b;
                 continue;
             }
-            if n >= first_gate && self.count[n as usize] >= 0 {
+            if n >= first_gate && self.nodes[n as usize].count >= 0 {
                 self.toggle(n);
             }
             self.push_counts(n);
@@ -300,9 +320,10 @@ impl<'n> Engine<'n> {
     /// Adds node `n`'s current value to the counts of its fan-out (full evaluation).
     fn push_counts(&mut self, n: u32) {
         let v = self.get(n) as u32;
-        let f = self.fans[n as usize];
-        for &e in &self.edges[f.start as usize..f.end as usize] {
-            self.count[(e >> 2) as usize] += ((v ^ e) & 1) as i32;
+        let (start, end) = self.fan(n);
+        let (a, b) = self.group_edges(n);
+        for &e in self.edges[start + 1..end].iter().chain(&self.into[a..b]) {
+            self.nodes[(e >> 2) as usize].count += ((v ^ e) & 1) as i32;
         }
     }
 
@@ -323,7 +344,7 @@ impl<'n> Engine<'n> {
         let len = (b - a) as usize;
         let mut work = std::mem::take(&mut self.work);
         work.clear();
-        work.extend_from_slice(&self.count[a as usize..b as usize]);
+        work.extend(self.nodes[a as usize..b as usize].iter().map(|n| n.count));
         let mut values = std::mem::take(&mut self.group_values);
         values.clear();
         values.resize(len, false);
@@ -358,7 +379,8 @@ impl<'n> Engine<'n> {
             self.visit(ev >> 1, ev & 1);
         }
         while let Some(n) = self.pending.take() {
-            if self.fans[n as usize].head {
+            let node = self.nodes[n as usize];
+            if node.fan & HEAD != 0 {
                 let g = self.net.group_of[n as usize];
                 let values = self.group_fixpoint(g);
                 for (i, &v) in values.iter().enumerate() {
@@ -372,7 +394,7 @@ impl<'n> Engine<'n> {
                 self.group_values = values;
                 continue;
             }
-            let v = self.count[n as usize] >= 0;
+            let v = node.count >= 0;
             if v != self.get(n) {
                 self.toggle(n);
                 self.visit(n, u32::from(v));
@@ -380,25 +402,38 @@ impl<'n> Engine<'n> {
         }
     }
 
+    /// Where node `n`'s edges are in `edges`: from its header word to the next node's.
+    #[inline(always)]
+    fn fan(&self, n: u32) -> (usize, usize) {
+        let n = n as usize;
+        let start = self.nodes.get(n).map_or(0, |x| x.fan & AT) as usize;
+        let end = self.nodes.get(n + 1).map_or(0, |x| x.fan & AT) as usize;
+        (start, end.max(start + 1))
+    }
+
+    /// Where node `n`'s edges into groups are in `into`.
+    fn group_edges(&self, n: u32) -> (usize, usize) {
+        let n = n as usize;
+        let at = |i: usize| self.into_start.get(i).copied().unwrap_or(0) as usize;
+        (at(n), at(n + 1).max(at(n)))
+    }
+
     /// Visits the out-edges of node `n`, which became `up`: adds +1 (for an edge whose input
     /// became true) or -1 to their counts, toggling the outputs whose count crossed zero and
     /// marking pending the other gates whose count did and the groups reached.
     #[inline(always)]
     fn visit(&mut self, n: u32, up: u32) {
-        let f = self.fans[n as usize];
-        self.visits += u64::from(f.end - f.start) + 1;
-        let (start, neg, split, end) = (
-            f.start as usize,
-            f.neg as usize,
-            f.split as usize,
-            f.end as usize,
-        );
+        let (start, end) = self.fan(n);
+        let Some(&p) = self.edges.get(start) else {
+            return;
+        };
+        let neg = start + 1 + p as usize;
         // An edge whose input became true adds one to its target's count, which crosses zero
         // when it becomes 0; one whose input became false takes one, crossing at -1.
         let (d, cross) = if up != 0 { (1, 0) } else { (-1, -1) };
-        if let Some(pos) = self.edges.get(start..neg) {
+        if let Some(pos) = self.edges.get(start + 1..neg) {
             step(
-                &mut self.count,
+                &mut self.nodes,
                 &mut self.value,
                 &mut self.pending,
                 pos,
@@ -406,9 +441,9 @@ impl<'n> Engine<'n> {
                 cross,
             );
         }
-        if let Some(negs) = self.edges.get(neg..split) {
+        if let Some(negs) = self.edges.get(neg..end) {
             step(
-                &mut self.count,
+                &mut self.nodes,
                 &mut self.value,
                 &mut self.pending,
                 negs,
@@ -416,13 +451,20 @@ impl<'n> Engine<'n> {
                 -1 - cross,
             );
         }
-        if split == end {
+        let into_groups = self
+            .nodes
+            .get(n as usize)
+            .is_some_and(|x| x.fan & INTO != 0);
+        if !into_groups {
+            self.visits += (end - start) as u64;
             return;
         }
-        for &e in self.edges.get(split..end).unwrap_or(&[]) {
+        let (a, b) = self.group_edges(n);
+        self.visits += (end - start + b - a) as u64;
+        for &e in self.into.get(a..b).unwrap_or(&[]) {
             let t = (e >> 2) as usize;
-            if let Some(c) = self.count.get_mut(t) {
-                *c += ((up ^ e) & 1) as i32 * 2 - 1;
+            if let Some(x) = self.nodes.get_mut(t) {
+                x.count += ((up ^ e) & 1) as i32 * 2 - 1;
             }
             let g = self.net.group_of[t];
             if let Some(&(a, _)) = self.net.groups.get(g as usize) {
@@ -436,7 +478,7 @@ impl<'n> Engine<'n> {
 /// count reaches `cross` and marking the other gates that do pending.
 #[inline(always)]
 fn step(
-    count: &mut [i32],
+    nodes: &mut [Node],
     value: &mut [u64],
     pending: &mut Pending,
     edges: &[u32],
@@ -445,9 +487,9 @@ fn step(
 ) {
     for &e in edges {
         let t = (e >> 2) as usize;
-        let Some(c) = count.get_mut(t) else { continue };
-        *c += d;
-        if *c == cross {
+        let Some(x) = nodes.get_mut(t) else { continue };
+        x.count += d;
+        if x.count == cross {
             if e & 2 != 0 {
                 value[t >> 6] ^= 1 << (t & 63);
             } else {
@@ -789,5 +831,21 @@ mod tests {
         let mut t = net().encode();
         t.truncate(t.len() / 2);
         assert!(Net::decode(&t).is_err());
+    }
+
+    /// The edges visited (what the cost model of gdlc reads) count each visited out-edge and
+    /// one per visited node, whatever the engine's layout.
+    #[test]
+    fn visits_count_edges_and_nodes() {
+        let n = net();
+        let mut e = Engine::new(&n);
+        let start = e.visits;
+        e.set_state(&[0b11]);
+        e.set_joint(&[1]);
+        e.set_joint(&[0]);
+        e.set_state(&[0b00]);
+        e.set_state(&[0b01]);
+        e.set_joint(&[u32::MAX]);
+        assert_eq!(e.visits - start, 46);
     }
 }
