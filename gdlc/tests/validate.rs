@@ -333,8 +333,13 @@ fn both_engines_solve_tic_tac_toe_alike_and_exit_statuses() {
         for backend in ["propnet", "inline"] {
             let (code, compiled) = cli_json(&[path, "--backend", backend], &cache);
             assert_eq!(code, 1, "{name} {backend}");
+            // b may take 2 after either first move of a: two shortest paths, and which one
+            // is found first depends on the engine's order of moves; only their length must
+            // agree there.
+            let tie = name == "move_not_in_input";
             assert_eq!(
-                compiled["findings"], interpreted["findings"],
+                comparable(&compiled["findings"], tie),
+                comparable(&interpreted["findings"], tie),
                 "{name} {backend}"
             );
             assert_eq!(compiled["input"], "checked", "{name} {backend}");
@@ -500,4 +505,16 @@ fn corpus_chess_reaches_terminal_states_without_goal_values() {
         assert_eq!(values, [], "after {} moves", f.path.len());
     }
     assert_eq!(r.exit_status(), 1);
+}
+
+/// Findings as JSON to compare across engines; with `tie`, each path by its length only.
+fn comparable(findings: &serde_json::Value, tie: bool) -> serde_json::Value {
+    let mut f = findings.clone();
+    if tie && let Some(list) = f.as_array_mut() {
+        for finding in list {
+            let len = finding["path"].as_array().map_or(0, Vec::len);
+            finding["path"] = len.into();
+        }
+    }
+    f
 }
