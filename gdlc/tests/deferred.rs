@@ -19,22 +19,7 @@ use gdlc::pipeline::{CompileOptions, Stage, run};
 /// `far` (static, too large under the test's limits) becomes lazy; `hop` reads it, and its
 /// head would have too many atoms: deferred. `legal` reads `hop` positively (`?y`, `?z` bound
 /// by no other literal) and `far` negatively.
-const HOPS: &str = "
-    (role p)
-    (num 0) (num 1) (num 2) (num 3) (num 4) (num 5)
-    (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
-    (<= (far ?x ?y ?z) (num ?x) (num ?y) (num ?z) (distinct ?x ?y) (distinct ?y ?z))
-    (init (at 0))
-    (init (count 0))
-    (<= (hop ?x ?y ?z) (true (at ?x)) (far ?x ?y ?z) (succ ?y ?z))
-    (<= (legal p (go ?y ?z)) (true (at ?x)) (hop ?x ?y ?z))
-    (<= (legal p (jump ?y)) (true (at ?x)) (num ?y) (not (far ?x ?y 0)))
-    (<= (next (at ?z)) (does p (go ?y ?z)))
-    (<= (next (at ?y)) (does p (jump ?y)))
-    (<= (next (count ?n)) (true (count ?m)) (succ ?m ?n))
-    (<= terminal (true (count 5)))
-    (<= (goal p 100) (true (at 5)))
-    (<= (goal p 0) (not (true (at 5))))";
+const HOPS: &str = include_str!("fixtures/hops.kif");
 
 /// Limits small enough that `far` is too large to compute and `hop` too large to list.
 fn options() -> CompileOptions {

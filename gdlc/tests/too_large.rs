@@ -47,22 +47,7 @@ fn the_plain_attempt_stops_at_a_dynamic_relation_past_half_the_atom_limit() {
 
 /// `far` (static, too large under the test's limits) becomes lazy; `hop` reads it, and its
 /// head would have too many atoms: deferred (as in `deferred.rs`).
-const HOPS: &str = "
-    (role p)
-    (num 0) (num 1) (num 2) (num 3) (num 4) (num 5)
-    (succ 0 1) (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5)
-    (<= (far ?x ?y ?z) (num ?x) (num ?y) (num ?z) (distinct ?x ?y) (distinct ?y ?z))
-    (init (at 0))
-    (init (count 0))
-    (<= (hop ?x ?y ?z) (true (at ?x)) (far ?x ?y ?z) (succ ?y ?z))
-    (<= (legal p (go ?y ?z)) (true (at ?x)) (hop ?x ?y ?z))
-    (<= (legal p (jump ?y)) (true (at ?x)) (num ?y) (not (far ?x ?y 0)))
-    (<= (next (at ?z)) (does p (go ?y ?z)))
-    (<= (next (at ?y)) (does p (jump ?y)))
-    (<= (next (count ?n)) (true (count ?m)) (succ ?m ?n))
-    (<= terminal (true (count 5)))
-    (<= (goal p 100) (true (at 5)))
-    (<= (goal p 0) (not (true (at 5))))";
+const HOPS: &str = include_str!("fixtures/hops.kif");
 
 /// A game's options with limits small enough that HOPS compiles to a hybrid module.
 fn hops_options() -> CompileOptions {
