@@ -195,10 +195,12 @@ const FIXTURES: &str = "fixtures";
 
 /// Fixtures of gdlc's tests whose generated code only playing checks: `playedArms.kif`, whose
 /// props decided by one role's move are computed per move in its `@shared` module
-/// (`played_<r>`, snapshot in `gdlc/tests/played_arms.rs`). They need no corpus.
+/// (`played_<r>`, snapshot in `gdlc/tests/played_arms.rs`); `knightMoves.kif`, whose legal
+/// moves from one square share the state bit that makes them legal (listed through tables of
+/// first bit to move). They need no corpus.
 fn fixture_games() -> Vec<CorpusGame> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["playedArms"]
+    ["playedArms", "knightMoves"]
         .into_iter()
         .map(|name| CorpusGame {
             collection: FIXTURES.into(),

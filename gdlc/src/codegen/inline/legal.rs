@@ -272,10 +272,28 @@ fn families(
                 others.extend(group);
             }
         }
-        if others.len() >= MIN_TABLE_FAMILY {
-            others.sort_unstable();
-            out.patterns.push(pattern);
-            out.members.push(others);
+        // A table maps a first bit to one move: members sharing a first bit (a knight's
+        // moves from one square) go to separate tables, the i-th move of each first bit to
+        // the i-th table (knightsTour listed one move a square when they shared one).
+        others.sort_unstable();
+        let mut tables: Vec<Vec<(u32, usize)>> = Vec::new();
+        let mut nth = 0;
+        for (k, &(f, m)) in others.iter().enumerate() {
+            nth = if k > 0 && others[k - 1].0 == f {
+                nth + 1
+            } else {
+                0
+            };
+            if tables.len() <= nth {
+                tables.push(Vec::new());
+            }
+            tables[nth].push((f, m));
+        }
+        for table in tables {
+            if table.len() >= MIN_TABLE_FAMILY {
+                out.patterns.push(pattern.clone());
+                out.members.push(table);
+            }
         }
     }
     out.docs = out
