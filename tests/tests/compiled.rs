@@ -12,7 +12,9 @@
 //!
 //! A game for which gdlc picks the inline backend is also compiled with the propnet backend
 //! (the module `GAME@propnet`, checked by the same trial), so that both backends of the code
-//! generator are checked. This repository's GDL-II descriptions ([`gdl2_games`]) and gdlc's
+//! generator are checked, and with the props of a playout's every state computed word
+//! parallel with their translates (`GAME@wide`, `CodegenOptions::wide_families`, off by
+//! default) when that changes its code. This repository's GDL-II descriptions ([`gdl2_games`]) and gdlc's
 //! fixtures ([`fixture_games`]) are also compiled with their props in shared chunks
 //! (`GAME@shared`, the mode of large games); they need no corpus.
 //!
@@ -72,6 +74,22 @@ fn compile_both(game: &CorpusGame, source: &str) -> Result<Vec<CompiledGame>, St
         let mut pn = compiled::compile_game_with(&game.name, source, Backend::Propnet)?;
         pn.name = format!("{}@propnet", game.name);
         out.push(pn);
+        // The props of a playout's every state computed word parallel with their translates
+        // (off by default), labelled `GAME@wide`, when that changes the code.
+        let mut options = gdlc::CompileOptions::for_game(&game.name);
+        options.codegen.backend = Backend::Inline;
+        options.codegen.wide_families = true;
+        if let Ok(c) = gdlc::compile(source, &options)
+            && c.rust != out[0].rust
+        {
+            out.push(CompiledGame {
+                name: format!("{}@wide", game.name),
+                type_name: c.type_name,
+                backend: c.stats.backend,
+                rust: c.rust,
+                compile_time: Duration::ZERO,
+            });
+        }
     }
     Ok(out)
 }

@@ -89,6 +89,11 @@ pub struct CodegenOptions {
     /// 7-8 MB; 3 MB of kalaha5x2x3 took 93 s on a loaded machine). 2.1 MB: reversi's
     /// per-move arms (`played_<r>`) bring it to 2.0 MB.
     pub inline_max_bytes: usize,
+    /// Whether the inline backend computes the props of the functions a playout calls at
+    /// every state that are translates of one another word parallel (`inline/wide.rs`).
+    /// Off: on englishDraughts it cut the instructions of `terminal` and the legal moves by
+    /// 14% but made playouts 8-10% slower (session 11, task C).
+    pub wide_families: bool,
     /// Told how far formatting is ([`crate::progress`]).
     pub progress: ProgressHook,
 }
@@ -105,6 +110,7 @@ impl Default for CodegenOptions {
             inline_limit: 40_000,
             inline_max_bytes: 2_100_000,
             rule_lines: Vec::new(),
+            wide_families: false,
             progress: ProgressHook::default(),
         }
     }

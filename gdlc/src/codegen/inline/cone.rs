@@ -33,7 +33,15 @@ pub(super) fn cone_fn(
     if let Some(sh) = shared {
         return shared_output_fn(ir, spec, sh, &needed, &name, &params, &args);
     }
-    let chunks = split(ir, &needed, options.chunk_props.max(1));
+    // Props of the functions a playout calls at every state, evaluated with their translates:
+    // a member weighs one literal.
+    let wide =
+        (spec.per_state && options.wide_families).then(|| super::wide::Wide::new(ir, &needed));
+    let weight = |p: u32| match &wide {
+        Some(w) if w.member(p).is_some() => 2,
+        _ => prop_weight(ir, p),
+    };
+    let chunks = split(ir, &needed, options.chunk_props.max(1), &weight);
     let mut slot = vec![Slot::None; ir.props.len()];
     for (c, chunk) in chunks.iter().enumerate() {
         for &p in chunk {
@@ -88,6 +96,7 @@ pub(super) fn cone_fn(
     let view = View {
         slot: &slot,
         sets: &sets,
+        wide: wide.as_ref(),
     };
     let read = |l: Lit| lit_expr(l, &view, u32::MAX);
     let tail = (spec.tail)(&read);
@@ -98,8 +107,7 @@ pub(super) fn cone_fn(
             .unwrap_or_default();
         // A small function may be inlined into the playout loop of another crate: few
         // literals, or few tokens (lines of a board tested by shifts of the state).
-        let weight: usize =
-            needed.iter().map(|&p| prop_weight(ir, p)).sum::<usize>() + spec.roots.len();
+        let weight: usize = needed.iter().map(|&p| weight(p)).sum::<usize>() + spec.roots.len();
         let small = weight <= INLINE_WEIGHT
             || spec.per_state
                 && super::tokens::size(&body) + super::tokens::size(&tail) <= INLINE_TOKENS;
@@ -208,8 +216,9 @@ pub(crate) fn prop_weight(ir: &Ir, p: u32) -> usize {
         .sum::<usize>()
 }
 
-/// Splits the cone into chunks of about `size` literals, never inside a group.
-fn split(ir: &Ir, cone: &[u32], size: usize) -> Vec<Vec<u32>> {
+/// Splits the cone into chunks of about `size` literals (`weight`: a prop's), never inside
+/// a group.
+fn split(ir: &Ir, cone: &[u32], size: usize, weight_of: &dyn Fn(u32) -> usize) -> Vec<Vec<u32>> {
     let group_of = ir.group_of();
     let mut chunks: Vec<Vec<u32>> = Vec::new();
     let mut cur: Vec<u32> = Vec::new();
@@ -223,7 +232,7 @@ fn split(ir: &Ir, cone: &[u32], size: usize) -> Vec<Vec<u32>> {
             chunks.push(std::mem::take(&mut cur));
             weight = 0;
         }
-        weight += prop_weight(ir, p);
+        weight += weight_of(p);
         cur.push(p);
     }
     if !cur.is_empty() {
@@ -437,6 +446,7 @@ pub(super) fn shared_chunk_fns(ir: &Ir, options: &CodegenOptions, sh: &Shared) -
     let view = View {
         slot: &sh.slot,
         sets: &sets,
+        wide: None,
     };
     let mut out = vec![memo_items(ir, sh)];
     out.extend(
@@ -573,6 +583,7 @@ fn shared_output_fn(
     let view = View {
         slot: &sh.slot,
         sets: &sets,
+        wide: None,
     };
     let read = |l: Lit| lit_expr(l, &view, u32::MAX);
     let tail = (spec.tail)(&read);

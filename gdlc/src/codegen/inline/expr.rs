@@ -25,6 +25,8 @@ pub(super) struct View<'a> {
     pub slot: &'a [Slot],
     /// Per move set: its role and its bit in the role's `MOVE_SETS` rows.
     pub sets: &'a [(u32, u32)],
+    /// Props computed word parallel with their translates ([`super::wide`]).
+    pub wide: Option<&'a super::wide::Wide>,
 }
 
 pub(super) fn prop_ident(p: u32) -> Ident {
@@ -237,6 +239,8 @@ pub(super) fn chunk_body(
     let slot = v.slot;
     let group_of = ir.group_of();
     let mut out = TokenStream::new();
+    // The words of families ([`super::wide`]) computed so far in this chunk.
+    let mut wide_words: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < chunk.len() {
         let p = chunk[i];
@@ -281,8 +285,18 @@ pub(super) fn chunk_body(
             continue;
         }
         let id = prop_ident(p);
-        let e = dnf_expr(&ir.props[p as usize].disjuncts, v, c);
         let d = doc(p);
+        if let (Some(wide), Slot::Local { .. }) = (v.wide, slot[p as usize])
+            && let Some((k, f)) = wide.member(p)
+        {
+            out.extend(wide.word_stmts(k, f as usize / 64, &mut wide_words));
+            let e = super::wide::Wide::member_expr(k, f);
+            out.extend(quote! { #d let #id = #e; });
+            out.extend(store_export(p, slot));
+            i += 1;
+            continue;
+        }
+        let e = dnf_expr(&ir.props[p as usize].disjuncts, v, c);
         if matches!(slot[p as usize], Slot::Lazy) {
             out.extend(quote! { #d let #id = || #e; });
             i += 1;

@@ -47,6 +47,7 @@ mod played;
 mod shifts;
 mod together;
 mod tokens;
+mod wide;
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Lit};

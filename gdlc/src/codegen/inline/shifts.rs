@@ -94,7 +94,7 @@ pub(super) fn pattern_word(i: usize, pattern: &[(u32, bool)], firsts: u64) -> To
                 let il = Literal::usize_unsuffixed(i);
                 quote! { state.0[#il] }
             } else {
-                shifted(i, o, firsts)
+                shifted_word(i, o, firsts)
             };
             if negated {
                 quote! { !#x }
@@ -109,7 +109,7 @@ pub(super) fn pattern_word(i: usize, pattern: &[(u32, bool)], firsts: u64) -> To
 }
 
 /// Word `i` of the state shifted right by `o` bits, exact at the bits `firsts`.
-fn shifted(i: usize, o: u32, firsts: u64) -> TokenStream {
+pub(super) fn shifted_word(i: usize, o: u32, firsts: u64) -> TokenStream {
     let j = Literal::usize_unsuffixed(i + o as usize / 64);
     let r = o % 64;
     if r == 0 {
