@@ -447,8 +447,11 @@ impl JoinProgram {
         let outer = std::mem::replace(&mut calls.lowest, usize::MAX);
         calls.stack.push((start, end));
         let mut hit = false;
+        // One environment for the call's rules, cleared for each.
+        let mut env = Vec::new();
         for rule in rules {
-            let mut env = vec![UNBOUND; rule.vars as usize];
+            env.clear();
+            env.resize(rule.vars as usize, UNBOUND);
             let values = &calls.goals[start + 1..end];
             let unified = rule.head.len() == values.len()
                 && rule.head.iter().zip(values).all(|(a, &x)| match *a {
