@@ -22,6 +22,7 @@ pub mod parse;
 pub mod pipeline;
 pub mod print;
 pub mod progress;
+pub mod project;
 pub mod stratify;
 pub mod terms;
 

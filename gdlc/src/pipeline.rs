@@ -8,6 +8,7 @@
 //! | parse | [`crate::frontend`] (KIF or infix, by the source's name) | [`Program`] (the syntax tree) |
 //! | check | [`crate::frontend`], [`crate::check`] | diagnostics; the relation strata ([`Strata`]) |
 //! | normalise | [`crate::normalize`] | flat rules ([`NProgram`]) |
+//! | project | [`crate::project`] | the same, local variables projected out |
 //! | ground | [`crate::ground`] | ground rules over reachable atoms ([`GroundProgram`]) |
 //! | lower | [`crate::ir`] | the propositional circuit ([`Ir`]) |
 //! | optimise | [`crate::optimise`] | the same, simplified |
@@ -30,6 +31,7 @@ use crate::ir::{self, Ir, IrStats};
 use crate::normalize::{self, NProgram, NormalizeOptions};
 use crate::optimise::{self, OptimiseOptions};
 use crate::progress::{Pass, Progress, ProgressHook};
+use crate::project;
 use crate::stratify::Strata;
 
 mod race;
@@ -264,10 +266,13 @@ pub fn run<'a>(
     passes.start(Pass::Normalise);
     let nprog = normalize::normalize(&a.program, options.normalize)?;
     passes.done(&mut a);
+    passes.start(Pass::Project);
+    let projected = project::project(&nprog);
+    passes.done(&mut a);
     passes.start(Pass::Ground);
     let mut ground_options = options.ground.clone();
     ground_options.progress = options.progress.clone();
-    let g = match ground::ground(&nprog, &ground_options) {
+    let g = match ground::ground(&projected, &ground_options) {
         Ok(g) => g,
         Err(e)
             if e.is_too_large()
@@ -548,6 +553,7 @@ mod tests {
             [
                 Pass::ParseCheck,
                 Pass::Normalise,
+                Pass::Project,
                 Pass::Ground,
                 Pass::Lower,
                 Pass::Optimise,

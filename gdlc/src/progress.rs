@@ -14,6 +14,8 @@ pub enum Pass {
     /// Reading and checking the description.
     ParseCheck,
     Normalise,
+    /// Projecting local variables out of rule bodies.
+    Project,
     Ground,
     /// Lowering the ground rules to the IR.
     Lower,
@@ -28,6 +30,7 @@ impl Pass {
         match self {
             Pass::ParseCheck => "parse and check",
             Pass::Normalise => "normalise",
+            Pass::Project => "project",
             Pass::Ground => "ground",
             Pass::Lower => "lower",
             Pass::Optimise => "optimise",
