@@ -29,7 +29,9 @@ pub struct RaceOptions {
     /// than a core each); an engine that has not finished a state by then has lost.
     pub wall_limit: Duration,
     /// The network is kept when its states per CPU second are at least this many times the
-    /// interpreter's.
+    /// interpreter's. Above 1: the laps are short, so a network about as fast as the
+    /// interpreter may win or lose by noise; the margin keeps such a close call on the side
+    /// that cannot be slower than the interpreter.
     pub min_ratio: f64,
     /// The seed of the random playouts.
     pub seed: u64,
@@ -41,7 +43,7 @@ impl Default for RaceOptions {
             enabled: true,
             budget: Duration::from_millis(300),
             wall_limit: Duration::from_secs(3),
-            min_ratio: 1.0,
+            min_ratio: 1.1,
             seed: 1,
         }
     }
