@@ -168,6 +168,10 @@ pub struct Engine<'n> {
     guards: legal::Guards,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
+    /// The edges one propagation may visit before the engine gives it up and evaluates the
+    /// network afresh: a bound on the work of gates that change and change back, which a
+    /// network could be built to multiply (a few times the size of the network).
+    budget: u64,
 }
 
 /// The base count of a gate of threshold `thresh`.
@@ -240,7 +244,9 @@ impl<'n> Engine<'n> {
             order,
             guards,
             visits: 0,
+            budget: 0,
         };
+        e.budget = 4 * (e.edges.len() + e.into.len() + nodes) as u64 + 64;
         e.evaluate_all();
         e
     }
@@ -388,8 +394,16 @@ impl<'n> Engine<'n> {
     /// Propagates the changes on the stack (see [`Engine::drain`]), then settles the groups
     /// they reached, least first, until nothing changes.
     fn propagate(&mut self) {
+        let mut left = self.budget;
         loop {
-            self.drain();
+            let seen = self.drain(left);
+            let Some(rest) = left.checked_sub(seen) else {
+                self.stack.clear();
+                self.pending.clear();
+                self.evaluate_all();
+                return;
+            };
+            left = rest;
             let Some(n) = self.pending.take() else { break };
             let g = self.net.group_of[n as usize];
             let values = self.group_fixpoint(g);
@@ -409,8 +423,8 @@ impl<'n> Engine<'n> {
     /// when its value changed): adds +1 (for an edge whose input became true) or -1 to their
     /// counts, and toggles each gate whose count crosses zero at once, pushing it in turn
     /// (outputs, which have no out-edges, are only toggled); a group reached is marked
-    /// pending.
-    fn drain(&mut self) {
+    /// pending. Returns the number of edges visited, and stops once it is over `budget`.
+    fn drain(&mut self, budget: u64) -> u64 {
         let Engine {
             net,
             nodes,
@@ -424,7 +438,8 @@ impl<'n> Engine<'n> {
             ..
         } = self;
         let mut seen = 0u64;
-        while let Some(ev) = stack.pop() {
+        while seen <= budget {
+            let Some(ev) = stack.pop() else { break };
             let n = (ev >> 1) as usize;
             let up = ev & 1;
             let (Some(&at), Some(next)) = (nodes.get(n), nodes.get(n + 1)) else {
@@ -461,6 +476,7 @@ impl<'n> Engine<'n> {
             }
         }
         *visits += seen;
+        seen
     }
 }
 
@@ -506,6 +522,13 @@ impl Pending {
             summary: vec![0; words.div_ceil(64)],
             from: usize::MAX,
         }
+    }
+
+    /// Removes every node.
+    fn clear(&mut self) {
+        self.bits.fill(0);
+        self.summary.fill(0);
+        self.from = usize::MAX;
     }
 
     /// Adds node `n`.
@@ -856,11 +879,21 @@ mod tests {
     }
 
     /// Whatever the order of the changes (some gates change and change back within a step),
-    /// the values and counts the engine ends with are those of a full evaluation.
+    /// the values and counts the engine ends with are those of a full evaluation; and so they
+    /// are when a propagation goes over its budget (here none) and the engine starts afresh.
     #[test]
     fn incremental_values_are_those_of_a_full_evaluation() {
+        for budget in [None, Some(0)] {
+            incremental_values_match(budget);
+        }
+    }
+
+    fn incremental_values_match(budget: Option<u64>) {
         let n = net();
         let mut e = Engine::new(&n);
+        if let Some(b) = budget {
+            e.budget = b;
+        }
         let mut rng = crate::SplitMix64::new(7);
         for _ in 0..300 {
             let state = rng.below(4) as u64;
