@@ -7,24 +7,26 @@
 //! edges are (an edge may be negated): an and-gate of `n` inputs has threshold `n`, an or-gate
 //! threshold 1. The [`Engine`] keeps the value of every node and, for every gate, the number
 //! of its true input edges minus its threshold. When inputs change, their out-edges are
-//! visited; the gates whose count crosses zero are settled in node order (topological), so
-//! that a gate changes at most once per step, and only the fan-out of the gates that did
-//! change is visited: the cost of a step is the size of the change it makes, not the size of
-//! the game. [`Net::simplify`] (which gdlc applies) bypasses buffers and merges chains of
-//! gates of one kind before the network is stored.
+//! visited; a gate whose count crosses zero changes at once and its out-edges are visited in
+//! turn (depth first, from a stack): the cost of a step is the size of the change it makes,
+//! not the size of the game. Inputs that become true are propagated before those that become
+//! false (a piece that moves, a move replaced by another), so that an or-gate that reads both
+//! does not go false and back. [`Net::simplify`] (which gdlc applies) bypasses buffers and
+//! merges chains of gates of one kind before the network is stored.
 //!
 //! The engine numbers the gates between the inputs and the outputs its own way (see
 //! `order.rs`): still topologically, but each gate placed as soon as what feeds it
 //! is, so that the gates a change reaches lie close together in memory. A node's out-edges
 //! are kept in three runs (plain, plain negated, into groups), so that the loop over a run
 //! adds one constant to each target's count and tests it against one constant. A node's count
-//! and where its edges start are one 8-byte record: the edge that makes a gate pending brings
-//! into the cache what settling it reads. The first two runs follow one word (the length of
-//! the first) in one array; the rare edges into groups are kept apart.
+//! and where its edges start are one 8-byte record: the edge that makes a gate change brings
+//! into the cache what visiting its edges reads. The first two runs follow one word (the
+//! length of the first) in one array; the rare edges into groups are kept apart.
 //!
 //! *Recursive groups* (ground rules that depend on each other positively, such as paths) are
 //! contiguous node ranges whose internal edges are kept apart: when the inputs of a group
-//! change, its least fixpoint is recomputed from its external counts.
+//! change, it is marked pending, and once the changes outside groups are done, its least
+//! fixpoint is recomputed from its external counts (the least pending group first).
 //!
 //! Outputs are node ranges aligned to 64: the legal moves of each role, and the next state
 //! (node `next_base + b` is the next value of state bit `b`), so that they are read as words
@@ -102,8 +104,9 @@ pub use text::{DecodeError, FORMAT_VERSION};
 /// A count that never reaches zero: the base of a gate that is never true.
 const NEVER: i32 = i32::MIN / 2;
 
-/// Per node, what the engine keeps of it, side by side so that settling a gate reads one
-/// record, which the edge that made it pending has just brought into the cache.
+/// Per node, what the engine keeps of it, side by side so that visiting the edges of a gate
+/// that changed reads one record, which the edge that changed it has just brought into the
+/// cache.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
 struct Node {
@@ -111,13 +114,10 @@ struct Node {
     /// that are never true).
     count: i32,
     /// Where its out-edges are in [`Engine::edges`] (see there; they end where the next
-    /// node's begin), with [`HEAD`] set if the node is the first of a group and [`INTO`] if
-    /// it has edges into groups.
+    /// node's begin), with [`INTO`] set if it has edges into groups.
     fan: u32,
 }
 
-/// The bit of [`Node::fan`] that says a node is the first of a group.
-const HEAD: u32 = 1 << 31;
 /// The bit of [`Node::fan`] that says a node has edges into groups (in [`Engine::into`]).
 const INTO: u32 = 1 << 30;
 /// The bits of [`Node::fan`] that say where its edges start.
@@ -126,11 +126,12 @@ const AT: u32 = INTO - 1;
 /// The values of a [`Net`] for one state and joint move, kept up to date incrementally.
 ///
 /// A gate's count is its number of true input edges minus its threshold: it is true when the
-/// count is at least zero, and may change only when an edge moves the count across zero.
-/// Such gates are marked pending (one bit per node) and settled in node order, which is
-/// topological, once the changes before them are done: a gate whose inputs change several
-/// times in one step changes at most once, and only then are its out-edges visited. A dirty
-/// group is settled at its first node, by recomputing its fixpoint.
+/// count is at least zero, and changes exactly when an edge moves the count across zero: it
+/// is toggled then and pushed on the stack of changes whose out-edges are to be visited. A
+/// gate whose inputs change in both directions in one step may change and change back (each
+/// change visited, so every count stays exact); the order of the input changes (rising
+/// first) avoids the common cases. A dirty group is marked pending at its first node and
+/// settled, once the stack is empty, by recomputing its fixpoint.
 #[derive(Clone, Debug)]
 pub struct Engine<'n> {
     net: &'n Net,
@@ -150,9 +151,9 @@ pub struct Engine<'n> {
     state: Vec<u64>,
     /// The move each role's `does` inputs hold (`u32::MAX`: none).
     joint: Vec<u32>,
-    /// Input changes to propagate: `node << 1 | new value`.
+    /// Changes whose out-edges are still to be visited: `node << 1 | new value`.
     stack: Vec<u32>,
-    /// Gates (and first nodes of groups) to settle.
+    /// The first nodes of the groups to settle.
     pending: Pending,
     /// Scratch counts, values and work list of a group fixpoint (kept to reuse their memory).
     work: Vec<i32>,
@@ -167,6 +168,10 @@ pub struct Engine<'n> {
     guards: legal::Guards,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
+    /// The edges one propagation may visit before the engine gives it up and evaluates the
+    /// network afresh: a bound on the work of gates that change and change back, which a
+    /// network could be built to multiply (a few times the size of the network).
+    budget: u64,
 }
 
 /// The base count of a gate of threshold `thresh`.
@@ -192,8 +197,7 @@ impl<'n> Engine<'n> {
                 .unwrap_or(&[])
         };
         // A plain edge to a gate without out-edges (an output) says so: such a gate is
-        // toggled at once when its count crosses zero, its final value the same whatever
-        // the order of its inputs' changes.
+        // toggled when its count crosses zero, with nothing to push.
         let edge = |&e: &u32| {
             let t = e >> 2;
             let leaf = fan_of(t as usize).is_empty() && net.group_of[t as usize] == NONE;
@@ -202,18 +206,11 @@ impl<'n> Engine<'n> {
         for &n in &order.old_of {
             let n = n as usize;
             let out = fan_of(n);
-            let head = net
-                .group_of
-                .get(n)
-                .and_then(|&g| net.groups.get(g as usize))
-                .is_some_and(|&(a, _)| a as usize == n);
             let into_groups = out.iter().any(|&e| e & 2 != 0);
             records.push(Node {
                 count: 0,
                 // (A network of 2^30 edges does not fit in memory.)
-                fan: edges.len() as u32 & AT
-                    | if head { HEAD } else { 0 }
-                    | if into_groups { INTO } else { 0 },
+                fan: edges.len() as u32 & AT | if into_groups { INTO } else { 0 },
             });
             let plain = |k: u32| move |&&e: &&u32| e & 3 == k;
             edges.push(out.iter().filter(plain(0)).count() as u32);
@@ -247,7 +244,9 @@ impl<'n> Engine<'n> {
             order,
             guards,
             visits: 0,
+            budget: 0,
         };
+        e.budget = 4 * (e.edges.len() + e.into.len() + nodes) as u64 + 64;
         e.evaluate_all();
         e
     }
@@ -268,8 +267,8 @@ impl<'n> Engine<'n> {
         self.value[(n >> 6) as usize] ^= 1 << (n & 63);
     }
 
-    /// Computes every value from the inputs, in node order (which is topological outside
-    /// groups).
+    /// Computes every value from the inputs (the held state and joint move), in node order
+    /// (which is topological outside groups).
     fn evaluate_all(&mut self) {
         let net = self.net;
         for w in &mut self.value {
@@ -281,6 +280,11 @@ impl<'n> Engine<'n> {
         for b in 0..net.bits {
             if self.state[(b >> 6) as usize] >> (b & 63) & 1 != 0 {
                 self.toggle(b);
+            }
+        }
+        for (r, &m) in self.joint.clone().iter().enumerate() {
+            if let (Some(&base), true) = (net.does_base.get(r), m != u32::MAX) {
+                self.toggle(base + m);
             }
         }
         let first_gate = net
@@ -372,38 +376,7 @@ impl<'n> Engine<'n> {
         values
     }
 
-    /// Propagates the input changes on the stack: their out-edges are visited, then the
-    /// pending gates and groups are settled in node order.
-    fn propagate(&mut self) {
-        while let Some(ev) = self.stack.pop() {
-            self.visit(ev >> 1, ev & 1);
-        }
-        while let Some(n) = self.pending.take() {
-            let node = self.nodes[n as usize];
-            if node.fan & HEAD != 0 {
-                let g = self.net.group_of[n as usize];
-                let values = self.group_fixpoint(g);
-                for (i, &v) in values.iter().enumerate() {
-                    let m = n + i as u32;
-                    if v != self.get(m) {
-                        self.toggle(m);
-                        self.visit(m, u32::from(v));
-                    }
-                }
-                // Its memory serves the next fixpoint.
-                self.group_values = values;
-                continue;
-            }
-            let v = node.count >= 0;
-            if v != self.get(n) {
-                self.toggle(n);
-                self.visit(n, u32::from(v));
-            }
-        }
-    }
-
     /// Where node `n`'s edges are in `edges`: from its header word to the next node's.
-    #[inline(always)]
     fn fan(&self, n: u32) -> (usize, usize) {
         let n = n as usize;
         let start = self.nodes.get(n).map_or(0, |x| x.fan & AT) as usize;
@@ -418,69 +391,102 @@ impl<'n> Engine<'n> {
         (at(n), at(n + 1).max(at(n)))
     }
 
-    /// Visits the out-edges of node `n`, which became `up`: adds +1 (for an edge whose input
-    /// became true) or -1 to their counts, toggling the outputs whose count crossed zero and
-    /// marking pending the other gates whose count did and the groups reached.
-    #[inline(always)]
-    fn visit(&mut self, n: u32, up: u32) {
-        let (start, end) = self.fan(n);
-        let Some(&p) = self.edges.get(start) else {
-            return;
-        };
-        let neg = start + 1 + p as usize;
-        // An edge whose input became true adds one to its target's count, which crosses zero
-        // when it becomes 0; one whose input became false takes one, crossing at -1.
-        let (d, cross) = if up != 0 { (1, 0) } else { (-1, -1) };
-        if let Some(pos) = self.edges.get(start + 1..neg) {
-            step(
-                &mut self.nodes,
-                &mut self.value,
-                &mut self.pending,
-                pos,
-                d,
-                cross,
-            );
-        }
-        if let Some(negs) = self.edges.get(neg..end) {
-            step(
-                &mut self.nodes,
-                &mut self.value,
-                &mut self.pending,
-                negs,
-                -d,
-                -1 - cross,
-            );
-        }
-        let into_groups = self
-            .nodes
-            .get(n as usize)
-            .is_some_and(|x| x.fan & INTO != 0);
-        if !into_groups {
-            self.visits += (end - start) as u64;
-            return;
-        }
-        let (a, b) = self.group_edges(n);
-        self.visits += (end - start + b - a) as u64;
-        for &e in self.into.get(a..b).unwrap_or(&[]) {
-            let t = (e >> 2) as usize;
-            if let Some(x) = self.nodes.get_mut(t) {
-                x.count += ((up ^ e) & 1) as i32 * 2 - 1;
+    /// Propagates the changes on the stack (see [`Engine::drain`]), then settles the groups
+    /// they reached, least first, until nothing changes.
+    fn propagate(&mut self) {
+        let mut left = self.budget;
+        loop {
+            let seen = self.drain(left);
+            let Some(rest) = left.checked_sub(seen) else {
+                self.stack.clear();
+                self.pending.clear();
+                self.evaluate_all();
+                return;
+            };
+            left = rest;
+            let Some(n) = self.pending.take() else { break };
+            let g = self.net.group_of[n as usize];
+            let values = self.group_fixpoint(g);
+            for (i, &v) in values.iter().enumerate() {
+                let m = n + i as u32;
+                if v != self.get(m) {
+                    self.toggle(m);
+                    self.stack.push(m << 1 | u32::from(v));
+                }
             }
-            let g = self.net.group_of[t];
-            if let Some(&(a, _)) = self.net.groups.get(g as usize) {
-                self.pending.set(a as usize);
+            // Its memory serves the next fixpoint.
+            self.group_values = values;
+        }
+    }
+
+    /// Visits the out-edges of the nodes on the stack (`node << 1 | new value`, each pushed
+    /// when its value changed): adds +1 (for an edge whose input became true) or -1 to their
+    /// counts, and toggles each gate whose count crosses zero at once, pushing it in turn
+    /// (outputs, which have no out-edges, are only toggled); a group reached is marked
+    /// pending. Returns the number of edges visited, and stops once it is over `budget`.
+    fn drain(&mut self, budget: u64) -> u64 {
+        let Engine {
+            net,
+            nodes,
+            edges,
+            into,
+            into_start,
+            value,
+            stack,
+            pending,
+            visits,
+            ..
+        } = self;
+        let mut seen = 0u64;
+        while seen <= budget {
+            let Some(ev) = stack.pop() else { break };
+            let n = (ev >> 1) as usize;
+            let up = ev & 1;
+            let (Some(&at), Some(next)) = (nodes.get(n), nodes.get(n + 1)) else {
+                continue;
+            };
+            let Some(run) = edges.get((at.fan & AT) as usize..(next.fan & AT) as usize) else {
+                continue;
+            };
+            let Some((&p, out)) = run.split_first() else {
+                continue;
+            };
+            seen += run.len() as u64;
+            let (pos, negs) = out.split_at((p as usize).min(out.len()));
+            // An edge whose input became true adds one to its target's count, which crosses
+            // zero when it becomes 0; one whose input became false takes one, crossing at -1.
+            let (d, cross) = if up != 0 { (1, 0) } else { (-1, -1) };
+            step(nodes, value, stack, pos, d, cross);
+            step(nodes, value, stack, negs, -d, -1 - cross);
+            if at.fan & INTO == 0 {
+                continue;
+            }
+            let at = |i: usize| into_start.get(i).copied().unwrap_or(0) as usize;
+            let group_edges = into.get(at(n)..at(n + 1)).unwrap_or(&[]);
+            seen += group_edges.len() as u64;
+            for &e in group_edges {
+                let t = (e >> 2) as usize;
+                if let Some(x) = nodes.get_mut(t) {
+                    x.count += ((up ^ e) & 1) as i32 * 2 - 1;
+                }
+                let g = net.group_of.get(t).copied().unwrap_or(NONE);
+                if let Some(&(a, _)) = net.groups.get(g as usize) {
+                    pending.set(a as usize);
+                }
             }
         }
+        *visits += seen;
+        seen
     }
 }
 
-/// Adds `d` to the counts of the targets of `edges` (one polarity), toggling the outputs whose
-/// count reaches `cross` and marking the other gates that do pending.
+/// Adds `d` to the counts of the targets of `edges` (one polarity), toggling the gates whose
+/// count reaches `cross` and pushing those that have out-edges.
 #[inline(always)]
 fn step(
     nodes: &mut [Node],
     value: &mut [u64],
-    pending: &mut Pending,
+    stack: &mut Vec<u32>,
     edges: &[u32],
     d: i32,
     cross: i32,
@@ -490,17 +496,16 @@ fn step(
         let Some(x) = nodes.get_mut(t) else { continue };
         x.count += d;
         if x.count == cross {
-            if e & 2 != 0 {
-                value[t >> 6] ^= 1 << (t & 63);
-            } else {
-                pending.set(t);
+            value[t >> 6] ^= 1 << (t & 63);
+            if e & 2 == 0 {
+                stack.push((t as u32) << 1 | u32::from(x.count >= 0));
             }
         }
     }
 }
 
-/// A set of nodes taken out in ascending order: one bit per node, and one bit per word of
-/// those that says whether it has a bit set.
+/// A set of nodes (the first nodes of the groups to settle) taken out in ascending order: one
+/// bit per node, and one bit per word of those that says whether it has a bit set.
 #[derive(Clone, Debug)]
 struct Pending {
     bits: Vec<u64>,
@@ -517,6 +522,13 @@ impl Pending {
             summary: vec![0; words.div_ceil(64)],
             from: usize::MAX,
         }
+    }
+
+    /// Removes every node.
+    fn clear(&mut self) {
+        self.bits.fill(0);
+        self.summary.fill(0);
+        self.from = usize::MAX;
     }
 
     /// Adds node `n`.
@@ -572,13 +584,25 @@ impl Engine<'_> {
                 let b = diff.trailing_zeros();
                 diff &= diff - 1;
                 let n = (w as u32) * 64 + b;
-                if n < self.net.bits {
+                if n < self.net.bits && new >> b & 1 == 0 {
                     self.toggle(n);
-                    self.stack.push(n << 1 | (new >> b & 1) as u32);
+                    self.stack.push(n << 1);
                 }
             }
         }
         if changed {
+            for w in 0..self.state.len() {
+                let mut on = self.state[w] & !self.value[w];
+                while on != 0 {
+                    let b = on.trailing_zeros();
+                    on &= on - 1;
+                    let n = (w as u32) * 64 + b;
+                    if n < self.net.bits {
+                        self.toggle(n);
+                        self.stack.push(n << 1 | 1);
+                    }
+                }
+            }
             self.propagate();
         }
     }
@@ -603,12 +627,17 @@ impl Engine<'_> {
                 self.toggle(n);
                 self.stack.push(n << 1);
             }
-            if m != u32::MAX {
-                let n = net.does_base[r] + m;
-                self.toggle(n);
-                self.stack.push(n << 1 | 1);
-            }
             self.joint[r] = m;
+        }
+        for r in 0..self.joint.len() {
+            let m = self.joint[r];
+            if m != u32::MAX && changed {
+                let n = net.does_base[r] + m;
+                if !self.get(n) {
+                    self.toggle(n);
+                    self.stack.push(n << 1 | 1);
+                }
+            }
         }
         if changed {
             self.propagate();
@@ -680,172 +709,4 @@ impl Engine<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Two state bits a, b; one role with moves m0, m1; gates: x = a & !b, y = x | m1,
-    /// group {p, q}: p = q | y, q = p (recursive).
-    fn net() -> Net {
-        // nodes: 0 a, 1 b, 2 m0, 3 m1, 4 x, 5 y, 6 p, 7 q, 8 terminal(=p buffer),
-        // 64.. legal (m0 = a buffer, m1 = true), 128.. next (a' = y, b' = !a)
-        let nodes = 130u32;
-        let mut thresh = vec![u32::MAX; nodes as usize];
-        thresh[4] = 2;
-        thresh[5] = 1;
-        thresh[6] = 1;
-        thresh[7] = 1;
-        thresh[8] = 1;
-        thresh[64] = 1;
-        thresh[65] = 0;
-        thresh[128] = 1;
-        thresh[129] = 1;
-        let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
-        let e = |t: u32, g: u32, neg: u32| t << 2 | g << 1 | neg;
-        edges[0] = vec![e(4, 0, 0), e(64, 0, 0), e(129, 0, 1)];
-        edges[1] = vec![e(4, 0, 1)];
-        edges[3] = vec![e(5, 0, 0)];
-        edges[4] = vec![e(5, 0, 0)];
-        edges[5] = vec![e(6, 1, 0), e(128, 0, 0)];
-        edges[6] = vec![e(8, 0, 0)];
-        let mut fan_start = vec![0];
-        let mut fan = Vec::new();
-        for l in &edges {
-            fan.extend_from_slice(l);
-            fan_start.push(fan.len() as u32);
-        }
-        let mut group_of = vec![NONE; nodes as usize];
-        group_of[6] = 0;
-        group_of[7] = 0;
-        let mut inner_start = vec![0u32; nodes as usize + 1];
-        // 6 -> 7, 7 -> 6
-        for (n, start) in inner_start.iter_mut().enumerate() {
-            *start = match n {
-                0..=6 => 0,
-                7 => 1,
-                _ => 2,
-            };
-        }
-        Net {
-            nodes,
-            bits: 2,
-            does_base: vec![2],
-            moves: vec![2],
-            thresh,
-            fan_start,
-            fan,
-            group_of,
-            groups: vec![(6, 8)],
-            inner_start,
-            inner: vec![7, 6],
-            legal_base: vec![64],
-            legal_guard: vec![vec![u32::MAX, 1 << 1 | 1]],
-            next_base: 128,
-            terminal: 8,
-            goals: vec![vec![(Some(100), 6), (Some(0), 1)]],
-            init: vec![0b01],
-            group_join: vec![u32::MAX],
-            joins: JoinProgram::default(),
-            // Percepts: p0 = y (after the move), p1 = !a.
-            sees: vec![vec![128, 129]],
-        }
-    }
-
-    #[test]
-    fn values_follow_inputs() {
-        let n = net();
-        let text = n.encode();
-        let n = Net::decode(&text).unwrap();
-        let mut e = Engine::new(&n);
-        // a = 1, b = 0: x = 1, y = 1, p = q = 1.
-        assert!(e.terminal());
-        let mut l = Vec::new();
-        e.legal(0, &mut l);
-        assert_eq!(l, vec![0, 1]);
-        let mut out = [0u64];
-        e.next(&mut out);
-        assert_eq!(out[0], 0b01);
-        assert_eq!(e.goal(0), Some(100));
-        // b = 1: x = 0, y = 0 (no move), the group falls; m1's guard (!b) fails.
-        e.set_state(&[0b11]);
-        assert!(!e.terminal());
-        assert_eq!(e.goal(0), Some(0));
-        l.clear();
-        e.legal(0, &mut l);
-        assert_eq!(l, vec![0]);
-        e.set_joint(&[1]);
-        assert!(e.terminal());
-        e.next(&mut out);
-        assert_eq!(out[0], 0b01);
-        e.set_joint(&[0]);
-        assert!(!e.terminal());
-        e.set_state(&[0b00]);
-        e.next(&mut out);
-        assert_eq!(out[0], 0b10);
-        l.clear();
-        e.legal(0, &mut l);
-        assert_eq!(l, vec![1]);
-        assert_eq!(e.goal(0), None);
-        let mut seen = Vec::new();
-        e.sees(0, &mut seen);
-        assert_eq!(seen, vec![1]);
-        e.set_state(&[0b01]);
-        e.set_joint(&[1]);
-        seen.clear();
-        e.sees(0, &mut seen);
-        assert_eq!(seen, vec![0]);
-        e.sees(1, &mut seen);
-        assert_eq!(seen, vec![0]);
-        // Back to the start: same values as a fresh engine.
-        e.set_joint(&[u32::MAX]);
-        e.set_state(&[0b01]);
-        assert!(e.terminal());
-    }
-
-    /// Moves with different guards: the first guard found (m0's `b`) is tested once per
-    /// listing, m1's (`!b`) per move.
-    #[test]
-    fn legal_moves_follow_their_guards() {
-        let mut n = net();
-        n.legal_guard = vec![vec![1 << 1, 1 << 1 | 1]];
-        let n = Net::decode(&n.encode()).unwrap();
-        let mut e = Engine::new(&n);
-        let mut l = Vec::new();
-        // m0 needs a (its output) and b (its guard); m1 needs !b.
-        for (state, want) in [
-            (0b00, vec![1]),
-            (0b01, vec![1]),
-            (0b11, vec![0]),
-            (0b10, vec![]),
-        ] {
-            e.set_state(&[state]);
-            l.clear();
-            e.legal(0, &mut l);
-            assert_eq!(l, want, "state {state:#b}");
-        }
-    }
-
-    #[test]
-    fn bad_text_is_an_error() {
-        assert!(Net::decode("").is_err());
-        assert!(Net::decode("!!").is_err());
-        let mut t = net().encode();
-        t.truncate(t.len() / 2);
-        assert!(Net::decode(&t).is_err());
-    }
-
-    /// The edges visited (what the cost model of gdlc reads) count each visited out-edge and
-    /// one per visited node, whatever the engine's layout.
-    #[test]
-    fn visits_count_edges_and_nodes() {
-        let n = net();
-        let mut e = Engine::new(&n);
-        let start = e.visits;
-        e.set_state(&[0b11]);
-        e.set_joint(&[1]);
-        e.set_joint(&[0]);
-        e.set_state(&[0b00]);
-        e.set_state(&[0b01]);
-        e.set_joint(&[u32::MAX]);
-        assert_eq!(e.visits - start, 46);
-    }
-}
+mod tests;

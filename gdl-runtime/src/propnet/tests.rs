@@ -1,0 +1,201 @@
+//! The engine's tests, on a small network built by hand.
+
+use super::*;
+
+/// Two state bits a, b; one role with moves m0, m1; gates: x = a & !b, y = x | m1,
+/// group {p, q}: p = q | y, q = p (recursive).
+fn net() -> Net {
+    // nodes: 0 a, 1 b, 2 m0, 3 m1, 4 x, 5 y, 6 p, 7 q, 8 terminal(=p buffer),
+    // 64.. legal (m0 = a buffer, m1 = true), 128.. next (a' = y, b' = !a)
+    let nodes = 130u32;
+    let mut thresh = vec![u32::MAX; nodes as usize];
+    thresh[4] = 2;
+    thresh[5] = 1;
+    thresh[6] = 1;
+    thresh[7] = 1;
+    thresh[8] = 1;
+    thresh[64] = 1;
+    thresh[65] = 0;
+    thresh[128] = 1;
+    thresh[129] = 1;
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+    let e = |t: u32, g: u32, neg: u32| t << 2 | g << 1 | neg;
+    edges[0] = vec![e(4, 0, 0), e(64, 0, 0), e(129, 0, 1)];
+    edges[1] = vec![e(4, 0, 1)];
+    edges[3] = vec![e(5, 0, 0)];
+    edges[4] = vec![e(5, 0, 0)];
+    edges[5] = vec![e(6, 1, 0), e(128, 0, 0)];
+    edges[6] = vec![e(8, 0, 0)];
+    let mut fan_start = vec![0];
+    let mut fan = Vec::new();
+    for l in &edges {
+        fan.extend_from_slice(l);
+        fan_start.push(fan.len() as u32);
+    }
+    let mut group_of = vec![NONE; nodes as usize];
+    group_of[6] = 0;
+    group_of[7] = 0;
+    let mut inner_start = vec![0u32; nodes as usize + 1];
+    // 6 -> 7, 7 -> 6
+    for (n, start) in inner_start.iter_mut().enumerate() {
+        *start = match n {
+            0..=6 => 0,
+            7 => 1,
+            _ => 2,
+        };
+    }
+    Net {
+        nodes,
+        bits: 2,
+        does_base: vec![2],
+        moves: vec![2],
+        thresh,
+        fan_start,
+        fan,
+        group_of,
+        groups: vec![(6, 8)],
+        inner_start,
+        inner: vec![7, 6],
+        legal_base: vec![64],
+        legal_guard: vec![vec![u32::MAX, 1 << 1 | 1]],
+        next_base: 128,
+        terminal: 8,
+        goals: vec![vec![(Some(100), 6), (Some(0), 1)]],
+        init: vec![0b01],
+        group_join: vec![u32::MAX],
+        joins: JoinProgram::default(),
+        // Percepts: p0 = y (after the move), p1 = !a.
+        sees: vec![vec![128, 129]],
+    }
+}
+
+#[test]
+fn values_follow_inputs() {
+    let n = net();
+    let text = n.encode();
+    let n = Net::decode(&text).unwrap();
+    let mut e = Engine::new(&n);
+    // a = 1, b = 0: x = 1, y = 1, p = q = 1.
+    assert!(e.terminal());
+    let mut l = Vec::new();
+    e.legal(0, &mut l);
+    assert_eq!(l, vec![0, 1]);
+    let mut out = [0u64];
+    e.next(&mut out);
+    assert_eq!(out[0], 0b01);
+    assert_eq!(e.goal(0), Some(100));
+    // b = 1: x = 0, y = 0 (no move), the group falls; m1's guard (!b) fails.
+    e.set_state(&[0b11]);
+    assert!(!e.terminal());
+    assert_eq!(e.goal(0), Some(0));
+    l.clear();
+    e.legal(0, &mut l);
+    assert_eq!(l, vec![0]);
+    e.set_joint(&[1]);
+    assert!(e.terminal());
+    e.next(&mut out);
+    assert_eq!(out[0], 0b01);
+    e.set_joint(&[0]);
+    assert!(!e.terminal());
+    e.set_state(&[0b00]);
+    e.next(&mut out);
+    assert_eq!(out[0], 0b10);
+    l.clear();
+    e.legal(0, &mut l);
+    assert_eq!(l, vec![1]);
+    assert_eq!(e.goal(0), None);
+    let mut seen = Vec::new();
+    e.sees(0, &mut seen);
+    assert_eq!(seen, vec![1]);
+    e.set_state(&[0b01]);
+    e.set_joint(&[1]);
+    seen.clear();
+    e.sees(0, &mut seen);
+    assert_eq!(seen, vec![0]);
+    e.sees(1, &mut seen);
+    assert_eq!(seen, vec![0]);
+    // Back to the start: same values as a fresh engine.
+    e.set_joint(&[u32::MAX]);
+    e.set_state(&[0b01]);
+    assert!(e.terminal());
+}
+
+/// Moves with different guards: the first guard found (m0's `b`) is tested once per
+/// listing, m1's (`!b`) per move.
+#[test]
+fn legal_moves_follow_their_guards() {
+    let mut n = net();
+    n.legal_guard = vec![vec![1 << 1, 1 << 1 | 1]];
+    let n = Net::decode(&n.encode()).unwrap();
+    let mut e = Engine::new(&n);
+    let mut l = Vec::new();
+    // m0 needs a (its output) and b (its guard); m1 needs !b.
+    for (state, want) in [
+        (0b00, vec![1]),
+        (0b01, vec![1]),
+        (0b11, vec![0]),
+        (0b10, vec![]),
+    ] {
+        e.set_state(&[state]);
+        l.clear();
+        e.legal(0, &mut l);
+        assert_eq!(l, want, "state {state:#b}");
+    }
+}
+
+#[test]
+fn bad_text_is_an_error() {
+    assert!(Net::decode("").is_err());
+    assert!(Net::decode("!!").is_err());
+    let mut t = net().encode();
+    t.truncate(t.len() / 2);
+    assert!(Net::decode(&t).is_err());
+}
+
+/// The edges visited (what the cost model of gdlc reads) count each visited out-edge and
+/// one per visited node, whatever the engine's layout.
+#[test]
+fn visits_count_edges_and_nodes() {
+    let n = net();
+    let mut e = Engine::new(&n);
+    let start = e.visits;
+    e.set_state(&[0b11]);
+    e.set_joint(&[1]);
+    e.set_joint(&[0]);
+    e.set_state(&[0b00]);
+    e.set_state(&[0b01]);
+    e.set_joint(&[u32::MAX]);
+    assert_eq!(e.visits - start, 56);
+}
+
+/// Whatever the order of the changes (some gates change and change back within a step),
+/// the values and counts the engine ends with are those of a full evaluation; and so they
+/// are when a propagation goes over its budget (here none) and the engine starts afresh.
+#[test]
+fn incremental_values_are_those_of_a_full_evaluation() {
+    for budget in [None, Some(0)] {
+        incremental_values_match(budget);
+    }
+}
+
+fn incremental_values_match(budget: Option<u64>) {
+    let n = net();
+    let mut e = Engine::new(&n);
+    if let Some(b) = budget {
+        e.budget = b;
+    }
+    let mut rng = crate::SplitMix64::new(7);
+    for _ in 0..300 {
+        let state = rng.below(4) as u64;
+        let joint = [rng.below(3) as u32].map(|m| m.checked_sub(1).unwrap_or(u32::MAX));
+        e.set_state(&[state]);
+        e.set_joint(&joint);
+        let mut full = Engine::new(&n);
+        full.state = vec![state];
+        full.joint = joint.to_vec();
+        full.evaluate_all();
+        assert_eq!(e.value, full.value, "state {state:#b}, move {joint:?}");
+        let counts = |x: &Engine| x.nodes.iter().map(|n| n.count).collect::<Vec<_>>();
+        assert_eq!(counts(&e), counts(&full));
+    }
+}
