@@ -354,4 +354,24 @@ mod tests {
         assert!(names.contains("big"));
         assert_eq!(m.guards.len(), 1);
     }
+
+    #[test]
+    fn adorned_and_demand_relations_tell_their_source() {
+        let src = "(role r) (index 1) (index 2)
+            (<= (big ?x ?y) (index ?x) (index ?y))
+            (<= (legal r (go ?x)) (true (at ?x)) (big ?x ?x))
+            (<= terminal (true (at 1)))";
+        let (p, d) = crate::parse_kif(src);
+        assert!(d.iter().all(|d| !d.is_error()));
+        let n = normalize(&p, NormalizeOptions::default()).unwrap();
+        let m = magic_sets(&n, &MagicOptions::default());
+        let big = m.program.symbols.get("big").expect("big");
+        for (name, arity) in [("big ^bb", 2), ("big ?bb", 2)] {
+            let sym = m.program.symbols.get(name).expect(name);
+            assert_eq!(m.source((sym, arity)), (big, 2), "{name}");
+        }
+        // A relation of the description is its own source.
+        let index = m.program.symbols.get("index").expect("index");
+        assert_eq!(m.source((index, 1)), (index, 1));
+    }
 }
