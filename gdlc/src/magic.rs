@@ -54,6 +54,17 @@ pub struct MagicProgram {
     pub program: NProgram,
     /// The demand relations; a rule whose first body literal reads one must evaluate it first.
     pub guards: std::collections::HashSet<Sym>,
+    /// The relation of the description (name, arity) each adorned and demand relation is
+    /// made from (`clear_row ^bbf` and `clear_row ?bb` from `clear_row/3`), so that what a
+    /// grounding finds of them can be told of the description's relations.
+    pub sources: std::collections::HashMap<Sym, (Sym, usize)>,
+}
+
+impl MagicProgram {
+    /// The relation of the description that `rel` (of the rewritten program) is made from.
+    pub fn source(&self, rel: (Sym, usize)) -> (Sym, usize) {
+        self.sources.get(&rel.0).copied().unwrap_or(rel)
+    }
 }
 
 type Adornment = Vec<bool>;
@@ -66,6 +77,7 @@ struct Rewriter<'a> {
     queue: VecDeque<(Sym, usize, Adornment)>,
     out: Vec<NRule>,
     guards: std::collections::HashSet<Sym>,
+    sources: std::collections::HashMap<Sym, (Sym, usize)>,
     negation: NegationPolicy,
 }
 
@@ -93,6 +105,7 @@ pub fn magic_sets(prog: &NProgram, options: &MagicOptions) -> MagicProgram {
         queue: VecDeque::new(),
         out: Vec::new(),
         guards: std::collections::HashSet::new(),
+        sources: Default::default(),
         negation: options.negation,
     };
     // Relations computed in full keep their rules as they are.
@@ -129,6 +142,7 @@ pub fn magic_sets(prog: &NProgram, options: &MagicOptions) -> MagicProgram {
     MagicProgram {
         program,
         guards: w.guards,
+        sources: w.sources,
     }
 }
 
@@ -160,13 +174,16 @@ impl Rewriter<'_> {
             return rel;
         }
         let name = format!("{} ^{}", self.symbols.name(rel), adornment_text(adornment));
-        self.symbols.intern(&name)
+        let sym = self.symbols.intern(&name);
+        self.sources.insert(sym, (rel, adornment.len()));
+        sym
     }
 
     fn demand_rel(&mut self, rel: Sym, adornment: &[bool]) -> Sym {
         let name = format!("{} ?{}", self.symbols.name(rel), adornment_text(adornment));
         let sym = self.symbols.intern(&name);
         self.guards.insert(sym);
+        self.sources.insert(sym, (rel, adornment.len()));
         sym
     }
 
@@ -336,5 +353,25 @@ mod tests {
         // The negated use needs `big` in full.
         assert!(names.contains("big"));
         assert_eq!(m.guards.len(), 1);
+    }
+
+    #[test]
+    fn adorned_and_demand_relations_tell_their_source() {
+        let src = "(role r) (index 1) (index 2)
+            (<= (big ?x ?y) (index ?x) (index ?y))
+            (<= (legal r (go ?x)) (true (at ?x)) (big ?x ?x))
+            (<= terminal (true (at 1)))";
+        let (p, d) = crate::parse_kif(src);
+        assert!(d.iter().all(|d| !d.is_error()));
+        let n = normalize(&p, NormalizeOptions::default()).unwrap();
+        let m = magic_sets(&n, &MagicOptions::default());
+        let big = m.program.symbols.get("big").expect("big");
+        for (name, arity) in [("big ^bb", 2), ("big ?bb", 2)] {
+            let sym = m.program.symbols.get(name).expect(name);
+            assert_eq!(m.source((sym, arity)), (big, 2), "{name}");
+        }
+        // A relation of the description is its own source.
+        let index = m.program.symbols.get("index").expect("index");
+        assert_eq!(m.source((index, 1)), (index, 1));
     }
 }

@@ -161,18 +161,20 @@ pub fn fixpoint(
     });
     // Per join rule, the rule its head atoms are derived by (see [`relaxed_join`]), and
     // whether it is to run in full in the current round.
-    let mut stand_ins: Vec<(Option<NRule>, bool)> =
-        joins.iter().map(|r| (relaxed_join(g, r), true)).collect();
+    let mut stand_ins: Vec<(Option<NRule>, bool, hybrid::HeadsSeen)> = joins
+        .iter()
+        .map(|r| (relaxed_join(g, r), true, Default::default()))
+        .collect();
     // Rules to run in full in the current round (new ones, from splits).
     let mut full: Vec<bool> = vec![true; rules.len()];
     loop {
-        for (rule, (stand_in, first)) in joins.iter().zip(&mut stand_ins) {
+        for (rule, (stand_in, first, seen)) in joins.iter().zip(&mut stand_ins) {
             if let Some(r) = stand_in {
                 derive(g, r, *first, growing, (lo, hi), neg_mode, feed, u64::MAX)?;
                 *first = false;
                 continue;
             }
-            for head in hybrid::head_atoms(g, rule)? {
+            for head in hybrid::head_atoms_if_grown(g, rule, seen)? {
                 if g.db.insert(&g.store, rel_key(&rule.head), head) && feed == Feed::Yes {
                     feed_back(g, &rule.head, head);
                 }
@@ -220,12 +222,13 @@ pub fn fixpoint(
                     // Too large to ground: evaluated at run time from now on.
                     let rule = rules.remove(i);
                     full.remove(i);
-                    for head in hybrid::head_atoms(g, &rule)? {
+                    let mut seen = hybrid::HeadsSeen::default();
+                    for head in hybrid::head_atoms_if_grown(g, &rule, &mut seen)? {
                         if g.db.insert(&g.store, rel_key(&rule.head), head) && feed == Feed::Yes {
                             feed_back(g, &rule.head, head);
                         }
                     }
-                    stand_ins.push((None, true));
+                    stand_ins.push((None, true, seen));
                     joins.push(rule);
                 }
                 None => {
@@ -258,7 +261,7 @@ pub fn fixpoint(
 /// The head atoms of a join rule that reads lazy relations only in negative literals are
 /// those of the rule without them (negation is relaxed anyway): the rule returned, which the
 /// fixpoint runs like the others (semi-naively) but does not instantiate. `None` when a
-/// positive literal reads a lazy relation: [`hybrid::head_atoms`] over-approximates them then.
+/// positive literal reads a lazy relation: [`hybrid::head_atoms_if_grown`] over-approximates them then.
 fn relaxed_join(g: &Grounder<'_>, rule: &NRule) -> Option<NRule> {
     let lazy = |a: &NAtom| g.lazy.contains_key(&rel_key(a));
     if rule

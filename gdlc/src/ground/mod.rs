@@ -390,10 +390,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             Err(e) if e.kind == GroundErrorKind::NegativeCycle => last = e,
             Err(e) => {
                 tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "on demand too large");
-                // The relations of the description found too large on demand are deferred
-                // from the start of the hybrid attempt, rather than found again one by one.
+                // The relations of the description found too large on demand (through
+                // their adorned or demand relations) are deferred from the start of the
+                // hybrid attempt, rather than found again one by one.
                 let heads: HashSet<RelKey> = nprog.rules.iter().map(|r| rel_key(&r.head)).collect();
                 for &(rel, _) in &again.large_dynamic {
+                    let (name, arity) = magic.source((rel.0, rel.1 as usize));
+                    let rel = (name, arity as u32);
                     if heads.contains(&rel) && !large_dynamic.contains(&rel) {
                         large_dynamic.push(rel);
                     }
@@ -404,6 +407,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         }
     }
     // Last: the rules too large to ground are evaluated at run time.
+    tracing::debug!(
+        deferred = ?large_dynamic
+            .iter()
+            .map(|(s, a)| format!("{}/{a}", nprog.symbols.name(*s)))
+            .collect::<Vec<_>>(),
+        "hybrid grounding starts with relations deferred"
+    );
     let start = Hybrid {
         over_atoms: &probe.over_atoms,
         deferred: &large_dynamic,

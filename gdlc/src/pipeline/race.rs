@@ -6,7 +6,9 @@
 //! runs, so no code is compiled to know. A network whose joins are expensive (chess with its
 //! attack relations at run time) can be far slower than the interpreter: it may not finish one
 //! state in the budget, and then the race is not waited for (the thread is left to finish its
-//! step and stop).
+//! step and stop): the waiting thread reads the CPU clock of each engine's thread, and an
+//! engine that has spent twice its budget in one state has lost (chess's network: no state in
+//! 3 s, which the race used to wait for).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -25,8 +27,9 @@ pub struct RaceOptions {
     pub enabled: bool,
     /// The CPU time each engine plays for.
     pub budget: Duration,
-    /// The wall-clock time the race is waited for (a loaded machine gives the threads less
-    /// than a core each); an engine that has not finished a state by then has lost.
+    /// The wall-clock time the race is waited for at most (a loaded machine gives the threads
+    /// less than a core each); an engine that has not finished a state by then has lost. Where
+    /// the CPU clock of a thread can be read, an engine stuck in a state is known sooner.
     pub wall_limit: Duration,
     /// The network is kept when its states per CPU second are at least this many times the
     /// interpreter's. Above 1: the laps are short, so a network about as fast as the
@@ -133,6 +136,8 @@ fn cpu_now(wall: Instant) -> Duration {
 /// The shared counters of one engine's thread.
 struct Meter {
     budget: Duration,
+    /// The thread's CPU clock, once it has started (see [`ThreadClock`]).
+    clock: std::sync::Mutex<Option<ThreadClock>>,
     stop: AtomicBool,
     states: AtomicU64,
     cpu_nanos: AtomicU64,
@@ -148,6 +153,7 @@ impl Meter {
     fn spawn(budget: Duration, play: impl FnOnce(&Meter) + Send + 'static) -> Running {
         let meter = Arc::new(Meter {
             budget,
+            clock: std::sync::Mutex::new(None),
             stop: AtomicBool::new(false),
             states: AtomicU64::new(0),
             cpu_nanos: AtomicU64::new(0),
@@ -159,6 +165,9 @@ impl Meter {
         let spawned = std::thread::Builder::new()
             .name("gdlc-race".into())
             .spawn(move || {
+                if let (Ok(mut clock), Some(c)) = (m.clock.lock(), ThreadClock::this_thread()) {
+                    *clock = Some(c);
+                }
                 play(&m);
                 if let Ok(mut done) = m.done.lock() {
                     *done = true;
@@ -192,26 +201,79 @@ impl Meter {
     }
 }
 
+/// The CPU clock of a thread, read from another one (Linux: the thread's `schedstat`).
+struct ThreadClock {
+    path: std::path::PathBuf,
+    start: Duration,
+}
+
+impl ThreadClock {
+    /// The clock of the calling thread, from now; `None` where the system does not tell it.
+    fn this_thread() -> Option<ThreadClock> {
+        let task = std::fs::read_link("/proc/thread-self").ok()?;
+        let path = std::path::Path::new("/proc").join(task).join("schedstat");
+        let start = Self::read(&path)?;
+        Some(ThreadClock { path, start })
+    }
+
+    fn read(path: &std::path::Path) -> Option<Duration> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+        Some(Duration::from_nanos(nanos))
+    }
+
+    /// The CPU time the thread has spent since the clock was made.
+    fn elapsed(&self) -> Option<Duration> {
+        Some(Self::read(&self.path)?.saturating_sub(self.start))
+    }
+}
+
+/// How often a waiting race reads the CPU clocks of its engines' threads.
+const POLL: Duration = Duration::from_millis(10);
+
+/// An engine that has spent this many times its budget of CPU time without ending its lap is
+/// in a state slower than the whole budget: its lap is taken as it is (an engine stops itself
+/// at its budget after the state it is in, so a fast one is never cut).
+const STUCK_BUDGETS: u32 = 2;
+
 impl Running {
-    /// The lap, once the thread is done or at `deadline` (then it is told to stop).
+    /// The lap, once the thread is done, has spent [`STUCK_BUDGETS`] times its budget of CPU
+    /// time in one state, or at `deadline` (then it is told to stop).
     fn wait(self, deadline: Instant) -> Lap {
         let m = &self.0;
+        let mut stuck_cpu = None;
         if let Ok(mut done) = m.done.lock() {
             while !*done {
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     break;
                 }
-                match m.signal.wait_timeout(done, left) {
+                match m.signal.wait_timeout(done, left.min(POLL)) {
                     Ok((d, _)) => done = d,
                     Err(_) => break,
+                }
+                if *done {
+                    break;
+                }
+                let cpu = m
+                    .clock
+                    .lock()
+                    .ok()
+                    .and_then(|c| c.as_ref().and_then(ThreadClock::elapsed));
+                if let Some(cpu) = cpu.filter(|&c| c >= m.budget * STUCK_BUDGETS) {
+                    stuck_cpu = Some(cpu);
+                    break;
                 }
             }
         }
         m.stop.store(true, Ordering::Relaxed);
+        let states = m.states.load(Ordering::Relaxed);
         Lap {
-            states: m.states.load(Ordering::Relaxed),
-            cpu: Duration::from_nanos(m.cpu_nanos.load(Ordering::Relaxed)),
+            states,
+            // The states counted so far over all the time spent (the state it is in not
+            // counted).
+            cpu: stuck_cpu
+                .unwrap_or_else(|| Duration::from_nanos(m.cpu_nanos.load(Ordering::Relaxed))),
             finished: m.finished.load(Ordering::Relaxed),
         }
     }
@@ -303,6 +365,30 @@ mod tests {
             states,
             cpu: Duration::from_millis(millis),
             finished: true,
+        }
+    }
+
+    #[test]
+    fn an_engine_stuck_in_one_state_is_not_waited_for() {
+        let budget = Duration::from_millis(20);
+        let running = Meter::spawn(budget, |m| {
+            // One state that never ends, until told to stop.
+            let mut x = 0u64;
+            while !m.stop.load(Ordering::Relaxed) {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        });
+        let start = Instant::now();
+        let lap = running.wait(start + Duration::from_secs(20));
+        assert_eq!(lap.states, 0);
+        assert!(!lap.finished);
+        if std::path::Path::new("/proc/thread-self/schedstat").exists() {
+            assert!(lap.cpu >= budget * STUCK_BUDGETS, "{lap:?}");
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "{:?}",
+                start.elapsed()
+            );
         }
     }
 
