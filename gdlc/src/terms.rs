@@ -112,6 +112,78 @@ impl TermStore {
     }
 }
 
+/// A set of tuples of terms, all of one width, stored flat (one allocation for all of them,
+/// none per tuple): the heads a join finds, deduplicated before they are interned. Iterated in
+/// the order of its hash table, which is the order a `HashSet<Vec<TermId>>` with the same
+/// hasher (Fx) would visit the same insertions in.
+#[derive(Clone, Debug)]
+pub struct TupleSet {
+    width: usize,
+    data: Vec<TermId>,
+    table: HashTable<u32>,
+}
+
+/// The hash of a tuple: that of a `Vec<TermId>` of its elements under Fx.
+fn hash_tuple(t: &[TermId]) -> u64 {
+    FxBuildHasher.hash_one(t)
+}
+
+impl TupleSet {
+    /// An empty set of tuples of `width` terms.
+    pub fn new(width: usize) -> TupleSet {
+        TupleSet {
+            width,
+            data: Vec::new(),
+            table: HashTable::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    fn tuple(data: &[TermId], width: usize, i: u32) -> &[TermId] {
+        &data[i as usize * width..(i as usize + 1) * width]
+    }
+
+    /// Adds `t` (of the set's width); false if it was there.
+    pub fn insert(&mut self, t: &[TermId]) -> bool {
+        debug_assert_eq!(t.len(), self.width);
+        let (width, data) = (self.width, &self.data);
+        let n = self.table.len() as u32;
+        let entry = self.table.entry(
+            hash_tuple(t),
+            // Element by element: the tuples are short, a call to `memcmp` costs more.
+            |&i| {
+                Self::tuple(data, width, i)
+                    .iter()
+                    .zip(t)
+                    .all(|(a, b)| a == b)
+            },
+            |&i| hash_tuple(Self::tuple(data, width, i)),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(_) => false,
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(n);
+                self.data.extend_from_slice(t);
+                true
+            }
+        }
+    }
+
+    /// The tuples, in the order of the hash table (see [`TupleSet`]).
+    pub fn iter(&self) -> impl Iterator<Item = &[TermId]> + '_ {
+        self.table
+            .iter()
+            .map(|&i| Self::tuple(&self.data, self.width, i))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +200,23 @@ mod tests {
         assert_ne!(s.intern(f, &[ca]), t1);
         assert_eq!(s.get(f, &[ca, ca]), Some(t1));
         assert_eq!(s.text(&symbols, t1), "(f a a)");
+    }
+
+    #[test]
+    fn a_tuple_set_visits_its_tuples_as_a_hash_set_of_vectors_would() {
+        let mut set = TupleSet::new(3);
+        let mut reference: rustc_hash::FxHashSet<Vec<TermId>> = Default::default();
+        for k in 0..5_000u32 {
+            let t = [k % 97, k % 13, k / 7];
+            assert_eq!(set.insert(&t), reference.insert(t.to_vec()));
+        }
+        assert_eq!(set.len(), reference.len());
+        let ours: Vec<Vec<TermId>> = set.iter().map(<[TermId]>::to_vec).collect();
+        let theirs: Vec<Vec<TermId>> = reference.into_iter().collect();
+        assert_eq!(ours, theirs);
+        let mut empty = TupleSet::new(0);
+        assert!(empty.insert(&[]));
+        assert!(!empty.insert(&[]));
+        assert_eq!(empty.iter().count(), 1);
     }
 }

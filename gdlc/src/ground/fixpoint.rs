@@ -5,8 +5,6 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use rustc_hash::FxHashSet;
-
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
@@ -14,7 +12,7 @@ use super::GroundError;
 use crate::ast::kw;
 use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule};
-use crate::terms::TermId;
+use crate::terms::{TermId, TupleSet};
 
 use super::join::{self, Exhausted, JoinError, JoinRequest, NegMode, RelKey, rel_key};
 use super::{Grounder, unsafe_rule};
@@ -307,7 +305,8 @@ fn derive(
             head_vars.push(v)
         }
     });
-    let mut heads: HashSet<Vec<TermId>> = HashSet::default();
+    let mut heads = TupleSet::new(head_vars.len());
+    let mut tuple: Vec<TermId> = Vec::with_capacity(head_vars.len());
     let deltas: Vec<Option<usize>> = if first {
         vec![None]
     } else {
@@ -346,12 +345,9 @@ fn derive(
         }
         let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
             let vals = m.vars();
-            heads.insert(
-                head_vars
-                    .iter()
-                    .map(|&v| vals[v as usize].unwrap_or(0))
-                    .collect(),
-            );
+            tuple.clear();
+            tuple.extend(head_vars.iter().map(|&v| vals[v as usize].unwrap_or(0)));
+            heads.insert(&tuple);
             heads.len() <= max_heads
         });
         if capped {
@@ -389,13 +385,13 @@ fn insert_heads(
     g: &mut Grounder<'_>,
     rule: &NRule,
     head_vars: &[u32],
-    heads: FxHashSet<Vec<TermId>>,
+    heads: TupleSet,
     feed: Feed,
 ) -> Result<(), GroundError> {
     let width = rule.var_names.len();
     let mut binding: Vec<Option<TermId>> = vec![None; width];
-    for h in heads {
-        for (&v, &t) in head_vars.iter().zip(&h) {
+    for h in heads.iter() {
+        for (&v, &t) in head_vars.iter().zip(h) {
             binding[v as usize] = Some(t);
         }
         let Some(head) = join::intern_atom(&rule.head, &binding, &mut g.store) else {

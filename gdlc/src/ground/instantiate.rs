@@ -8,7 +8,7 @@ use super::GroundError;
 use crate::ast::kw;
 use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule};
-use crate::terms::TermId;
+use crate::terms::{TermId, TupleSet};
 
 use super::join::{self, JoinError, JoinRequest, NegMode, RelKey, rel_key};
 use super::split::{self, Sizes};
@@ -239,7 +239,8 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             NLit::Pos(a) | NLit::Neg(a) => self.g.dynamic.contains(&rel_key(a)),
             _ => false,
         });
-        let mut heads: HashSet<Vec<TermId>> = HashSet::default();
+        let mut heads = TupleSet::new(aux.head.args.len());
+        let mut tuple: Vec<TermId> = Vec::with_capacity(aux.head.args.len());
         let hi = self.g.db.count();
         {
             let g = &mut *self.g;
@@ -263,16 +264,12 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             join::prepare(&req, &mut g.db, &g.store);
             let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
                 let vals = m.vars();
-                let key = aux
-                    .head
-                    .args
-                    .iter()
-                    .map(|t| match t {
-                        crate::normalize::NTerm::Var(v) => vals[*v as usize].unwrap_or(0),
-                        _ => 0,
-                    })
-                    .collect();
-                heads.insert(key);
+                tuple.clear();
+                tuple.extend(aux.head.args.iter().map(|t| match t {
+                    crate::normalize::NTerm::Var(v) => vals[*v as usize].unwrap_or(0),
+                    _ => 0,
+                }));
+                heads.insert(&tuple);
                 heads.len() <= max
             });
             match result {
@@ -286,8 +283,8 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         if dynamic {
             self.g.dynamic.insert(rel);
         }
-        for args in heads {
-            let atom = self.g.store.intern(rel.0, &args);
+        for args in heads.iter() {
+            let atom = self.g.store.intern(rel.0, args);
             self.g.db.insert(&self.g.store, rel, atom);
         }
         self.g.check_atoms(aux)

@@ -15,7 +15,7 @@
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
 use crate::terms::{TermId, TermStore};
 
-use super::pattern::{Binds, RAtom, RTerm, Resolved, lookup, lookup_atom, unify};
+use super::pattern::{Args, Binds, RAtom, RTerm, Resolved, lookup, lookup_atom, unify};
 
 pub use super::db::RelKey;
 
@@ -704,8 +704,7 @@ pub fn intern_term(p: &NTerm, vars: &[Option<TermId>], store: &mut TermStore) ->
         NTerm::Var(v) => (*vars.get(*v as usize)?)?,
         NTerm::Const(c) => store.intern(*c, &[]),
         NTerm::Func(f, args) => {
-            let ids: Option<Vec<TermId>> =
-                args.iter().map(|a| intern_term(a, vars, store)).collect();
+            let ids: Option<Args> = args.iter().map(|a| intern_term(a, vars, store)).collect();
             store.intern(*f, &ids?)
         }
     })
@@ -713,6 +712,6 @@ pub fn intern_term(p: &NTerm, vars: &[Option<TermId>], store: &mut TermStore) ->
 
 /// Interns the ground atom of pattern `a` under `vars`.
 pub fn intern_atom(a: &NAtom, vars: &[Option<TermId>], store: &mut TermStore) -> Option<TermId> {
-    let ids: Option<Vec<TermId>> = a.args.iter().map(|t| intern_term(t, vars, store)).collect();
+    let ids: Option<Args> = a.args.iter().map(|t| intern_term(t, vars, store)).collect();
     Some(store.intern(a.rel, &ids?))
 }

@@ -149,13 +149,13 @@ pub(super) fn unify(p: &RTerm, t: TermId, store: &TermStore, b: &mut Binds) -> b
     }
 }
 
+/// The ids of the arguments of one term or atom: inline up to a width that almost every
+/// description stays within (an atom of more spills to the heap, once per lookup).
+pub(super) type Args = SmallVec<[TermId; 24]>;
+
 /// The ids of `args` under the bindings: `Err(())` when a variable is unbound, `Ok(None)`
 /// when one is ground but in no atom.
-fn lookup_args(
-    args: &[RTerm],
-    store: &TermStore,
-    b: &Binds,
-) -> Result<Option<SmallVec<[TermId; 8]>>, ()> {
+fn lookup_args(args: &[RTerm], store: &TermStore, b: &Binds) -> Result<Option<Args>, ()> {
     let mut ids = SmallVec::with_capacity(args.len());
     let mut missing = false;
     for a in args {
