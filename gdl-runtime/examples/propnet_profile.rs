@@ -65,14 +65,7 @@ impl<'n> Profile<'n> {
                 ins[(e >> 2) as usize].push((n as u32, e & 1 != 0));
             }
         }
-        let first_gate = net
-            .does_base
-            .iter()
-            .zip(&net.moves)
-            .map(|(&b, &m)| b + m)
-            .max()
-            .unwrap_or(net.bits)
-            .max(net.bits) as usize;
+        let first_gate = net.first_gate() as usize;
         let mut kind = vec!["gate"; nodes];
         let mut dep = vec![false; nodes];
         kind[..net.bits as usize].fill("bit");

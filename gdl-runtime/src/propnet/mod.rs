@@ -92,6 +92,19 @@ pub struct Net {
     pub sees: Vec<Vec<u32>>,
 }
 
+impl Net {
+    /// The first node after the inputs (the state bits and every role's `does` inputs).
+    pub fn first_gate(&self) -> u32 {
+        self.does_base
+            .iter()
+            .zip(&self.moves)
+            .map(|(&b, &m)| b + m)
+            .max()
+            .unwrap_or(self.bits)
+            .max(self.bits)
+    }
+}
+
 mod join;
 mod legal;
 mod order;
@@ -287,14 +300,7 @@ impl<'n> Engine<'n> {
                 self.toggle(base + m);
             }
         }
-        let first_gate = net
-            .does_base
-            .iter()
-            .zip(&net.moves)
-            .map(|(&b, &m)| b + m)
-            .max()
-            .unwrap_or(net.bits)
-            .max(net.bits);
+        let first_gate = net.first_gate();
         let mut n = 0u32;
         while n < net.nodes {
             let g = net.group_of[n as usize];

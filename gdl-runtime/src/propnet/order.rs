@@ -18,14 +18,7 @@ pub(super) struct Order {
 pub(super) fn locality_order(net: &Net) -> Order {
     let nodes = net.nodes as usize;
     let mut old_of: Vec<u32> = (0..net.nodes).collect();
-    let first_gate = net
-        .does_base
-        .iter()
-        .zip(&net.moves)
-        .map(|(&b, &m)| b + m)
-        .max()
-        .unwrap_or(net.bits)
-        .max(net.bits) as usize;
+    let first_gate = net.first_gate() as usize;
     let last = net
         .legal_base
         .iter()

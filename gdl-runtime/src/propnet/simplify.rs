@@ -26,14 +26,7 @@ impl Net {
     pub fn simplify(&mut self) {
         let nodes = self.nodes as usize;
         let kept = self.read_by_number();
-        let first_gate = self
-            .does_base
-            .iter()
-            .zip(&self.moves)
-            .map(|(&b, &m)| b + m)
-            .max()
-            .unwrap_or(self.bits)
-            .max(self.bits) as usize;
+        let first_gate = self.first_gate() as usize;
         // Per node, its out-edges (as in `fan`); per rewritable gate, its inputs.
         let mut out: Vec<Vec<u32>> = (0..nodes)
             .map(|n| self.fan[self.fan_start[n] as usize..self.fan_start[n + 1] as usize].to_vec())
