@@ -28,8 +28,9 @@ pub fn project(nprog: &NProgram) -> NProgram {
         rules: Vec::with_capacity(nprog.rules.len()),
     };
     // Per literal shape (its atom with the kept variables numbered first, then the projected
-    // ones), the auxiliary relation made for it.
-    let mut made: HashMap<NAtom, NAtom> = HashMap::default();
+    // ones) and number of kept variables, the auxiliary relation made for it: `(cell ?x ?y ?p)`
+    // keeping `?x ?y` and keeping `?x` alone have one renumbered atom.
+    let mut made: HashMap<(NAtom, usize), NAtom> = HashMap::default();
     let mut aux_rules = Vec::new();
     for rule in &nprog.rules {
         let mut rule = rule.clone();
@@ -46,7 +47,8 @@ pub fn project(nprog: &NProgram) -> NProgram {
                     continue;
                 }
                 let shape = renumber(atom, &kept, &local);
-                let head = match made.get(&shape) {
+                let key = (shape.clone(), kept.len());
+                let head = match made.get(&key) {
                     Some(h) => h.clone(),
                     None => {
                         let name = format!("{} #{}", nprog.symbols.name(atom.rel), made.len());
@@ -66,7 +68,7 @@ pub fn project(nprog: &NProgram) -> NProgram {
                             origin: rule.origin,
                             span: rule.span,
                         });
-                        made.insert(shape, head.clone());
+                        made.insert(key, head.clone());
                         head
                     }
                 };
@@ -182,22 +184,30 @@ mod tests {
              (<= (has ?x) (true (cell ?x ?y ?p ?t)))
              (adj a 1 b 2)
              (<= (next (cell ?x ?y ?p ?t)) (true (cell ?x ?y ?p ?t)) (does white (go ?a ?b)))
-             (<= terminal (true (cell ?x ?y ?p ?t)) (true (control ?r)))",
+             (<= terminal (true (cell ?x ?y ?p ?t)) (true (control ?r)))
+             (<= (legal white (look ?x)) (true (cell ?x ?y ?p ?t)) (true (control white)))
+             (<= (legal white (put ?x ?y)) (true (cell ?x ?y ?p ?t)) (true (control white)))",
         );
         // `(true (cell ?x ?y white ?t))` has one relation for both legal rules; `does` and a
-        // whole body (`has`) are kept.
+        // whole body (`has`) are kept. One renumbered atom keeping 0, 1 or 2 variables
+        // (`terminal`, `look`, `put`) is three relations (alexChess lost moves when they
+        // were one).
         let expected = "\
 (<= (adj a 1 b 2) )
 (<= (init (cell a 1 white pawn)) )
 (<= (legal white (go ?0 ?1)) (true #0 ?0 ?1) (true (control white)))
 (<= (legal white (jump ?0 ?1 ?2 ?3)) (true #0 ?0 ?1) (true #1 ?2 ?3) (adj ?0 ?1 ?2 ?3))
+(<= (legal white (look ?0)) (true #4 ?0) (true (control white)))
+(<= (legal white (put ?0 ?1)) (true #5 ?0 ?1) (true (control white)))
 (<= (next (cell ?0 ?1 ?2 ?3)) (true (cell ?0 ?1 ?2 ?3)) (does white (go ?4 ?5)))
 (<= (role white) )
 (<= (terminal ) (true #2 ) (true #3 ))
 (<= (true #0 ?0 ?1) (true (cell ?0 ?1 white ?2)))
 (<= (true #1 ?0 ?1) (true (cell ?0 ?1 black ?2)))
 (<= (true #2 ) (true (cell ?0 ?1 ?2 ?3)))
-(<= (true #3 ) (true (control ?0)))";
+(<= (true #3 ) (true (control ?0)))
+(<= (true #4 ?0) (true (cell ?0 ?1 ?2 ?3)))
+(<= (true #5 ?0 ?1) (true (cell ?0 ?1 ?2 ?3)))";
         assert_eq!(text, expected, "{text}");
     }
 }
