@@ -1,7 +1,8 @@
 //! `Backend::Auto` picks the faster backend on corpus games where the two differ clearly.
 //! Each expected choice was measured: both backends on one game in alternating pairs
 //! (`gdlc bench GAME --engine compiled --backend inline|propnet --seconds 4`, 2026-11-24, load
-//! 1.2-7.4), the slower at most two thirds as fast as the faster. A change to either engine
+//! 1.2-7.4; the games marked "per CPU s" again after the depth-first propnet engine, `--seconds
+//! 3`, playouts per CPU second, load 3-5.5), the slower at most two thirds as fast as the faster. A change to either engine
 //! that moves these games across the line means re-fitting the cost model
 //! (`gdlc/src/codegen/mod.rs`, `inline_nanos` and `propnet_nanos`) against new measurements.
 
@@ -15,8 +16,22 @@ const MEASURED: &[(&str, Backend, &str)] = &[
     ("nineBoardTicTacToe", Backend::Inline, "78-102k / 54-60k"),
     ("pentago", Backend::Inline, "73-83k / 6.6-6.7k"),
     ("eightPuzzle", Backend::Inline, "61-66k / 5.1-7.2k"),
-    ("reversi", Backend::Inline, "1.9-2.4k / 553-629"),
-    ("checkers", Backend::Propnet, "895-910 / 1,570-1,609"),
+    (
+        "reversi",
+        Backend::Inline,
+        "10.4-10.7k / 1,070-1,071 per CPU s",
+    ),
+    ("breakthrough", Backend::Inline, "184-190k / 7.4k per CPU s"),
+    (
+        "englishDraughts",
+        Backend::Inline,
+        "16.4-17.7k / 10.6-10.7k per CPU s",
+    ),
+    (
+        "checkers",
+        Backend::Propnet,
+        "3,861-3,872 / 7,142-7,218 per CPU s",
+    ),
 ];
 
 #[test]

@@ -162,9 +162,12 @@ fn inline_nanos(literals: f64) -> f64 {
 /// edges per state (and syncs its state at every call), fitted with [`inline_nanos`]: 5-13 ns
 /// per visit measured (tic-tac-toe 100 visits: 680 ns; englishDraughts 398: 4,000 ns; checkers
 /// 767: 6,200 ns; reversi 2,092: 27,500 ns), the smallest games paying a few hundred ns per state
-/// whatever they visit.
+/// whatever they visit. Refitted after the depth-first engine (2026-11-24, per CPU second,
+/// alternating pairs, load 3-5.5): the engine's playouts got 15-20% faster, so 7.5 ns per
+/// visit (was 9); the ratio of the backends then matches englishDraughts (inline 1.6x propnet,
+/// predicted 1.7x).
 fn propnet_nanos(visits: f64) -> f64 {
-    9.0 * visits + 100.0
+    7.5 * visits + 100.0
 }
 
 /// The Rust source of the module for `ir`, formatted.
