@@ -179,6 +179,10 @@ pub struct Engine<'n> {
     order: order::Order,
     /// The common legal guard of each role (see `legal.rs`).
     guards: legal::Guards,
+    /// Scratch of a random draw: the words of a role's legal moves that have one (index and
+    /// bits), and the joint move drawn.
+    picks: Vec<(u32, u64)>,
+    drawn: Vec<u32>,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
     /// The edges one propagation may visit before the engine gives it up and evaluates the
@@ -256,6 +260,8 @@ impl<'n> Engine<'n> {
             join_scratch: JoinScratch::default(),
             order,
             guards,
+            picks: Vec::new(),
+            drawn: Vec::new(),
             visits: 0,
             budget: 0,
         };
