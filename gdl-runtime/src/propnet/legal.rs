@@ -4,6 +4,7 @@
 //! per move whose output holds.
 
 use super::{NONE, Net};
+use crate::SplitMix64;
 
 /// Per role: its most common guard and the moves that have it.
 #[derive(Clone, Debug, Default)]
@@ -51,8 +52,10 @@ pub(super) fn translate(g: u32, new_of: &[u32]) -> u32 {
 }
 
 impl super::Engine<'_> {
-    /// Appends the legal moves of `role`, ascending.
-    pub fn legal(&self, role: usize, out: &mut Vec<u32>) {
+    /// Calls `f` with each word of the legal moves of `role` that has a move (its index and
+    /// bits: bit `m % 64` of word `m / 64` for move `m`), ascending.
+    #[inline]
+    fn legal_words(&self, role: usize, mut f: impl FnMut(usize, u64)) {
         let net = self.net;
         let (Some(&base), Some(&n)) = (net.legal_base.get(role), net.moves.get(role)) else {
             return;
@@ -93,8 +96,68 @@ impl super::Engine<'_> {
                     x &= !(1 << b);
                 }
             }
-            push_bits(out, w, x);
+            if x != 0 {
+                f(w, x);
+            }
         }
+    }
+
+    /// Appends the legal moves of `role`, ascending.
+    pub fn legal(&self, role: usize, out: &mut Vec<u32>) {
+        self.legal_words(role, |w, x| push_bits(out, w, x));
+    }
+
+    /// One legal move of `role` drawn at random: the `rng.below(n)`-th of its `n` legal moves,
+    /// ascending, which is the move [`Engine::legal`]'s list gives for the same draw. `None`
+    /// (and no draw) when it has none.
+    pub fn random_legal(&mut self, role: usize, rng: &mut SplitMix64) -> Option<u32> {
+        let mut found = std::mem::take(&mut self.picks);
+        found.clear();
+        let mut total = 0u32;
+        self.legal_words(role, |w, x| {
+            total += x.count_ones();
+            found.push((w as u32, x));
+        });
+        let mut pick = None;
+        if total > 0 {
+            let mut k = rng.below(total as usize) as u32;
+            for &(w, x) in &found {
+                let c = x.count_ones();
+                if k < c {
+                    let mut x = x;
+                    for _ in 0..k {
+                        x &= x - 1;
+                    }
+                    pick = Some(w * 64 + x.trailing_zeros());
+                    break;
+                }
+                k -= c;
+            }
+        }
+        self.picks = found;
+        pick
+    }
+
+    /// One step of a random playout from the held state: each role in order draws its move
+    /// as [`Engine::random_legal`] does, the joint move is set and the next state written
+    /// into `next`. `Err(role)` when `role` has no legal move (the roles before it have
+    /// drawn; the joint move held and `next` are unchanged).
+    pub fn random_step(&mut self, rng: &mut SplitMix64, next: &mut [u64]) -> Result<(), usize> {
+        let mut joint = std::mem::take(&mut self.drawn);
+        joint.clear();
+        for r in 0..self.net.moves.len() {
+            match self.random_legal(r, rng) {
+                Some(m) => joint.push(m),
+                None => {
+                    self.drawn = joint;
+                    return Err(r);
+                }
+            }
+        }
+        self.set_joint(&joint);
+        self.drawn = joint;
+        self.next(next);
+        Ok(())
     }
 }
 

@@ -179,6 +179,10 @@ pub struct Engine<'n> {
     order: order::Order,
     /// The common legal guard of each role (see `legal.rs`).
     guards: legal::Guards,
+    /// Scratch of a random draw: the words of a role's legal moves that have one (index and
+    /// bits), and the joint move drawn.
+    picks: Vec<(u32, u64)>,
+    drawn: Vec<u32>,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
     /// The edges one propagation may visit before the engine gives it up and evaluates the
@@ -256,6 +260,8 @@ impl<'n> Engine<'n> {
             join_scratch: JoinScratch::default(),
             order,
             guards,
+            picks: Vec::new(),
+            drawn: Vec::new(),
             visits: 0,
             budget: 0,
         };
@@ -461,9 +467,14 @@ impl<'n> Engine<'n> {
             let (pos, negs) = out.split_at((p as usize).min(out.len()));
             // An edge whose input became true adds one to its target's count, which crosses
             // zero when it becomes 0; one whose input became false takes one, crossing at -1.
-            let (d, cross) = if up != 0 { (1, 0) } else { (-1, -1) };
-            step(nodes, value, stack, pos, d, cross);
-            step(nodes, value, stack, negs, -d, -1 - cross);
+            // (Each polarity its own loop, the constants immediate.)
+            if up != 0 {
+                step::<1, 0>(nodes, value, stack, pos);
+                step::<-1, -1>(nodes, value, stack, negs);
+            } else {
+                step::<-1, -1>(nodes, value, stack, pos);
+                step::<1, 0>(nodes, value, stack, negs);
+            }
             if at.fan & INTO == 0 {
                 continue;
             }
@@ -486,22 +497,20 @@ impl<'n> Engine<'n> {
     }
 }
 
-/// Adds `d` to the counts of the targets of `edges` (one polarity), toggling the gates whose
-/// count reaches `cross` and pushing those that have out-edges.
+/// Adds `D` to the counts of the targets of `edges` (one polarity), toggling the gates whose
+/// count reaches `CROSS` and pushing those that have out-edges.
 #[inline(always)]
-fn step(
+fn step<const D: i32, const CROSS: i32>(
     nodes: &mut [Node],
     value: &mut [u64],
     stack: &mut Vec<u32>,
     edges: &[u32],
-    d: i32,
-    cross: i32,
 ) {
     for &e in edges {
         let t = (e >> 2) as usize;
         let Some(x) = nodes.get_mut(t) else { continue };
-        x.count += d;
-        if x.count == cross {
+        x.count += D;
+        if x.count == CROSS {
             value[t >> 6] ^= 1 << (t & 63);
             if e & 2 == 0 {
                 stack.push((t as u32) << 1 | u32::from(x.count >= 0));

@@ -199,3 +199,42 @@ fn incremental_values_match(budget: Option<u64>) {
         assert_eq!(counts(&e), counts(&full));
     }
 }
+
+/// A move drawn without listing is the listed move of the same draw, the generator left
+/// where the list's draw leaves it; a role without moves draws nothing; a random step is
+/// the draws, the joint move and the next state.
+#[test]
+fn random_draws_are_those_of_the_list() {
+    let mut n = net();
+    n.legal_guard = vec![vec![1 << 1, 1 << 1 | 1]];
+    let n = Net::decode(&n.encode()).unwrap();
+    let mut e = Engine::new(&n);
+    let mut listed = Engine::new(&n);
+    let mut l = Vec::new();
+    let mut states = crate::SplitMix64::new(3);
+    for seed in 0..200 {
+        let state = states.below(4) as u64;
+        e.set_state(&[state]);
+        listed.set_state(&[state]);
+        l.clear();
+        listed.legal(0, &mut l);
+        let (mut a, mut b) = (crate::SplitMix64::new(seed), crate::SplitMix64::new(seed));
+        let want = (!l.is_empty()).then(|| l[b.below(l.len())]);
+        assert_eq!(e.random_legal(0, &mut a), want, "state {state:#b}");
+        assert_eq!(a.next_u64(), b.next_u64());
+        let (mut a, mut b) = (crate::SplitMix64::new(seed), crate::SplitMix64::new(seed));
+        let mut next = [0u64];
+        let stepped = e.random_step(&mut a, &mut next);
+        match want {
+            None => assert_eq!(stepped, Err(0)),
+            Some(_) => {
+                assert_eq!(stepped, Ok(()));
+                let m = l[b.below(l.len())];
+                listed.set_joint(&[m]);
+                let mut expected = [0u64];
+                listed.next(&mut expected);
+                assert_eq!(next, expected, "state {state:#b}, move {m}");
+            }
+        }
+    }
+}

@@ -731,8 +731,8 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
     let bodies = GameBodies {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },
         legal_moves: quote! { with_engine(state, |e| e.legal(role, out)) },
-        random_legal_move: None,
-        random_step: None,
+        random_legal_move: Some(quote! { with_engine(state, |e| e.random_legal(role, rng)) }),
+        random_step: Some(quote! { with_engine(state, |e| e.random_step(rng, &mut next_state.0)) }),
         next_state: quote! {
             with_engine(state, |e| {
                 e.set_joint(joint);
