@@ -326,7 +326,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     ) {
         Ok(g) => return Ok(g),
         Err(e) if e.is_too_large() && !probe.out_of_time => {
-            tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), "plain grounding too large");
+            tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), error = %e.summary(), "plain grounding too large");
             e
         }
         Err(e) => return Err(e),
@@ -389,7 +389,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             }
             Err(e) if e.kind == GroundErrorKind::NegativeCycle => last = e,
             Err(e) => {
-                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "on demand too large");
+                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, error = %e.summary(), "on demand too large");
                 // The relations of the description found too large on demand (through
                 // their adorned or demand relations) are deferred from the start of the
                 // hybrid attempt, rather than found again one by one.
