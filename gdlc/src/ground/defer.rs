@@ -45,6 +45,8 @@ pub(super) fn ground_hybrid(
                 Some(rel) if deferred.insert(rel) => {
                     tracing::debug!(
                         relation = %format!("{}/{}", nprog.symbols.name(rel.0), rel.1),
+                        cpu = ?gdl_runtime::bench::thread_cpu_time(),
+                        error = %e.summary(),
                         "hybrid grounding defers a relation to run time"
                     );
                 }

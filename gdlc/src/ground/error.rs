@@ -52,6 +52,23 @@ impl GroundError {
         self.kind == GroundErrorKind::TooLarge
     }
 
+    /// The messages of the diagnostics, with their notes, on one line: what an attempt's log
+    /// says it failed on.
+    pub fn summary(&self) -> String {
+        self.diagnostics
+            .iter()
+            .map(|d| {
+                let mut s = d.message.clone();
+                for n in &d.notes {
+                    s.push_str("; ");
+                    s.push_str(n);
+                }
+                s
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+
     /// The diagnostics, at the pass boundary.
     pub fn into_diagnostics(self) -> Vec<Diagnostic> {
         self.diagnostics

@@ -199,26 +199,99 @@ fn lazy_values(
     all
 }
 
-/// The domains of a join rule's head variables its head atoms were last computed from
-/// ([`head_atoms_if_grown`]).
+/// What the head atoms of a join rule were last computed from ([`head_atoms_if_grown`]): the
+/// inputs of its head variables' domains ([`DomainInputs`]) and the domains.
 #[derive(Default)]
-pub(crate) struct HeadsSeen(Option<Vec<Vec<TermId>>>);
+pub(crate) struct HeadsSeen {
+    inputs: Option<DomainInputs>,
+    domains: Option<Vec<Vec<TermId>>>,
+}
 
-/// The head atoms a join rule may derive (see the module documentation), or none when the domains of the head variables are those of `seen`: the
-/// fixpoint asks every round, and a relaxed reachability may take hundreds of rounds in which
-/// the domains stay the same (chess's step counter: 200 rounds, each recomputing the 262,144
-/// head atoms of `threatened_with_capture`, 40% of the CPU time of grounding).
+/// What the domains of a rule's variables ([`domain`]) are computed from: the number of atoms of
+/// each relation its positive literals read (through the rules of the lazy relations they
+/// read, transitively), and the ground head arguments of those lazy rules as the store knows
+/// them. Atoms are only ever added, so equal inputs mean equal domains.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DomainInputs {
+    /// Per positive literal, its relation, the shape of its first compound argument (position,
+    /// functor, arity), and how many atoms have that shape ([`matching_atoms`]).
+    sizes: Vec<(LiteralShape, usize)>,
+    ground_args: Vec<Option<TermId>>,
+}
+
+/// A literal's relation and the shape of its first compound argument (position, functor, arity).
+type LiteralShape = (RelKey, Option<(u32, crate::ast::Sym, u32)>);
+
+fn domain_inputs(g: &Grounder<'_>, rule: &NRule) -> DomainInputs {
+    let mut inputs = DomainInputs {
+        sizes: Vec::new(),
+        ground_args: Vec::new(),
+    };
+    let mut visited: HashSet<RelKey> = HashSet::default();
+    let mut stack: Vec<&NRule> = vec![rule];
+    while let Some(r) = stack.pop() {
+        for l in &r.body {
+            let NLit::Pos(a) = l else { continue };
+            let rel = rel_key(a);
+            match g.lazy.get(&rel) {
+                Some(_) if !visited.insert(rel) => {}
+                Some(rules) => {
+                    for lr in rules {
+                        inputs.ground_args.extend(
+                            lr.head
+                                .args
+                                .iter()
+                                .filter(|t| !matches!(t, NTerm::Var(_)) && t.is_ground())
+                                .map(|t| join::ground_term(t, &g.store)),
+                        );
+                        stack.push(lr);
+                    }
+                }
+                None => inputs.sizes.push(matching_atoms(g, a)),
+            }
+        }
+    }
+    inputs
+}
+
+/// How many atoms of its relation literal `a` may match: those of the shape of its first
+/// compound argument (the `(cell ..)` atoms of `(true (cell ?x ?y ?p))`, not every `true` atom,
+/// of which a step counter adds one every round), else all of them.
+fn matching_atoms(g: &Grounder<'_>, a: &NAtom) -> (LiteralShape, usize) {
+    let rel = rel_key(a);
+    for (pos, t) in a.args.iter().enumerate() {
+        if let NTerm::Func(f, args) = t {
+            let shape = (pos as u32, *f, args.len() as u32);
+            let n = g.db.atoms_shaped(rel, shape.0, shape.1, shape.2).len();
+            return ((rel, Some(shape)), n);
+        }
+    }
+    ((rel, None), g.db.atoms(rel).len())
+}
+
+/// The head atoms a join rule may derive (see the module documentation), or none when the
+/// domains of the head variables are those of `seen`: the fixpoint asks every round, and a
+/// relaxed reachability may take hundreds of rounds in which the domains stay the same
+/// (chess's step counter: 200 rounds, each recomputing the 262,144 head atoms of
+/// `threatened_with_capture`, 40% of the CPU time of grounding). The domains are not even
+/// computed again when the relations they are computed from have not grown (chess: computing
+/// them every round was a fifth of the CPU time of gdlc).
 pub(crate) fn head_atoms_if_grown(
     g: &mut Grounder<'_>,
     rule: &NRule,
     seen: &mut HeadsSeen,
 ) -> Result<Vec<TermId>, GroundError> {
+    let inputs = domain_inputs(g, rule);
+    if seen.inputs.as_ref() == Some(&inputs) {
+        return Ok(Vec::new());
+    }
     let (head_vars, domains) = head_domains(g, rule)?;
-    if seen.0.as_ref() == Some(&domains) {
+    seen.inputs = Some(inputs);
+    if seen.domains.as_ref() == Some(&domains) {
         return Ok(Vec::new());
     }
     let heads = product(g, rule, &head_vars, &domains);
-    seen.0 = Some(domains);
+    seen.domains = Some(domains);
     Ok(heads)
 }
 

@@ -710,6 +710,24 @@ pub fn intern_term(p: &NTerm, vars: &[Option<TermId>], store: &mut TermStore) ->
     })
 }
 
+/// The ground term of pattern `p` under `vars`, if it is in the store.
+fn lookup_term(p: &NTerm, vars: &[Option<TermId>], store: &TermStore) -> Option<TermId> {
+    match p {
+        NTerm::Var(v) => *vars.get(*v as usize)?,
+        NTerm::Const(c) => store.get(*c, &[]),
+        NTerm::Func(f, args) => {
+            let ids: Option<Args> = args.iter().map(|a| lookup_term(a, vars, store)).collect();
+            store.get(*f, &ids?)
+        }
+    }
+}
+
+/// The ground atom of pattern `a` under `vars`, if it is in the store.
+pub fn lookup_atom_of(a: &NAtom, vars: &[Option<TermId>], store: &TermStore) -> Option<TermId> {
+    let ids: Option<Args> = a.args.iter().map(|t| lookup_term(t, vars, store)).collect();
+    store.get(a.rel, &ids?)
+}
+
 /// Interns the ground atom of pattern `a` under `vars`.
 pub fn intern_atom(a: &NAtom, vars: &[Option<TermId>], store: &mut TermStore) -> Option<TermId> {
     let ids: Option<Args> = a.args.iter().map(|t| intern_term(t, vars, store)).collect();

@@ -267,18 +267,36 @@ impl Grounder<'_> {
     pub fn check_atoms(&self, rule: &NRule) -> Result<(), GroundError> {
         self.check_early_stop(rule)?;
         if self.db.count() as usize > self.atom_limit.min(self.options.max_atoms) {
+            return Err(self.over_atom_limit(rule, 0));
+        }
+        Ok(())
+    }
+
+    /// The error of more atoms than allowed, blamed on `rule`, which is about to add
+    /// `pending` atoms to the database.
+    pub fn over_atom_limit(&self, rule: &NRule, pending: usize) -> GroundError {
+        let head = rel_key(&rule.head);
+        {
             let mut sizes: Vec<(usize, RelKey)> = self
                 .db
                 .relations()
-                .map(|r| (self.db.atoms(r).len(), r))
+                .map(|r| {
+                    (
+                        self.db.atoms(r).len() + if r == head { pending } else { 0 },
+                        r,
+                    )
+                })
                 .collect();
+            if pending > 0 && self.db.atoms(head).is_empty() {
+                sizes.push((pending, head));
+            }
             sizes.sort_unstable_by(|a, b| b.cmp(a));
             let largest: Vec<String> = sizes
                 .iter()
                 .take(3)
                 .map(|(n, (s, a))| format!("{}/{a}: {n}", self.symbols.name(*s)))
                 .collect();
-            return Err(GroundError::too_large(
+            GroundError::too_large(
                 Diagnostic::error(
                     "grounding-too-large",
                     rule.span,
@@ -289,9 +307,8 @@ impl Grounder<'_> {
                     ),
                 )
                 .with_note(format!("the largest relations: {}", largest.join(", "))),
-            ));
+            )
         }
-        Ok(())
     }
 }
 
@@ -326,7 +343,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     ) {
         Ok(g) => return Ok(g),
         Err(e) if e.is_too_large() && !probe.out_of_time => {
-            tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), "plain grounding too large");
+            tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), error = %e.summary(), "plain grounding too large");
             e
         }
         Err(e) => return Err(e),
@@ -389,7 +406,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             }
             Err(e) if e.kind == GroundErrorKind::NegativeCycle => last = e,
             Err(e) => {
-                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "on demand too large");
+                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, error = %e.summary(), "on demand too large");
                 // The relations of the description found too large on demand (through
                 // their adorned or demand relations) are deferred from the start of the
                 // hybrid attempt, rather than found again one by one.
