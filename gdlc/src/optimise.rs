@@ -7,14 +7,18 @@
 //!   (an inductive invariant, found as a greatest fixpoint) become constants;
 //! - [`factor`]: literals common to the disjuncts of a prop are factored out ([`factor_groups`]:
 //!   also those common to groups of them, for the propnet backend's network);
+//! - [`demux`]: a literal read with many selectors seldom true together reads them through
+//!   blocks (for the propnet backend's network);
 //! - [`remove_dead`]: props no output reads are removed and the rest renumbered (first, after
 //!   the first simplification, and last).
 
+mod demux;
 mod factor;
 
 use std::hash::BuildHasher;
 use std::ops::Range;
 
+pub use demux::{Activity, DemuxOptions, candidates as demux_candidates, demux};
 pub use factor::{factor, factor_groups};
 
 use crate::ir::{Input, Ir, Lit};

@@ -331,3 +331,135 @@ fn fewer_disjuncts_than_a_group_are_left_as_they_are() {
     optimise::factor_groups(&mut ir);
     assert_eq!(ir.props, before, "{ir}");
 }
+
+/// The number of selectors of [`selected`].
+const SELECTORS: usize = 36;
+
+/// Bits `(a 1)`..`(a 36)`, one true at a time (a counter), and `x`, set by move `m`; each
+/// `(b ?i)` is `x & (a ?i)`.
+fn selected() -> String {
+    let succ: String = (1..SELECTORS)
+        .map(|i| format!("(succ {i} {})", i + 1))
+        .collect();
+    format!(
+        "(init (a 1))
+        (<= (next (a ?j)) (true (a ?i)) (succ ?i ?j)) (<= (next (a 1)) (true (a {SELECTORS})))
+        (<= (next x) (does r m)) (<= (next (b ?i)) (true x) (true (a ?i)))
+        (<= terminal (true (b {SELECTORS}))) (<= (goal r 100) (true (b 1))) {succ}"
+    )
+}
+
+/// The value of every `next` literal for the state bits `bits` and no move played.
+fn next_values(ir: &Ir, bits: &[bool]) -> Vec<bool> {
+    let props = eval_props(ir, bits);
+    ir.next
+        .iter()
+        .map(|l| {
+            let v = match l.input {
+                Input::Prop(p) => props[p as usize],
+                Input::Bit(b) => bits[b as usize],
+                Input::Const(c) => c,
+                Input::Does { .. } | Input::MoveIn(_) => false,
+                other => panic!("unexpected input {other:?}"),
+            };
+            v != l.negated
+        })
+        .collect()
+}
+
+#[test]
+fn a_literal_read_with_many_selectors_reads_them_through_blocks() {
+    let ir = optimised(&selected());
+    let xb = bit(&ir, "x") as usize;
+    let x = Lit::pos(Input::Bit(xb as u32));
+    assert_eq!(readers(&ir, x), SELECTORS, "before: {ir}");
+    let a: Vec<u32> = (1..=SELECTORS)
+        .map(|i| bit(&ir, &format!("(a {i})")))
+        .collect();
+    // The counter's states, in order; `x` changes at every state.
+    let words = ir.bits.len().div_ceil(64);
+    let states: Vec<Vec<u64>> = (0..4 * SELECTORS)
+        .map(|t| {
+            let mut s = vec![0u64; words];
+            let b = a[t % SELECTORS] as usize;
+            s[b / 64] |= 1 << (b % 64);
+            s
+        })
+        .collect();
+    let mut bits = vec![optimise::Activity::default(); ir.bits.len()];
+    for &b in &a {
+        bits[b as usize] = optimise::Activity {
+            held: 1.0 / SELECTORS as f64,
+            changes: 2.0 / SELECTORS as f64,
+        };
+    }
+    bits[xb] = optimise::Activity {
+        held: 0.5,
+        changes: 1.0,
+    };
+    let mut options = optimise::DemuxOptions {
+        bits,
+        states,
+        ..Default::default()
+    };
+    assert_eq!(optimise::demux_candidates(&ir, &options), vec![x.input]);
+    options.inputs.insert(x.input, options.bits[xb]);
+    let mut after = ir.clone();
+    optimise::demux(&mut after, &options);
+    optimise::simplify(&mut after);
+    // `x` feeds one gate per block of six selectors.
+    assert_eq!(readers(&after, x), 6, "{after}");
+    // Every next value is the same, in states of any bits.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..200 {
+        let assignment: Vec<bool> = (0..ir.bits.len())
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed & 1 == 1
+            })
+            .collect();
+        assert_eq!(
+            next_values(&ir, &assignment),
+            next_values(&after, &assignment),
+            "{after}"
+        );
+    }
+}
+
+#[test]
+fn a_literal_whose_selectors_hold_together_is_left_as_it_is() {
+    let ir = optimised(&selected());
+    let x = Lit::pos(Input::Bit(bit(&ir, "x")));
+    // Every `(a ?i)` holds in half the states, all at once: each block holds when `x` changes.
+    let words = ir.bits.len().div_ceil(64);
+    let mut bits = vec![optimise::Activity::default(); ir.bits.len()];
+    let mut all = vec![0u64; words];
+    for i in 1..=SELECTORS {
+        let b = bit(&ir, &format!("(a {i})")) as usize;
+        all[b / 64] |= 1 << (b % 64);
+        bits[b] = optimise::Activity {
+            held: 0.5,
+            changes: 1.0,
+        };
+    }
+    let mut options = optimise::DemuxOptions {
+        bits,
+        states: [all, vec![0u64; words]]
+            .iter()
+            .cycle()
+            .take(8)
+            .cloned()
+            .collect(),
+        ..Default::default()
+    };
+    let activity = optimise::Activity {
+        held: 0.5,
+        changes: 1.0,
+    };
+    options.inputs.insert(x.input, activity);
+    let mut after = ir.clone();
+    optimise::demux(&mut after, &options);
+    assert_eq!(after.props, ir.props, "{after}");
+}

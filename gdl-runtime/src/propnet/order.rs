@@ -87,6 +87,14 @@ pub(super) fn locality_order(net: &Net) -> Order {
     Order { new_of, old_of }
 }
 
+impl super::Engine<'_> {
+    /// The value of node `n` of the network (in its own numbering) for the held state and
+    /// joint move.
+    pub fn node_value(&self, n: u32) -> bool {
+        self.read(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,11 +20,13 @@ use super::{CodegenOptions, GameBodies};
 use crate::ir::{Input, Ir, Lit};
 use crate::optimise;
 
+mod sample;
+
 const NONE: u32 = u32::MAX;
 
 /// A node read directly or negated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Signal {
+pub(super) struct Signal {
     node: u32,
     neg: bool,
 }
@@ -283,8 +285,37 @@ impl Builder<'_> {
 }
 
 /// The network of `ir`.
-#[allow(clippy::needless_range_loop)] // Roles, moves and bits index several tables.
 pub fn build_net(ir: &Ir) -> Net {
+    let (mut net, _) = build_plain(ir);
+    net.simplify();
+    net
+}
+
+/// Where the network of [`build_plain`] computes each input of the IR.
+struct Signals {
+    /// Per prop, its signal (none for a prop whose gate is an output's).
+    props: Vec<Option<Signal>>,
+    /// Per move set, its signal.
+    sets: Vec<Signal>,
+    does_base: Vec<u32>,
+}
+
+impl Signals {
+    fn of(&self, i: Input) -> Option<Signal> {
+        let plain = |node| Some(Signal { node, neg: false });
+        match i {
+            Input::Bit(b) => plain(b),
+            Input::Does { role, mv } => plain(self.does_base.get(role as usize)? + mv),
+            Input::Prop(p) => self.props.get(p as usize).copied().flatten(),
+            Input::MoveIn(s) => self.sets.get(s as usize).copied(),
+            Input::Const(_) | Input::Join(_) => None,
+        }
+    }
+}
+
+/// The network of `ir` before [`Net::simplify`] (every prop's gate computed), and where.
+#[allow(clippy::needless_range_loop)] // Roles, moves and bits index several tables.
+fn build_plain(ir: &Ir) -> (Net, Signals) {
     let bits = ir.bits.len() as u32;
     let mut gates: Vec<Option<Gate>> = (0..bits).map(|_| None).collect();
     let mut does_base = Vec::new();
@@ -466,11 +497,15 @@ pub fn build_net(ir: &Ir) -> Net {
         .iter()
         .map(|ps| ps.iter().map(|p| b.buffer(p.when)).collect())
         .collect();
+    let signals = Signals {
+        props: b.props.clone(),
+        sets: b.sets.clone(),
+        does_base: b.does_base.clone(),
+    };
     let mut net = finish(b, bits, legal_base, next_base, terminal, goals);
     net.legal_guard = legal_guard;
     net.sees = sees;
-    net.simplify();
-    net
+    (net, signals)
 }
 
 /// The top gate of an output whose prop only it reads: built in the output range.
@@ -672,39 +707,7 @@ fn join_program(b: &Builder<'_>) -> JoinProgram {
 /// The edges the engine visits per state in a few seeded random playouts (at most 4,000
 /// states): what a step of the network costs, on average.
 pub fn visits_per_state(net: &Net) -> f64 {
-    use gdl_runtime::SplitMix64;
-    use gdl_runtime::propnet::Engine;
-    let mut e = Engine::new(net);
-    let mut rng = SplitMix64::new(1);
-    let mut state = net.init.clone();
-    let mut joint = vec![0u32; net.moves.len()];
-    let mut moves = Vec::new();
-    let mut states = 0u64;
-    let start = e.visits;
-    'playouts: for _ in 0..50 {
-        state.copy_from_slice(&net.init);
-        for _ in 0..1000 {
-            e.set_state(&state);
-            states += 1;
-            if e.terminal() || states >= 4000 {
-                break;
-            }
-            for (r, j) in joint.iter_mut().enumerate() {
-                moves.clear();
-                e.legal(r, &mut moves);
-                if moves.is_empty() {
-                    break 'playouts;
-                }
-                *j = moves[rng.below(moves.len())];
-            }
-            e.set_joint(&joint);
-            e.next(&mut state);
-        }
-        if states >= 4000 {
-            break;
-        }
-    }
-    (e.visits - start) as f64 / states.max(1) as f64
+    sample::sample(net, 4000, &[]).visits
 }
 
 /// The network that the module generated for `ir` ([`items`]) plays.
@@ -721,6 +724,11 @@ fn grouped(ir: &Ir) -> Ir {
     optimise::factor_groups(&mut g);
     optimise::simplify(&mut g);
     optimise::remove_dead(&mut g);
+    if g.joins.is_empty() {
+        sample::demux(&mut g);
+        optimise::simplify(&mut g);
+        optimise::remove_dead(&mut g);
+    }
     g
 }
 

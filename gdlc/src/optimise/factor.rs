@@ -301,7 +301,7 @@ fn lift(
 /// Inserts the new props (numbered from the old count, each before an old prop) and
 /// renumbers every reference.
 #[allow(clippy::needless_range_loop)]
-fn insert(ir: &mut Ir, added: Vec<(u32, Prop)>) {
+pub(super) fn insert(ir: &mut Ir, added: Vec<(u32, Prop)>) {
     let n = ir.props.len();
     let total = n + added.len();
     let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];

@@ -1,0 +1,135 @@
+//! Sampled playouts on a network, and what the propnet backend decides from them: which
+//! literals [`optimise::demux`] reads through blocks of their selectors.
+
+use gdl_runtime::propnet::Net;
+
+use super::{Signal, build_plain, output_only};
+use crate::ir::{Input, Ir};
+use crate::optimise;
+
+/// [`optimise::demux`] on `ir`, with the activity of its literals sampled on its network.
+pub(super) fn demux(ir: &mut Ir) {
+    // The legal moves read by their output only keep their guard (see `legal_guards`).
+    let only = output_only(ir);
+    let mut keep = vec![false; ir.props.len()];
+    for l in ir.legal.iter().flatten() {
+        if let Input::Prop(p) = l.input
+            && only[p as usize]
+        {
+            keep[p as usize] = true;
+        }
+    }
+    let mut options = optimise::DemuxOptions {
+        keep,
+        ..Default::default()
+    };
+    // Every bit a selector, until the sample says which are.
+    options.bits = vec![optimise::Activity::default(); ir.bits.len()];
+    let candidates = optimise::demux_candidates(ir, &options);
+    if candidates.is_empty() {
+        return;
+    }
+    let (net, signals) = build_plain(ir);
+    let watched: Vec<(Input, Signal)> = candidates
+        .into_iter()
+        .filter_map(|i| Some((i, signals.of(i)?)))
+        .collect();
+    let s = sample(&net, 1000, &watched.iter().map(|w| w.1).collect::<Vec<_>>());
+    options.bits = s.bits;
+    options.states = s.states;
+    options.inputs = watched.iter().map(|w| w.0).zip(s.watched).collect();
+    optimise::demux(ir, &options);
+}
+
+/// What [`sample`] measured.
+pub(super) struct Sample {
+    /// Edges visited per state.
+    pub(super) visits: f64,
+    /// Per state bit, its activity.
+    bits: Vec<optimise::Activity>,
+    /// Per watched signal, its activity (read after the state change and after the joint
+    /// move).
+    watched: Vec<optimise::Activity>,
+    /// The states played, in order (kept when watching signals).
+    states: Vec<Vec<u64>>,
+}
+
+/// A few seeded random playouts (at most `limit` states) on the network, watching the values
+/// of `watch`.
+pub(super) fn sample(net: &Net, limit: u64, watch: &[Signal]) -> Sample {
+    use gdl_runtime::SplitMix64;
+    use gdl_runtime::propnet::Engine;
+    let mut e = Engine::new(net);
+    let mut rng = SplitMix64::new(1);
+    let mut state = net.init.clone();
+    let mut joint = vec![0u32; net.moves.len()];
+    let mut moves = Vec::new();
+    let mut states = 0u64;
+    let bits = net.bits as usize;
+    // Per bit and per watched signal: (reads true, changes), and the last value read.
+    let mut bit_counts = vec![(0u64, 0u64); bits];
+    let mut counts = vec![(0u64, 0u64); watch.len()];
+    let mut last: Vec<bool> = watch.iter().map(|_| false).collect();
+    let mut last_state = net.init.clone();
+    let mut reads = 0u64;
+    let mut played = Vec::new();
+    let start = e.visits;
+    let read = |e: &Engine, counts: &mut [(u64, u64)], last: &mut [bool]| {
+        for ((s, c), v) in watch.iter().zip(counts.iter_mut()).zip(last.iter_mut()) {
+            let x = e.node_value(s.node) != s.neg;
+            c.0 += u64::from(x);
+            c.1 += u64::from(x != *v);
+            *v = x;
+        }
+    };
+    'playouts: for _ in 0..50 {
+        state.copy_from_slice(&net.init);
+        for _ in 0..1000 {
+            e.set_state(&state);
+            states += 1;
+            for (b, c) in bit_counts.iter_mut().enumerate() {
+                let x = state[b / 64] >> (b % 64) & 1;
+                c.0 += x;
+                c.1 += x ^ last_state[b / 64] >> (b % 64) & 1;
+            }
+            last_state.copy_from_slice(&state);
+            if !watch.is_empty() {
+                played.push(state.clone());
+            }
+            read(&e, &mut counts, &mut last);
+            reads += 1;
+            if e.terminal() || states >= limit {
+                break;
+            }
+            for (r, j) in joint.iter_mut().enumerate() {
+                moves.clear();
+                e.legal(r, &mut moves);
+                if moves.is_empty() {
+                    break 'playouts;
+                }
+                *j = moves[rng.below(moves.len())];
+            }
+            e.set_joint(&joint);
+            read(&e, &mut counts, &mut last);
+            reads += 1;
+            e.next(&mut state);
+        }
+        if states >= limit {
+            break;
+        }
+    }
+    let s = states.max(1) as f64;
+    let activity = |&(held, changes): &(u64, u64), reads: f64| optimise::Activity {
+        held: held as f64 / reads,
+        changes: changes as f64 / s,
+    };
+    Sample {
+        visits: (e.visits - start) as f64 / s,
+        bits: bit_counts.iter().map(|c| activity(c, s)).collect(),
+        watched: counts
+            .iter()
+            .map(|c| activity(c, reads.max(1) as f64))
+            .collect(),
+        states: played,
+    }
+}
