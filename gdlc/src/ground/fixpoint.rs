@@ -461,6 +461,16 @@ mod tests {
     use super::*;
     use crate::ground::{GroundOptions, Grounder, join::Budget};
 
+    /// The normalised program of a description that checks.
+    fn normalised(text: &str) -> crate::normalize::NProgram {
+        let checked = crate::frontend::load(
+            crate::frontend::Source::new("t.kif", text),
+            &Default::default(),
+        )
+        .expect("checks");
+        crate::normalize::normalize(&checked.program, Default::default()).expect("normalises")
+    }
+
     #[test]
     fn a_static_component_stops_at_its_atom_limit_not_after_its_rule() {
         // `triple` has 20^3 = 8,000 atoms, derived by one join; the component may add 100.
@@ -472,13 +482,7 @@ mod tests {
             text.push_str(&format!(" (n {i})"));
         }
         text.push_str(" (<= (triple ?x ?y ?z) (n ?x) (n ?y) (n ?z))");
-        let checked = crate::frontend::load(
-            crate::frontend::Source::new("t.kif", &text),
-            &Default::default(),
-        )
-        .expect("checks");
-        let nprog =
-            crate::normalize::normalize(&checked.program, Default::default()).expect("normalises");
+        let nprog = normalised(&text);
         let options = GroundOptions::default();
         let mut g = Grounder::new(
             &options,
@@ -507,13 +511,7 @@ mod tests {
             text.push_str(&format!(" (n {i})"));
         }
         text.push_str(" (<= (pair ?x ?y) (n ?x) (n ?y))");
-        let checked = crate::frontend::load(
-            crate::frontend::Source::new("t.kif", &text),
-            &Default::default(),
-        )
-        .expect("checks");
-        let nprog =
-            crate::normalize::normalize(&checked.program, Default::default()).expect("normalises");
+        let nprog = normalised(&text);
         let options = GroundOptions::default();
         let mut g = Grounder::new(
             &options,
