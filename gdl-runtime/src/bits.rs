@@ -22,19 +22,32 @@ pub fn push_moves(words: &[u64], out: &mut Vec<u32>) {
 /// the same draw. `None` (and no draw) when no bit is set.
 #[inline]
 pub fn pick_move(words: &[u64], rng: &mut SplitMix64) -> Option<u32> {
-    let n: u32 = words.iter().map(|w| w.count_ones()).sum();
+    pick(words.iter().enumerate().map(|(i, &w)| (i as u32, w)), rng)
+}
+
+/// [`pick_move`] over the words that have a bit set, each with its index, ascending (the
+/// propnet engine's legal moves, mostly empty words skipped).
+#[inline]
+pub fn pick_move_sparse(words: &[(u32, u64)], rng: &mut SplitMix64) -> Option<u32> {
+    pick(words.iter().copied(), rng)
+}
+
+/// The draw of [`pick_move`] over `(index, word)` pairs, ascending.
+#[inline(always)]
+fn pick(words: impl Iterator<Item = (u32, u64)> + Clone, rng: &mut SplitMix64) -> Option<u32> {
+    let n: u32 = words.clone().map(|(_, w)| w.count_ones()).sum();
     if n == 0 {
         return None;
     }
     let mut k = rng.below(n as usize) as u32;
-    for (i, &w) in words.iter().enumerate() {
+    for (i, w) in words {
         let c = w.count_ones();
         if k < c {
             let mut w = w;
             for _ in 0..k {
                 w &= w - 1;
             }
-            return Some(i as u32 * 64 + w.trailing_zeros());
+            return Some(i * 64 + w.trailing_zeros());
         }
         k -= c;
     }

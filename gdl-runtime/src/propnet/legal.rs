@@ -113,27 +113,8 @@ impl super::Engine<'_> {
     pub fn random_legal(&mut self, role: usize, rng: &mut SplitMix64) -> Option<u32> {
         let mut found = std::mem::take(&mut self.picks);
         found.clear();
-        let mut total = 0u32;
-        self.legal_words(role, |w, x| {
-            total += x.count_ones();
-            found.push((w as u32, x));
-        });
-        let mut pick = None;
-        if total > 0 {
-            let mut k = rng.below(total as usize) as u32;
-            for &(w, x) in &found {
-                let c = x.count_ones();
-                if k < c {
-                    let mut x = x;
-                    for _ in 0..k {
-                        x &= x - 1;
-                    }
-                    pick = Some(w * 64 + x.trailing_zeros());
-                    break;
-                }
-                k -= c;
-            }
-        }
+        self.legal_words(role, |w, x| found.push((w as u32, x)));
+        let pick = crate::bits::pick_move_sparse(&found, rng);
         self.picks = found;
         pick
     }

@@ -471,18 +471,27 @@ mod tests {
         crate::normalize::normalize(&checked.program, Default::default()).expect("normalises")
     }
 
-    #[test]
-    fn a_static_component_stops_at_its_atom_limit_not_after_its_rule() {
-        // `triple` has 20^3 = 8,000 atoms, derived by one join; the component may add 100.
-        let mut text = String::from(
+    /// A one-role game whose terminal reads `terminal`, with `(n 0)` .. `(n 19)` and `rule`.
+    fn over_twenty_numbers(terminal: &str, rule: &str) -> String {
+        let mut text = format!(
             "(role p) (legal p go) (goal p 0) (init (s 1)) (<= (next (s 1)) (true (s 1))) \
-             (<= terminal (triple 1 1 1))",
+             (<= terminal {terminal})"
         );
         for i in 0..20 {
             text.push_str(&format!(" (n {i})"));
         }
-        text.push_str(" (<= (triple ?x ?y ?z) (n ?x) (n ?y) (n ?z))");
-        let nprog = normalised(&text);
+        text.push(' ');
+        text.push_str(rule);
+        text
+    }
+
+    #[test]
+    fn a_static_component_stops_at_its_atom_limit_not_after_its_rule() {
+        // `triple` has 20^3 = 8,000 atoms, derived by one join; the component may add 100.
+        let nprog = normalised(&over_twenty_numbers(
+            "(triple 1 1 1)",
+            "(<= (triple ?x ?y ?z) (n ?x) (n ?y) (n ?z))",
+        ));
         let options = GroundOptions::default();
         let mut g = Grounder::new(
             &options,
@@ -503,15 +512,10 @@ mod tests {
     #[test]
     fn heads_past_the_atom_limit_fail_before_they_are_added() {
         // `pair` has 20^2 = 400 atoms, derived by one join; the component may add 100.
-        let mut text = String::from(
-            "(role p) (legal p go) (goal p 0) (init (s 1)) (<= (next (s 1)) (true (s 1))) \
-             (<= terminal (pair 1 1))",
-        );
-        for i in 0..20 {
-            text.push_str(&format!(" (n {i})"));
-        }
-        text.push_str(" (<= (pair ?x ?y) (n ?x) (n ?y))");
-        let nprog = normalised(&text);
+        let nprog = normalised(&over_twenty_numbers(
+            "(pair 1 1)",
+            "(<= (pair ?x ?y) (n ?x) (n ?y))",
+        ));
         let options = GroundOptions::default();
         let mut g = Grounder::new(
             &options,
