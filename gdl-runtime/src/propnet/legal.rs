@@ -1,12 +1,19 @@
 //! Listing a role's legal moves from the engine's values: the legal outputs are read as words,
 //! and the guard that most of a role's moves share (whose turn it is, see
 //! [`Net::legal_guard`]) is tested once per listing, as a mask over the words, rather than once
-//! per move whose output holds.
+//! per move whose output holds. An input that a legal and-gate shares with many others (chosen
+//! by [`lifted`]) is not kept as an edge: the listing tests it for each move whose output
+//! holds.
 
 use super::{NONE, Net};
 use crate::SplitMix64;
 
-/// Per role: its most common guard and the moves that have it.
+/// The fewest out-edges a literal needs for the engine to test it when listing moves rather than
+/// visit its edges into legal outputs (see [`lifted`]).
+const LIFT_MIN_FAN: usize = 8;
+
+/// Per role: its most common guard and the moves that have it, and the moves that have a
+/// literal of their own to test.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Guards {
     /// Per role: the guard (`node << 1 | negated`, in the engine's numbering) most of its
@@ -14,31 +21,168 @@ pub(super) struct Guards {
     common: Vec<u32>,
     /// Per role: one bit per move, set for the moves whose guard is the common one.
     masks: Vec<Vec<u64>>,
+    /// Per role, per move: the literal of its own (engine's numbering) that it needs as well,
+    /// or [`NONE`]: a guard of the network other than the common one, or an input of its legal
+    /// output that the engine tests instead (see [`lifted`]).
+    own: Vec<Vec<u32>>,
+    /// Per role: one bit per move, set for the moves with a literal of their own.
+    own_masks: Vec<Vec<u64>>,
+}
+
+/// An input edge of a legal output that the engine does not keep: the move's own test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Lifted {
+    pub role: usize,
+    pub mv: u32,
+    /// The legal output (the network's numbering).
+    pub output: u32,
+    /// The literal (`node << 1 | negated`, the network's numbering).
+    pub lit: u32,
 }
 
 impl Guards {
-    /// The common guard of each role of `net`, its literals translated by `new_of`.
-    pub(super) fn new(net: &Net, new_of: &[u32]) -> Guards {
-        let mut common = Vec::with_capacity(net.moves.len());
-        let mut masks = Vec::with_capacity(net.moves.len());
+    /// The common guard of each role of `net` and the literals of `lifted`, translated by
+    /// `new_of`.
+    pub(super) fn new(net: &Net, new_of: &[u32], lifted: &[Lifted]) -> Guards {
+        let mut g = Guards::default();
         for (r, &n) in net.moves.iter().enumerate() {
             let guards = net.legal_guard.get(r).map_or(&[][..], Vec::as_slice);
-            let mut mask = vec![0u64; (n as usize).div_ceil(64)];
-            // The guard of the first guarded move; moves with another guard are tested one by
-            // one (gdlc gives a role one guard).
-            let g = guards.iter().copied().find(|&g| g != NONE).unwrap_or(NONE);
-            if g != NONE {
-                for (m, _) in guards.iter().enumerate().filter(|&(_, &x)| x == g) {
-                    if let Some(w) = mask.get_mut(m / 64) {
-                        *w |= 1 << (m % 64);
-                    }
+            let words = (n as usize).div_ceil(64);
+            let mut mask = vec![0u64; words];
+            let mut own = vec![NONE; n as usize];
+            let mut own_mask = vec![0u64; words];
+            // The guard of the first guarded move; moves with another guard test theirs one
+            // by one (gdlc gives a role one guard).
+            let common = common_guard(guards);
+            for (m, &x) in guards.iter().enumerate().take(n as usize) {
+                if x == NONE {
+                    continue;
+                }
+                if x == common {
+                    mask[m / 64] |= 1 << (m % 64);
+                } else {
+                    own[m] = translate(x, new_of);
+                    own_mask[m / 64] |= 1 << (m % 64);
                 }
             }
-            common.push(translate(g, new_of));
-            masks.push(mask);
+            g.common.push(translate(common, new_of));
+            g.masks.push(mask);
+            g.own.push(own);
+            g.own_masks.push(own_mask);
         }
-        Guards { common, masks }
+        for l in lifted {
+            let m = l.mv as usize;
+            if let (Some(own), Some(own_mask)) =
+                (g.own.get_mut(l.role), g.own_masks.get_mut(l.role))
+                && own.get(m) == Some(&NONE)
+            {
+                own[m] = translate(l.lit, new_of);
+                own_mask[m / 64] |= 1 << (m % 64);
+            }
+        }
+        g
     }
+}
+
+/// The guard the engine tests once per listing: that of the first guarded move.
+fn common_guard(guards: &[u32]) -> u32 {
+    guards.iter().copied().find(|&g| g != NONE).unwrap_or(NONE)
+}
+
+/// The input edges of legal outputs that the engine tests when listing moves instead of
+/// keeping them: of a legal output that is an and-gate of two or more inputs (each input
+/// once), read by nothing but the listing and without a guard of its own, the input with the
+/// most out-edges, when it has at least [`LIFT_MIN_FAN`] and more than another input. Such a
+/// literal (whether a square is free, whether the mover is in check) is shared by many moves
+/// and changes their outputs often; the move's other inputs, specific to it, keep its output
+/// up to date and are rarely all true, so the literal is tested for few moves per listing.
+pub(super) fn lifted(net: &Net) -> Vec<Lifted> {
+    let nodes = net.nodes as usize;
+    let fan_len = |n: usize| {
+        let a = net.fan_start.get(n).copied().unwrap_or(0);
+        let b = net.fan_start.get(n + 1).copied().unwrap_or(a);
+        b.saturating_sub(a) as usize
+    };
+    // Per node, the role and move whose legal output it is.
+    let mut legal_of: Vec<Option<(usize, u32)>> = vec![None; nodes];
+    for (r, (&base, &n)) in net.legal_base.iter().zip(&net.moves).enumerate() {
+        let guards = net.legal_guard.get(r).map_or(&[][..], Vec::as_slice);
+        let common = common_guard(guards);
+        for m in 0..n {
+            let own = guards.get(m as usize).copied().unwrap_or(NONE);
+            if own != NONE && own != common {
+                continue;
+            }
+            if let Some(x) = legal_of.get_mut((base + m) as usize) {
+                *x = Some((r, m));
+            }
+        }
+    }
+    // Outputs read otherwise than by the listing keep every input.
+    let mut read = |n: u32| {
+        if let Some(x) = legal_of.get_mut(n as usize) {
+            *x = None;
+        }
+    };
+    read(net.terminal);
+    net.goals.iter().flatten().for_each(|&(_, n)| read(n));
+    net.sees.iter().flatten().for_each(|&n| read(n));
+    net.legal_guard
+        .iter()
+        .flatten()
+        .filter(|&&g| g != NONE)
+        .for_each(|&g| read(g >> 1));
+    for t in &net.joins.tables {
+        t.signals
+            .iter()
+            .filter(|&&s| s != super::ALWAYS)
+            .for_each(|&s| read(s >> 1));
+    }
+    let next = net.next_base;
+    (next..next.saturating_add(net.bits)).for_each(&mut read);
+    for n in 0..nodes {
+        if fan_len(n) > 0 || net.group_of.get(n).is_some_and(|&g| g != NONE) {
+            legal_of[n] = None;
+        }
+    }
+    // The inputs of each legal output: (literal, out-edges of its node).
+    let mut ins: Vec<Vec<(u32, usize)>> = vec![Vec::new(); nodes];
+    for n in 0..nodes {
+        let a = net.fan_start[n] as usize;
+        for &e in net.fan.get(a..a + fan_len(n)).unwrap_or(&[]) {
+            let t = (e >> 2) as usize;
+            if legal_of.get(t).is_some_and(Option::is_some) {
+                if e & 2 != 0 {
+                    legal_of[t] = None;
+                }
+                ins[t].push(((n as u32) << 1 | (e & 1), fan_len(n)));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (t, x) in legal_of.iter().enumerate() {
+        let (Some((role, mv)), Some(ins)) = (x, ins.get(t)) else {
+            continue;
+        };
+        let k = ins.len();
+        if k < 2 || net.thresh.get(t).copied() != Some(k as u32) {
+            continue;
+        }
+        let Some(&(lit, fan)) = ins.iter().max_by_key(|&&(l, f)| (f, std::cmp::Reverse(l))) else {
+            continue;
+        };
+        let once = ins.iter().filter(|&&(l, _)| l >> 1 == lit >> 1).count() == 1;
+        let least = ins.iter().map(|&(_, f)| f).min().unwrap_or(fan);
+        if once && fan >= LIFT_MIN_FAN && least < fan {
+            out.push(Lifted {
+                role: *role,
+                mv: *mv,
+                output: t as u32,
+                lit,
+            });
+        }
+    }
+    out
 }
 
 /// A literal `node << 1 | negated` of the network, in the engine's numbering.
@@ -60,9 +204,14 @@ impl super::Engine<'_> {
         let (Some(&base), Some(&n)) = (net.legal_base.get(role), net.moves.get(role)) else {
             return;
         };
-        let guards = net.legal_guard.get(role).map_or(&[][..], Vec::as_slice);
         let common = self.guards.common.get(role).copied().unwrap_or(NONE);
         let mask = self.guards.masks.get(role).map_or(&[][..], Vec::as_slice);
+        let own = self.guards.own.get(role).map_or(&[][..], Vec::as_slice);
+        let own_mask = self
+            .guards
+            .own_masks
+            .get(role)
+            .map_or(&[][..], Vec::as_slice);
         // Whether the common guard holds: if not, its moves are masked out word by word.
         let holds = common == NONE || self.get(common >> 1) != (common & 1 != 0);
         let w0 = (base / 64) as usize;
@@ -79,19 +228,18 @@ impl super::Engine<'_> {
             if (w + 1) * 64 > n {
                 x &= (1u64 << (n - w * 64)) - 1;
             }
-            let guarded = mask.get(w).copied().unwrap_or(0);
             if !holds {
-                x &= !guarded;
+                x &= !mask.get(w).copied().unwrap_or(0);
             }
-            // The moves left to test: those with another guard than the common one.
-            let mut test = x & !guarded;
+            // The moves left to test: those with a literal of their own.
+            let mut test = x & own_mask.get(w).copied().unwrap_or(0);
             while test != 0 {
                 let b = test.trailing_zeros();
                 test &= test - 1;
-                let m = (w * 64) as u32 + b;
-                if let Some(&g) = guards.get(m as usize)
+                let m = w * 64 + b as usize;
+                if let Some(&g) = own.get(m)
                     && g != NONE
-                    && self.read(g >> 1) == (g & 1 != 0)
+                    && self.get(g >> 1) == (g & 1 != 0)
                 {
                     x &= !(1 << b);
                 }

@@ -30,7 +30,9 @@
 //!
 //! Outputs are node ranges aligned to 64: the legal moves of each role, and the next state
 //! (node `next_base + b` is the next value of state bit `b`), so that they are read as words
-//! (`legal.rs` lists moves, testing the guard a role's moves share once per listing).
+//! (`legal.rs` lists moves, testing the guard a role's moves share once per listing, and for
+//! each move whose output holds, the input its legal output shares with many others, which
+//! the engine keeps no edge for).
 //! GDL-II percepts are one node each ([`Net::sees`]), read, like the next state, once the
 //! joint move is set.
 //!
@@ -177,8 +179,12 @@ pub struct Engine<'n> {
     /// The engine's numbering of the nodes (see [`order`]): every array above is indexed by
     /// it; the numbers of the network are translated where the outputs are read.
     order: order::Order,
-    /// The common legal guard of each role (see `legal.rs`).
+    /// The common legal guard of each role and the literals some moves test (see `legal.rs`).
     guards: legal::Guards,
+    /// The legal outputs (engine's numbering) with an input edge fewer than in the network
+    /// (a literal the listing tests instead), whose threshold is one less: the and of the
+    /// inputs left.
+    lowered: Vec<u32>,
     /// Scratch of a random draw: the words of a role's legal moves that have one (index and
     /// bits), and the joint move drawn.
     picks: Vec<(u32, u64)>,
@@ -208,21 +214,32 @@ impl<'n> Engine<'n> {
         let mut edges = Vec::with_capacity(net.fan.len() + nodes);
         let mut into = Vec::new();
         let mut into_start = Vec::with_capacity(nodes + 1);
-        let fan_of = |n: usize| {
+        // The input edges of legal outputs that the listing tests instead (see `legal.rs`).
+        let lifted = legal::lifted(net);
+        let dropped: std::collections::HashSet<(u32, u32)> =
+            lifted.iter().map(|l| (l.lit >> 1, l.output)).collect();
+        let fan_of = |n: usize| -> Vec<u32> {
             net.fan
                 .get(net.fan_start[n] as usize..net.fan_start[n + 1] as usize)
                 .unwrap_or(&[])
+                .iter()
+                .copied()
+                .filter(|&e| dropped.is_empty() || !dropped.contains(&(n as u32, e >> 2)))
+                .collect()
         };
         // A plain edge to a gate without out-edges (an output) says so: such a gate is
         // toggled when its count crosses zero, with nothing to push.
+        let leaves: Vec<bool> = (0..nodes)
+            .map(|n| fan_of(n).is_empty() && net.group_of[n] == NONE)
+            .collect();
         let edge = |&e: &u32| {
             let t = e >> 2;
-            let leaf = fan_of(t as usize).is_empty() && net.group_of[t as usize] == NONE;
+            let leaf = leaves[t as usize];
             order.new_of[t as usize] << 2 | u32::from(leaf && e & 2 == 0) << 1 | e & 1
         };
         for &n in &order.old_of {
             let n = n as usize;
-            let out = fan_of(n);
+            let out = &fan_of(n)[..];
             let into_groups = out.iter().any(|&e| e & 2 != 0);
             records.push(Node {
                 count: 0,
@@ -242,7 +259,11 @@ impl<'n> Engine<'n> {
         });
         into_start.push(into.len() as u32);
         let words = nodes.div_ceil(64) + 1;
-        let guards = legal::Guards::new(net, &order.new_of);
+        let guards = legal::Guards::new(net, &order.new_of, &lifted);
+        let lowered = lifted
+            .iter()
+            .map(|l| order.new_of[l.output as usize])
+            .collect();
         let mut e = Engine {
             net,
             nodes: records,
@@ -260,6 +281,7 @@ impl<'n> Engine<'n> {
             join_scratch: JoinScratch::default(),
             order,
             guards,
+            lowered,
             picks: Vec::new(),
             drawn: Vec::new(),
             visits: 0,
@@ -295,6 +317,11 @@ impl<'n> Engine<'n> {
         }
         for (node, &n) in self.nodes.iter_mut().zip(&self.order.old_of) {
             node.count = base(net.thresh[n as usize]);
+        }
+        for &n in &self.lowered {
+            if let Some(x) = self.nodes.get_mut(n as usize) {
+                x.count += 1;
+            }
         }
         for b in 0..net.bits {
             if self.state[(b >> 6) as usize] >> (b & 63) & 1 != 0 {

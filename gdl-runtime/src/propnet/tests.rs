@@ -238,3 +238,72 @@ fn random_draws_are_those_of_the_list() {
         }
     }
 }
+
+/// Eleven state bits: `busy` (0) and one per move (1..=10); one role with ten moves, move `m`
+/// legal when `!busy` and bit `m + 1`: an and-gate each, `busy` an input of all ten.
+fn shared_input_net() -> Net {
+    let nodes = 192u32;
+    let mut thresh = vec![u32::MAX; nodes as usize];
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+    for m in 0..10u32 {
+        thresh[64 + m as usize] = 2;
+        edges[0].push((64 + m) << 2 | 1);
+        edges[1 + m as usize].push((64 + m) << 2);
+    }
+    let mut fan_start = vec![0];
+    let mut fan = Vec::new();
+    for l in &edges {
+        fan.extend_from_slice(l);
+        fan_start.push(fan.len() as u32);
+    }
+    Net {
+        nodes,
+        bits: 11,
+        does_base: vec![11],
+        moves: vec![10],
+        thresh,
+        fan_start,
+        fan,
+        group_of: vec![NONE; nodes as usize],
+        inner_start: vec![0; nodes as usize + 1],
+        legal_base: vec![64],
+        legal_guard: vec![vec![NONE; 10]],
+        next_base: 128,
+        terminal: 21,
+        goals: vec![Vec::new()],
+        init: vec![0],
+        ..Net::default()
+    }
+}
+
+/// An input that many legal outputs share is tested when moves are listed instead of kept as
+/// an edge into each: the moves listed are those of the network, through every change of
+/// state, and the values and counts the engine keeps are those of a full evaluation.
+#[test]
+fn a_shared_input_of_legal_outputs_is_tested_when_listing() {
+    let n = Net::decode(&shared_input_net().encode()).unwrap();
+    let mut e = Engine::new(&n);
+    assert_eq!(e.lowered.len(), 10);
+    let mut rng = crate::SplitMix64::new(5);
+    let mut l = Vec::new();
+    for _ in 0..300 {
+        let state = rng.next_u64() & 0x7ff;
+        e.set_state(&[state]);
+        l.clear();
+        e.legal(0, &mut l);
+        let want: Vec<u32> = (0..10)
+            .filter(|m| state & 1 == 0 && state >> (m + 1) & 1 != 0)
+            .collect();
+        assert_eq!(l, want, "state {state:#b}");
+        let mut full = Engine::new(&n);
+        full.state = vec![state];
+        full.evaluate_all();
+        assert_eq!(e.value, full.value, "state {state:#b}");
+        let counts = |x: &Engine| x.nodes.iter().map(|n| n.count).collect::<Vec<_>>();
+        assert_eq!(counts(&e), counts(&full));
+    }
+    // An output read otherwise (here a goal) keeps its input.
+    let mut read = shared_input_net();
+    read.goals = vec![vec![(Some(100), 64)]];
+    assert_eq!(Engine::new(&read).lowered.len(), 9);
+}
