@@ -216,30 +216,35 @@ impl<'n> Engine<'n> {
         let mut into_start = Vec::with_capacity(nodes + 1);
         // The input edges of legal outputs that the listing tests instead (see `legal.rs`).
         let lifted = legal::lifted(net);
-        let dropped: std::collections::HashSet<(u32, u32)> =
-            lifted.iter().map(|l| (l.lit >> 1, l.output)).collect();
-        let fan_of = |n: usize| -> Vec<u32> {
+        // Per legal output, the source of its input edge that is dropped (or NONE).
+        let mut dropped = vec![NONE; nodes];
+        for l in &lifted {
+            dropped[l.output as usize] = l.lit >> 1;
+        }
+        let dropped = &dropped;
+        let kept = |n: usize| {
+            move |&&e: &&u32| dropped.get((e >> 2) as usize).copied().unwrap_or(NONE) != n as u32
+        };
+        let fan_of = |n: usize| {
             net.fan
                 .get(net.fan_start[n] as usize..net.fan_start[n + 1] as usize)
                 .unwrap_or(&[])
-                .iter()
-                .copied()
-                .filter(|&e| dropped.is_empty() || !dropped.contains(&(n as u32, e >> 2)))
-                .collect()
         };
         // A plain edge to a gate without out-edges (an output) says so: such a gate is
         // toggled when its count crosses zero, with nothing to push.
         let leaves: Vec<bool> = (0..nodes)
-            .map(|n| fan_of(n).is_empty() && net.group_of[n] == NONE)
+            .map(|n| !fan_of(n).iter().any(|e| kept(n)(&e)) && net.group_of[n] == NONE)
             .collect();
         let edge = |&e: &u32| {
             let t = e >> 2;
             let leaf = leaves[t as usize];
             order.new_of[t as usize] << 2 | u32::from(leaf && e & 2 == 0) << 1 | e & 1
         };
+        let mut out: Vec<u32> = Vec::new();
         for &n in &order.old_of {
             let n = n as usize;
-            let out = &fan_of(n)[..];
+            out.clear();
+            out.extend(fan_of(n).iter().filter(kept(n)));
             let into_groups = out.iter().any(|&e| e & 2 != 0);
             records.push(Node {
                 count: 0,
