@@ -92,7 +92,10 @@ fn common_guard(guards: &[u32]) -> u32 {
 /// The input edges of legal outputs that the engine tests when listing moves instead of
 /// keeping them: of a legal output that is an and-gate of two or more inputs (each input
 /// once), read by nothing but the listing and without a guard of its own, the input with the
-/// most out-edges, when it has at least [`LIFT_MIN_FAN`] and more than another input. Such a
+/// most out-edges, when it has at least [`LIFT_MIN_FAN`] and every other input at most half as
+/// many (so that the inputs left are specific to the move: with two broad inputs, such as a
+/// piece of the mover's on the first square and none on the second, the output left would
+/// hold for too many moves, each tested at every listing). Such a
 /// literal (whether a square is free, whether the mover is in check) is shared by many moves
 /// and changes their outputs often; the move's other inputs, specific to it, keep its output
 /// up to date and are rarely all true, so the literal is tested for few moves per listing.
@@ -172,8 +175,12 @@ pub(super) fn lifted(net: &Net) -> Vec<Lifted> {
             continue;
         };
         let once = ins.iter().filter(|&&(l, _)| l >> 1 == lit >> 1).count() == 1;
-        let least = ins.iter().map(|&(_, f)| f).min().unwrap_or(fan);
-        if once && fan >= LIFT_MIN_FAN && least < fan {
+        // The inputs left are specific to the move: far fewer out-edges.
+        let specific = ins
+            .iter()
+            .filter(|&&(l, _)| l != lit)
+            .all(|&(_, f)| f * 2 <= fan);
+        if once && fan >= LIFT_MIN_FAN && specific {
             out.push(Lifted {
                 role: *role,
                 mv: *mv,
