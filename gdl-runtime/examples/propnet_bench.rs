@@ -2,7 +2,7 @@
 //! (the state synced before every query), to measure the engine without building a game:
 //!
 //! ```text
-//! cargo run --release -p gdl-runtime --example propnet_bench -- NET_FILE [PLAYOUTS]
+//! cargo run --release -p gdl-runtime --example propnet_bench -- NET_FILE [PLAYOUTS [step]]
 //! ```
 //!
 //! `NET_FILE` holds the text of a network (the `NET_TEXT` literal of a game generated with
@@ -22,6 +22,9 @@ fn main() {
         std::process::exit(2);
     };
     let playouts: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(2000);
+    // `step`: each step is the engine's `random_step` (the same draws), as generated games
+    // play; otherwise the moves are listed and the joint move set.
+    let step_mode = args.get(3).is_some_and(|s| s == "step");
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
@@ -62,21 +65,29 @@ fn main() {
             if e.terminal() {
                 break;
             }
-            for (r, j) in joint.iter_mut().enumerate() {
-                moves.clear();
-                e.set_state(&state);
-                e.legal(r, &mut moves);
-                if moves.is_empty() {
+            let v0 = e.visits;
+            if step_mode {
+                // As the generated games play: the engine draws and steps.
+                if e.random_step(&mut rng, &mut next).is_err() {
                     eprintln!("no legal move");
                     std::process::exit(1);
                 }
-                *j = moves[rng.below(moves.len())];
+            } else {
+                for (r, j) in joint.iter_mut().enumerate() {
+                    moves.clear();
+                    e.set_state(&state);
+                    e.legal(r, &mut moves);
+                    if moves.is_empty() {
+                        eprintln!("no legal move");
+                        std::process::exit(1);
+                    }
+                    *j = moves[rng.below(moves.len())];
+                }
+                e.set_state(&state);
+                e.set_joint(&joint);
+                e.next(&mut next);
             }
-            e.set_state(&state);
-            let v0 = e.visits;
-            e.set_joint(&joint);
             phase[1] += e.visits - v0;
-            e.next(&mut next);
             std::mem::swap(&mut state, &mut next);
         }
         for r in 0..roles {

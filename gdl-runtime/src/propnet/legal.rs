@@ -293,6 +293,10 @@ impl super::Engine<'_> {
         self.set_joint(&joint);
         self.drawn = joint;
         self.next(next);
+        // (No move held is the same as a move of a role out of range: none.)
+        if self.clear.end(self.visits) {
+            self.set_joint(&[]);
+        }
         Ok(())
     }
 }

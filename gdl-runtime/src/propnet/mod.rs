@@ -107,6 +107,7 @@ impl Net {
     }
 }
 
+mod clear;
 mod join;
 mod legal;
 mod order;
@@ -185,6 +186,8 @@ pub struct Engine<'n> {
     /// (a literal the listing tests instead), whose threshold is one less: the and of the
     /// inputs left.
     lowered: Vec<u32>,
+    /// Whether random steps let go of their joint move (see `clear.rs`).
+    clear: clear::Clear,
     /// Scratch of a random draw: the words of a role's legal moves that have one (index and
     /// bits), and the joint move drawn.
     picks: Vec<(u32, u64)>,
@@ -287,6 +290,7 @@ impl<'n> Engine<'n> {
             order,
             guards,
             lowered,
+            clear: clear::Clear::default(),
             picks: Vec::new(),
             drawn: Vec::new(),
             visits: 0,
