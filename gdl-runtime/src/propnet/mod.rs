@@ -33,6 +33,8 @@
 //! (`legal.rs` lists moves, testing the guard a role's moves share once per listing, and for
 //! each move whose output holds, the input its legal output shares with many others, which
 //! the engine keeps no edge for).
+//! A random step may let go of its joint move once it has read the next state, when a trial
+//! says that visits fewer edges (`clear.rs`).
 //! GDL-II percepts are one node each ([`Net::sees`]), read, like the next state, once the
 //! joint move is set.
 //!
