@@ -143,9 +143,9 @@ pub(super) fn lifted(net: &Net) -> Vec<Lifted> {
     }
     let next = net.next_base;
     (next..next.saturating_add(net.bits)).for_each(&mut read);
-    for n in 0..nodes {
+    for (n, x) in legal_of.iter_mut().enumerate() {
         if fan_len(n) > 0 || net.group_of.get(n).is_some_and(|&g| g != NONE) {
-            legal_of[n] = None;
+            *x = None;
         }
     }
     // The inputs of each legal output: (literal, out-edges of its node).
