@@ -56,8 +56,11 @@ pub struct Instantiator<'g, 'a> {
     pub top: Option<NRule>,
     /// Tells whether a rule of the description (`top`) whose instances passed the limits is
     /// doomed (see [`super::doomed`]): the plain attempt then goes on as the hybrid one.
-    pub doom: Option<&'g dyn Fn(&NRule, &Estimate) -> bool>,
+    pub doom: Option<&'g Doom<'g>>,
 }
+
+/// Tells whether a rule of the description too large is doomed (see [`Instantiator::doom`]).
+pub type Doom<'f> = dyn Fn(&NRule, &Estimate) -> bool + 'f;
 
 impl<'g, 'a> Instantiator<'g, 'a> {
     pub fn new(g: &'g mut Grounder<'a>) -> Self {
