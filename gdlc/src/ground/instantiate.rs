@@ -32,6 +32,20 @@ const ESTIMATE_WORK: u64 = 2_000_000;
 /// what is left of the limits by this factor (the exact count decides nearer the limit).
 const ESTIMATE_MARGIN: f64 = 2.0;
 
+/// A rule is estimated (see [`Instantiator::emit`]) once it has made this many instances, or
+/// half of what is left of the limit if more (ruleDepthExponential's rules of a million
+/// instances, which fit, are then joined once).
+const ESTIMATE_AFTER: usize = 100_000;
+
+/// How far [`Instantiator::emit_join`] went.
+enum Emitted {
+    All,
+    /// The limits were passed.
+    Overflow,
+    /// Stopped at the number of rules asked.
+    Paused,
+}
+
 /// A doomed rule (see [`super::doomed`]) estimated to take more than this share of what is
 /// left of the limits is left to run time before its instances are made.
 const DOOMED_NEAR: f64 = 0.9;
@@ -433,13 +447,25 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         self.g.check_atoms(aux)
     }
 
-    /// Adds every instance of `rule` to the output; first estimates them (this is called for
-    /// rules too large to be counted in full by [`Self::measure`]), so that a rule whose
-    /// instances would pass the limits by far fails before any is made.
+    /// Adds every instance of `rule` to the output (this is called for rules too large to be
+    /// counted in full by [`Self::measure`]); a rule with many instances is estimated first,
+    /// so that one whose instances would pass the limits by far fails before they are made.
     fn emit(&mut self, rule: &NRule) -> Result<(), GroundError> {
         let max_rules = self.g.options.max_rule_instances;
         let max_literals = self.g.options.max_literals;
-        let before = self.out.len();
+        let (before, literals_before) = (self.out.len(), self.literals);
+        // A rule with many instances is estimated once it has made half of what is left, and
+        // made again from the start if the estimate does not fail it (few rules are so large:
+        // the others are joined once).
+        let pause = before + (max_rules.saturating_sub(before) / 2).max(ESTIMATE_AFTER);
+        match self.emit_join(rule, pause)? {
+            Emitted::All => return Ok(()),
+            Emitted::Overflow => return self.overflowed(rule, before, None),
+            Emitted::Paused => {
+                self.out.truncate(before);
+                self.literals = literals_before;
+            }
+        }
         self.last_estimate = self.estimate(rule)?;
         if let Some(e) = self.last_estimate {
             let rules_left = max_rules.saturating_sub(before).max(1) as f64;
@@ -466,8 +492,18 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 return self.overflowed(rule, before, Some(e));
             }
         }
+        match self.emit_join(rule, usize::MAX)? {
+            Emitted::Overflow => self.overflowed(rule, before, None),
+            Emitted::All | Emitted::Paused => Ok(()),
+        }
+    }
+
+    /// Adds the instances of `rule` to the output until it holds `pause` rules.
+    fn emit_join(&mut self, rule: &NRule, pause: usize) -> Result<Emitted, GroundError> {
+        let max_rules = self.g.options.max_rule_instances;
+        let max_literals = self.g.options.max_literals;
         let hi = self.g.db.count();
-        let mut overflow = false;
+        let mut outcome = Emitted::All;
         let Instantiator {
             g, out, literals, ..
         } = self;
@@ -496,23 +532,21 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             };
             *literals += gr.pos.len() + gr.neg.len();
             if out.len() >= max_rules || *literals > max_literals {
-                overflow = true;
+                outcome = Emitted::Overflow;
+                return false;
+            }
+            if out.len() >= pause {
+                outcome = Emitted::Paused;
                 return false;
             }
             out.push(gr);
             true
         });
         match result {
-            Err(JoinError::Unsafe) => return Err(GroundError::invalid(vec![unsafe_rule(rule)])),
-            Err(JoinError::Budget) => {
-                return Err(g.exhausted(Some(rule), "instantiating this rule"));
-            }
-            Err(JoinError::Stopped) | Ok(()) => {}
+            Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![unsafe_rule(rule)])),
+            Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
+            Err(JoinError::Stopped) | Ok(()) => Ok(outcome),
         }
-        if overflow {
-            return self.overflowed(rule, before, None);
-        }
-        Ok(())
     }
 }
 

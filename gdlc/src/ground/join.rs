@@ -659,24 +659,15 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
             {
                 cands = l;
             }
-            let mut start = if lo == 0 {
+            let start = if lo == 0 {
                 0
             } else {
                 cands.partition_point(|&x| db.seq[x as usize] < lo)
             };
-            // A sampled scan: every `stride`-th candidate within the window, weighted.
-            let (mut every, mut ratio) = (1, 1.0);
             if cx.stride > 1 && cands.len() - start >= SAMPLE_MIN * cx.stride {
-                let n = cands[start..].partition_point(|&x| db.seq[x as usize] < req.hi);
-                cands = &cands[..start + n];
-                let offset = (cx.stride / 2).min(n.saturating_sub(1));
-                let visited = (n - offset).div_ceil(cx.stride);
-                start += offset;
-                every = cx.stride;
-                ratio = n as f64 / visited.max(1) as f64;
+                return sampled_scan(cx, k, b, lit, a, &cands[start..]);
             }
-            cx.weight *= ratio;
-            for &atom in cands[start..].iter().step_by(every) {
+            for &atom in &cands[start..] {
                 if db.seq[atom as usize] >= req.hi {
                     break;
                 }
@@ -697,10 +688,48 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
                     break;
                 }
             }
-            cx.weight /= ratio;
             Ok(())
         }
     }
+}
+
+/// A scan of step `k` over a sample of `cands` (the candidates from the window's start): every
+/// `stride`-th of those within the window, each match weighted by the candidates per candidate
+/// visited (see [`for_each_sampled_match`]).
+fn sampled_scan(
+    cx: &mut Cx<'_, '_>,
+    k: usize,
+    b: &mut Binds,
+    lit: usize,
+    a: &RAtom,
+    cands: &[TermId],
+) -> Result<(), JoinError> {
+    let (db, store, hi) = (cx.db, cx.store, cx.req.hi);
+    let n = cands.partition_point(|&x| db.seq[x as usize] < hi);
+    let offset = (cx.stride / 2).min(n.saturating_sub(1));
+    let visited = (n - offset).div_ceil(cx.stride);
+    let ratio = n as f64 / visited.max(1) as f64;
+    cx.weight *= ratio;
+    for &atom in cands[offset..n].iter().step_by(cx.stride) {
+        if !cx.budget.spend() {
+            return Err(JoinError::Budget);
+        }
+        let mark = b.trail.len();
+        if a.args
+            .iter()
+            .zip(store.args(atom))
+            .all(|(p, &t)| unify(p, t, store, b))
+        {
+            b.atoms[lit] = atom;
+            run(cx, k + 1, b)?;
+        }
+        b.undo_to(mark);
+        if cx.found {
+            break;
+        }
+    }
+    cx.weight /= ratio;
+    Ok(())
 }
 
 /// The resolved atom of body literal `lit` (positive or negative).
