@@ -230,6 +230,7 @@ pub fn fixpoint(
                     joins.push(rule);
                 }
                 None => {
+                    g.unsplit_in_reach |= feed == Feed::Yes;
                     derive(
                         g,
                         &rules[i],

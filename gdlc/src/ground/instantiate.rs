@@ -21,6 +21,42 @@ const MAX_SPLITS: usize = 12;
 /// their move sets): so many ground rules would cost memory and time.
 const SPLIT_MATCHES: usize = 50_000;
 
+/// The strides of the samples an estimate tries (see [`join::for_each_sampled_match`]), the
+/// next when the join work of one passes [`ESTIMATE_WORK`].
+const ESTIMATE_STRIDES: [usize; 2] = [8, 64];
+
+/// The most join work one sample of an estimate may do.
+const ESTIMATE_WORK: u64 = 2_000_000;
+
+/// A rule fails on its estimate, before its instances are made, only when the estimate passes
+/// what is left of the limits by this factor (the exact count decides nearer the limit).
+const ESTIMATE_MARGIN: f64 = 2.0;
+
+/// A rule is estimated (see [`Instantiator::emit`]) once it has made this many instances, or
+/// half of what is left of the limit if more (ruleDepthExponential's rules of a million
+/// instances, which fit, are then joined once).
+const ESTIMATE_AFTER: usize = 100_000;
+
+/// How far [`Instantiator::emit_join`] went.
+enum Emitted {
+    All,
+    /// The limits were passed.
+    Overflow,
+    /// Stopped at the number of rules asked.
+    Paused,
+}
+
+/// A doomed rule (see [`super::doomed`]) estimated to take more than this share of what is
+/// left of the limits is left to run time before its instances are made.
+const DOOMED_NEAR: f64 = 0.9;
+
+/// A rule's instances and their literals, estimated from a sample of its matches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub instances: f64,
+    pub literals: f64,
+}
+
 /// Instantiates rules one by one into ground rules.
 pub struct Instantiator<'g, 'a> {
     g: &'g mut Grounder<'a>,
@@ -28,7 +64,17 @@ pub struct Instantiator<'g, 'a> {
     literals: usize,
     /// Source rules that were decomposed.
     pub split_rules: usize,
+    /// The last estimate made (see [`Self::estimate`]).
+    last_estimate: Option<Estimate>,
+    /// The rule of the description being instantiated (the caller's, before any split).
+    pub top: Option<NRule>,
+    /// Tells whether a rule of the description (`top`) whose instances passed the limits is
+    /// doomed (see [`super::doomed`]): the plain attempt then goes on as the hybrid one.
+    pub doom: Option<&'g Doom<'g>>,
 }
+
+/// Tells whether a rule of the description too large is doomed (see [`Instantiator::doom`]).
+pub type Doom<'f> = dyn Fn(&NRule, &Estimate) -> bool + 'f;
 
 impl<'g, 'a> Instantiator<'g, 'a> {
     pub fn new(g: &'g mut Grounder<'a>) -> Self {
@@ -37,6 +83,9 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             out: Vec::new(),
             literals: 0,
             split_rules: 0,
+            last_estimate: None,
+            top: None,
+            doom: None,
         }
     }
 
@@ -117,7 +166,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 let before = self.out.len();
                 for gr in instances {
                     if !self.push(gr) {
-                        return self.overflowed(&rule, before);
+                        return self.overflowed(&rule, before, None);
                     }
                 }
                 Ok(())
@@ -207,9 +256,22 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         true
     }
 
-    /// After the instances of `rule` (added from `before` on) passed the limits: with hybrid
-    /// grounding, the rule is evaluated at run time instead; else the error.
-    fn overflowed(&mut self, rule: &NRule, before: usize) -> Result<(), GroundError> {
+    /// After the instances of `rule` (added from `before` on) passed the limits, or were
+    /// `estimated` to pass them by far: with hybrid grounding, the rule is evaluated at run
+    /// time instead; else the error.
+    fn overflowed(
+        &mut self,
+        rule: &NRule,
+        before: usize,
+        estimated: Option<Estimate>,
+    ) -> Result<(), GroundError> {
+        let made = self.out.len() - before;
+        let mut e = estimated.or(self.last_estimate).unwrap_or(Estimate {
+            instances: 0.0,
+            literals: 0.0,
+        });
+        e.instances = e.instances.max(made as f64);
+        self.doom_switch(&e);
         let g = &mut *self.g;
         if g.hybrid {
             // Too large to ground: evaluated at run time.
@@ -219,16 +281,111 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             g.join_rules.push(rule.clone());
             return Ok(());
         }
-        let n = self.out.len() - before;
+        let (max_rules, max_literals) = (g.options.max_rule_instances, g.options.max_literals);
+        let message = match estimated {
+            Some(e) => format!(
+                "too large to ground: this rule would make about {:.0} instances of {:.0} \
+                 literals (estimated from a sample of its matches), and the description more \
+                 than {max_rules} rules or {max_literals} literals in all",
+                e.instances, e.literals
+            ),
+            None => format!(
+                "too large to ground: this rule makes more than {} instances, and the \
+                 description more than {max_rules} rules or {max_literals} literals in all",
+                made
+            ),
+        };
         Err(GroundError::too_large(Diagnostic::error(
             "grounding-too-large",
             rule.span,
-            format!(
-                "too large to ground: this rule makes more than {n} instances, and the \
-                 description more than {} rules or {} literals in all",
-                g.options.max_rule_instances, g.options.max_literals
-            ),
+            message,
         )))
+    }
+
+    /// In the plain attempt, when the rule being instantiated (`estimate`: its instances) is
+    /// doomed (see [`super::doomed`]): marks it so, and goes on as the hybrid attempt when
+    /// that would be the same. Returns whether the attempt is hybrid now.
+    fn doom_switch(&mut self, estimate: &Estimate) -> bool {
+        if self.g.hybrid {
+            return true;
+        }
+        let (Some(top), Some(doom)) = (&self.top, self.doom) else {
+            return false;
+        };
+        if !doom(top, estimate) {
+            return false;
+        }
+        self.g.doomed = Some(top.clone());
+        if super::doomed::switchable(self.g) {
+            tracing::debug!(
+                rule = %split::rule_text(&self.g.symbols, top),
+                "the plain attempt goes on as the hybrid one"
+            );
+            self.g.hybrid = true;
+        }
+        self.g.hybrid
+    }
+
+    /// The instances of `rule` and their literals, estimated from a sample of its matches
+    /// (see [`join::for_each_sampled_match`]); `None` when even the sparsest sample takes more
+    /// than [`ESTIMATE_WORK`] (the rule is then joined in full, within the limits).
+    fn estimate(&mut self, rule: &NRule) -> Result<Option<Estimate>, GroundError> {
+        let hi = self.g.db.count();
+        let g = &mut *self.g;
+        let dynamic = &g.dynamic;
+        let neg = |a: &NAtom| {
+            if dynamic.contains(&rel_key(a)) {
+                NegMode::Assume
+            } else {
+                NegMode::Exact
+            }
+        };
+        let req = JoinRequest {
+            rule,
+            delta: None,
+            lo: 0,
+            hi,
+            neg_mode: &neg,
+            new_heads_only: false,
+        };
+        join::prepare(&req, &mut g.db, &g.store);
+        let (db, dynamic, guards) = (&g.db, &g.dynamic, &g.guards);
+        for stride in ESTIMATE_STRIDES {
+            let mut estimate = Estimate {
+                instances: 0.0,
+                literals: 0.0,
+            };
+            let left = g.budget.work_left;
+            let capped = left > ESTIMATE_WORK;
+            if capped {
+                g.budget.work_left = ESTIMATE_WORK;
+            }
+            let result =
+                join::for_each_sampled_match(&req, db, &g.store, &mut g.budget, stride, &mut |m| {
+                    let lits = literal_atoms(m, rule, dynamic);
+                    if let Some(gr) = ground_rule(m.head(), &lits, rule, db, dynamic, guards) {
+                        estimate.instances += m.weight();
+                        estimate.literals += m.weight() * (gr.pos.len() + gr.neg.len()) as f64;
+                    }
+                    true
+                });
+            if capped {
+                let spent = ESTIMATE_WORK - g.budget.work_left;
+                g.budget.work_left = left - spent;
+                if result == Err(JoinError::Budget)
+                    && g.budget.exhausted == Some(super::join::Exhausted::Work)
+                {
+                    g.budget.exhausted = None;
+                    continue;
+                }
+            }
+            return match result {
+                Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![unsafe_rule(rule)])),
+                Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
+                Err(JoinError::Stopped) | Ok(()) => Ok(Some(estimate)),
+            };
+        }
+        Ok(None)
     }
 
     /// Adds the atoms of an auxiliary relation to the database (and marks it dynamic if its
@@ -290,13 +447,63 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         self.g.check_atoms(aux)
     }
 
-    /// Adds every instance of `rule` to the output.
+    /// Adds every instance of `rule` to the output (this is called for rules too large to be
+    /// counted in full by [`Self::measure`]); a rule with many instances is estimated first,
+    /// so that one whose instances would pass the limits by far fails before they are made.
     fn emit(&mut self, rule: &NRule) -> Result<(), GroundError> {
-        let hi = self.g.db.count();
         let max_rules = self.g.options.max_rule_instances;
         let max_literals = self.g.options.max_literals;
-        let mut overflow = false;
-        let before = self.out.len();
+        let (before, literals_before) = (self.out.len(), self.literals);
+        // A rule with many instances is estimated once it has made half of what is left, and
+        // made again from the start if the estimate does not fail it (few rules are so large:
+        // the others are joined once).
+        let pause = before + (max_rules.saturating_sub(before) / 2).max(ESTIMATE_AFTER);
+        match self.emit_join(rule, pause)? {
+            Emitted::All => return Ok(()),
+            Emitted::Overflow => return self.overflowed(rule, before, None),
+            Emitted::Paused => {
+                self.out.truncate(before);
+                self.literals = literals_before;
+            }
+        }
+        self.last_estimate = self.estimate(rule)?;
+        if let Some(e) = self.last_estimate {
+            let rules_left = max_rules.saturating_sub(before).max(1) as f64;
+            let literals_left = max_literals.saturating_sub(self.literals).max(1) as f64;
+            tracing::debug!(
+                instances = e.instances,
+                literals = e.literals,
+                rule = %split::rule_text(&self.g.symbols, rule),
+                "estimated"
+            );
+            if e.instances > ESTIMATE_MARGIN * rules_left
+                || e.literals > ESTIMATE_MARGIN * literals_left
+            {
+                return self.overflowed(rule, before, Some(e));
+            }
+            // A doomed rule likely to pass the limits: the attempt goes on as the hybrid one
+            // now rather than after making its instances (a rule so large makes a ground
+            // program too large to compile quickly even when it fits).
+            if !self.g.hybrid
+                && (e.instances > DOOMED_NEAR * rules_left
+                    || e.literals > DOOMED_NEAR * literals_left)
+                && self.doom_switch(&e)
+            {
+                return self.overflowed(rule, before, Some(e));
+            }
+        }
+        match self.emit_join(rule, usize::MAX)? {
+            Emitted::Overflow => self.overflowed(rule, before, None),
+            Emitted::All | Emitted::Paused => Ok(()),
+        }
+    }
+
+    /// Adds the instances of `rule` to the output until it holds `pause` rules.
+    fn emit_join(&mut self, rule: &NRule, pause: usize) -> Result<Emitted, GroundError> {
+        let max_rules = self.g.options.max_rule_instances;
+        let max_literals = self.g.options.max_literals;
+        let hi = self.g.db.count();
+        let mut outcome = Emitted::All;
         let Instantiator {
             g, out, literals, ..
         } = self;
@@ -325,23 +532,21 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             };
             *literals += gr.pos.len() + gr.neg.len();
             if out.len() >= max_rules || *literals > max_literals {
-                overflow = true;
+                outcome = Emitted::Overflow;
+                return false;
+            }
+            if out.len() >= pause {
+                outcome = Emitted::Paused;
                 return false;
             }
             out.push(gr);
             true
         });
         match result {
-            Err(JoinError::Unsafe) => return Err(GroundError::invalid(vec![unsafe_rule(rule)])),
-            Err(JoinError::Budget) => {
-                return Err(g.exhausted(Some(rule), "instantiating this rule"));
-            }
-            Err(JoinError::Stopped) | Ok(()) => {}
+            Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![unsafe_rule(rule)])),
+            Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
+            Err(JoinError::Stopped) | Ok(()) => Ok(outcome),
         }
-        if overflow {
-            return self.overflowed(rule, before);
-        }
-        Ok(())
     }
 }
 
@@ -457,5 +662,70 @@ impl Sizes for DbSizes<'_, '_, '_> {
             Some(NLit::Distinct(..) | NLit::Equal(..)) => true,
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ground::join::{self, Budget, Db, JoinRequest, NegMode, rel_key};
+    use crate::normalize::NAtom;
+    use crate::terms::TermStore;
+
+    #[test]
+    fn a_sampled_join_estimates_its_matches_from_a_small_part_of_its_work() {
+        // `h` joins three scans of `a`, 100 atoms each: a million matches.
+        let mut text = String::from(
+            "(role p) (init (c 0)) (<= (legal p go) (true (c 0))) (<= terminal (true (c 0))) \
+             (goal p 100) (<= (h ?x ?y ?z) (a ?x) (a ?y) (a ?z)) (<= (next (c 0)) (h 1 2 3))",
+        );
+        for i in 0..100 {
+            text.push_str(&format!(" (a {i})"));
+        }
+        let checked = crate::frontend::load(
+            crate::frontend::Source::new("t.kif", &text),
+            &Default::default(),
+        )
+        .expect("checks");
+        let nprog =
+            crate::normalize::normalize(&checked.program, Default::default()).expect("normalises");
+        let symbols = &nprog.symbols;
+        let rule = nprog
+            .rules
+            .iter()
+            .find(|r| symbols.name(r.head.rel) == "h")
+            .expect("the rule of h");
+        let crate::normalize::NLit::Pos(a) = &rule.body[0] else {
+            panic!("a positive literal")
+        };
+        let (mut store, mut db) = (TermStore::default(), Db::default());
+        for i in 0..100 {
+            let c = store.intern(symbols.get(&i.to_string()).expect("a number"), &[]);
+            let atom = store.intern(a.rel, &[c]);
+            db.insert(&store, rel_key(a), atom);
+        }
+        let neg = |_: &NAtom| NegMode::Exact;
+        let req = JoinRequest {
+            rule,
+            delta: None,
+            lo: 0,
+            hi: db.count(),
+            neg_mode: &neg,
+            new_heads_only: false,
+        };
+        let count = |stride: usize| {
+            let mut budget = Budget::new(u64::MAX, None);
+            let mut weight = 0.0;
+            join::for_each_sampled_match(&req, &db, &store, &mut budget, stride, &mut |m| {
+                weight += m.weight();
+                true
+            })
+            .expect("joins");
+            (weight, u64::MAX - budget.work_left)
+        };
+        let (all, full_work) = count(1);
+        assert_eq!(all, 1_000_000.0);
+        let (estimate, work) = count(8);
+        assert!((estimate - all).abs() < 0.01 * all, "{estimate}");
+        assert!(work * 100 < full_work, "{work} of {full_work}");
     }
 }

@@ -397,6 +397,28 @@ pub fn for_each_match(
     budget: &mut Budget,
     f: &mut dyn FnMut(&Match<'_>) -> bool,
 ) -> Result<(), JoinError> {
+    for_each_sampled_match(req, db, store, budget, 1, f)
+}
+
+/// A scan samples its candidates (with a stride above 1) only when it has at least this many
+/// per stride: short lists are read in full, so a join small everywhere is counted exactly.
+const SAMPLE_MIN: usize = 8;
+
+/// [`for_each_match`] over a sample of the matches: a scan with at least [`SAMPLE_MIN`] times
+/// `stride` candidates visits every `stride`-th of them (from a fixed offset, so the result is
+/// deterministic), and each match carries the weight that makes the sum of the weights of the
+/// matches visited an estimate of the number of matches ([`Match::weight`]: the product, over
+/// the scans sampled on its way, of their candidates per candidate visited). With `stride` 1,
+/// every match, each of weight 1. A join of `d` nested scans that are all long visits about
+/// `stride^-d` of its candidates.
+pub fn for_each_sampled_match(
+    req: &JoinRequest<'_>,
+    db: &Db,
+    store: &TermStore,
+    budget: &mut Budget,
+    stride: usize,
+    f: &mut dyn FnMut(&Match<'_>) -> bool,
+) -> Result<(), JoinError> {
     let steps = plan(req, db, store);
     tracing::trace!(?steps, "join plan");
     let cut = if req.new_heads_only {
@@ -416,6 +438,8 @@ pub fn for_each_match(
         f,
         cut,
         found: false,
+        stride: stride.max(1),
+        weight: 1.0,
     };
     run(&mut cx, 0, &mut b)
 }
@@ -452,6 +476,10 @@ struct Cx<'a, 'b> {
     cut: Option<usize>,
     /// A match was found past `cut` (the steps from `cut` on stop).
     found: bool,
+    /// Every how many candidates a long scan visits (see [`for_each_sampled_match`]).
+    stride: usize,
+    /// The weight of the current partial match: the product of the sampled scans' ratios.
+    weight: f64,
 }
 
 /// A match of a rule: read ground atoms of its patterns.
@@ -461,6 +489,7 @@ pub struct Match<'a> {
     resolved: &'a Resolved,
     /// Whether each body literal is positive (scanned: its atom is in `binds`).
     positive: &'a [bool],
+    weight: f64,
 }
 
 impl Match<'_> {
@@ -484,6 +513,12 @@ impl Match<'_> {
     /// The value of each variable, `None` if unbound.
     pub fn vars(&self) -> &[Option<TermId>] {
         &self.binds.vals
+    }
+
+    /// How many matches this one stands for: 1 unless the join is sampled (see
+    /// [`for_each_sampled_match`]).
+    pub fn weight(&self) -> f64 {
+        self.weight
     }
 }
 
@@ -525,6 +560,7 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
             binds: b,
             resolved: cx.resolved,
             positive: &cx.resolved.positive,
+            weight: cx.weight,
         }) {
             Ok(())
         } else {
@@ -628,6 +664,9 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
             } else {
                 cands.partition_point(|&x| db.seq[x as usize] < lo)
             };
+            if cx.stride > 1 && cands.len() - start >= SAMPLE_MIN * cx.stride {
+                return sampled_scan(cx, k, b, lit, a, &cands[start..]);
+            }
             for &atom in &cands[start..] {
                 if db.seq[atom as usize] >= req.hi {
                     break;
@@ -652,6 +691,45 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
             Ok(())
         }
     }
+}
+
+/// A scan of step `k` over a sample of `cands` (the candidates from the window's start): every
+/// `stride`-th of those within the window, each match weighted by the candidates per candidate
+/// visited (see [`for_each_sampled_match`]).
+fn sampled_scan(
+    cx: &mut Cx<'_, '_>,
+    k: usize,
+    b: &mut Binds,
+    lit: usize,
+    a: &RAtom,
+    cands: &[TermId],
+) -> Result<(), JoinError> {
+    let (db, store, hi) = (cx.db, cx.store, cx.req.hi);
+    let n = cands.partition_point(|&x| db.seq[x as usize] < hi);
+    let offset = (cx.stride / 2).min(n.saturating_sub(1));
+    let visited = (n - offset).div_ceil(cx.stride);
+    let ratio = n as f64 / visited.max(1) as f64;
+    cx.weight *= ratio;
+    for &atom in cands[offset..n].iter().step_by(cx.stride) {
+        if !cx.budget.spend() {
+            return Err(JoinError::Budget);
+        }
+        let mark = b.trail.len();
+        if a.args
+            .iter()
+            .zip(store.args(atom))
+            .all(|(p, &t)| unify(p, t, store, b))
+        {
+            b.atoms[lit] = atom;
+            run(cx, k + 1, b)?;
+        }
+        b.undo_to(mark);
+        if cx.found {
+            break;
+        }
+    }
+    cx.weight /= ratio;
+    Ok(())
 }
 
 /// The resolved atom of body literal `lit` (positive or negative).

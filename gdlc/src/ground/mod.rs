@@ -28,6 +28,7 @@ mod db;
 mod deadline;
 pub mod declared;
 mod defer;
+mod doomed;
 mod early;
 mod error;
 pub(crate) mod fixpoint;
@@ -194,6 +195,13 @@ pub(crate) struct Grounder<'a> {
     pub lazy_candidates: HashSet<RelKey>,
     /// What ends the attempt early, as known to be too large (see [`EarlyStop`]).
     pub early_stop: EarlyStop,
+    /// A dynamic rule whose instances alone were estimated past the limits (see
+    /// [`instantiate::Estimate::alone_over`]): another attempt that instantiates the same rule
+    /// over the same atoms fails on it too.
+    pub doomed: Option<NRule>,
+    /// The relaxed fixpoint ran a rule in full that it could not split, which a hybrid attempt
+    /// leaves to run time instead (see [`doomed::switchable`]).
+    pub unsplit_in_reach: bool,
 }
 
 impl<'a> Grounder<'a> {
@@ -218,6 +226,8 @@ impl<'a> Grounder<'a> {
             deferred: HashSet::default(),
             lazy_candidates: HashSet::default(),
             early_stop: EarlyStop::default(),
+            doomed: None,
+            unsplit_in_reach: false,
         }
     }
 }
@@ -322,7 +332,7 @@ impl Grounder<'_> {
 /// on demand. The demand relations serve only to restrict instantiation: they are left out
 /// of the ground rules, which are instances of the original rules.
 pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram, GroundError> {
-    use crate::magic::{MagicOptions, NegationPolicy, magic_sets};
+    use crate::magic::{MagicOptions, magic_sets};
     let deadline = options.time_limit.map(Deadline::after);
     // The first attempt may spend a third of the work: a description that needs more usually
     // grounds much faster on demand.
@@ -374,11 +384,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     let mut last = first.clone();
     // The rewrites may spend half the time left: the last resort keeps the rest.
     let magic_deadline = deadline.map(|d| Deadline::after(d.left() / 2));
-    for negation in [
-        NegationPolicy::Demand,
-        NegationPolicy::DemandPositive,
-        NegationPolicy::Full,
-    ] {
+    for negation in doomed::POLICIES {
         let magic = magic_sets(
             nprog,
             &MagicOptions {
@@ -386,6 +392,17 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
                 negation,
             },
         );
+        if let Some(rule) = &probe.doomed
+            && doomed::keeps_rules(&magic.program, nprog, rule.origin)
+        {
+            // The rewrite computes the rule the plain attempt failed on in full (a negated
+            // or unbound use of its relation): its instances are as many again.
+            tracing::debug!(
+                ?negation,
+                "on demand skipped: it keeps the rule too large in full"
+            );
+            continue;
+        }
         let mut again = Probe {
             early_stop: EarlyStop::LargeDynamic {
                 share: LARGE_DYNAMIC_SHARE,
@@ -538,6 +555,9 @@ struct Probe {
     large_dynamic: Vec<(RelKey, usize)>,
     /// What ends the attempt early.
     early_stop: EarlyStop,
+    /// When the attempt failed on the instances of one rule estimated past the limits by
+    /// themselves: that rule (see [`Grounder::doomed`]).
+    doomed: Option<NRule>,
 }
 
 /// One grounding attempt of `nprog`, whose relations in `guards` are demand relations (left
@@ -569,8 +589,11 @@ fn ground_with(
         early_stop: probe.early_stop,
         ..Grounder::new(options, nprog.symbols.clone(), budget)
     };
-    let result = ground_in(&mut g, &rules, probe);
+    // The plain attempt may find a rule doomed (see [`doomed`]).
+    let plain = (!probe.hybrid && guards.is_empty()).then_some(nprog);
+    let result = ground_in(&mut g, &rules, probe, plain);
     probe.out_of_time = g.budget.exhausted == Some(Exhausted::Time);
+    probe.doomed = g.doomed.take();
     if matches!(&result, Err(e) if e.is_too_large()) {
         let large = options.max_atoms / LARGE_DYNAMIC_SHARE;
         probe.large_dynamic = g
@@ -605,6 +628,7 @@ fn ground_in(
     g: &mut Grounder<'_>,
     rules: &[&NRule],
     probe: &mut Probe,
+    plain: Option<&NProgram>,
 ) -> Result<GroundProgram, GroundError> {
     // Static relations, exactly, in dependency order. A component too large to compute is
     // rolled back; the others are still computed, so that a second attempt knows which
@@ -692,11 +716,17 @@ fn ground_in(
     if let Some(first) = first_error {
         return Err(first);
     }
-    ground_dynamic(g, rules)
+    ground_dynamic(g, rules, plain.map(|nprog| (nprog, &probe.complete)))
 }
 
 /// Reachability and instantiation, once the static relations are known.
-fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgram, GroundError> {
+/// `plain`: for the plain attempt, the description and its static relations computed in
+/// full, to tell whether a rule too large is doomed (see [`doomed`]).
+fn ground_dynamic(
+    g: &mut Grounder<'_>,
+    rules: &[&NRule],
+    plain: Option<(&NProgram, &HashSet<RelKey>)>,
+) -> Result<GroundProgram, GroundError> {
     let static_atoms = g.db.count() as usize;
     // Relaxed reachability of the dynamic relations.
     let init: Vec<TermId> =
@@ -721,10 +751,18 @@ fn ground_dynamic(g: &mut Grounder<'_>, rules: &[&NRule]) -> Result<GroundProgra
     // Instantiation (demand relations only restricted it: they are not instantiated).
     let progress = g.options.progress.clone();
     let total = dyn_rules.len() as u64;
+    let options = g.options;
+    let doom = |rule: &NRule, estimate: &instantiate::Estimate| {
+        plain.is_some_and(|(nprog, complete)| {
+            doomed::is_doomed(nprog, complete, rule, estimate, options)
+        })
+    };
     let mut inst = instantiate::Instantiator::new(g);
+    inst.doom = Some(&doom);
     for (i, rule) in dyn_rules.into_iter().enumerate() {
         progress.step("rules instantiated", i as u64, total);
         if !inst.is_guard(rule.head.rel) {
+            inst.top = Some(rule.clone());
             inst.rule(rule, 0)?;
         }
     }
