@@ -707,7 +707,11 @@ fn join_program(b: &Builder<'_>) -> JoinProgram {
 /// The edges the engine visits per state in a few seeded random playouts (at most 4,000
 /// states): what a step of the network costs, on average.
 pub fn visits_per_state(net: &Net) -> f64 {
-    sample::sample(net, 4000, &[]).visits
+    let limit = sample::Limit {
+        states: 4000,
+        work: None,
+    };
+    sample::sample(net, limit, &[]).visits
 }
 
 /// The network that the module generated for `ir` ([`items`]) plays.
