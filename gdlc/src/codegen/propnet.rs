@@ -115,6 +115,9 @@ impl Builder<'_> {
     /// Builds the nodes of the joins that `disjuncts` read, if not yet built: a group of one
     /// node per output, which the join's input nodes mark dirty.
     fn joins_of(&mut self, disjuncts: &[Vec<Lit>]) {
+        if self.ir.joins.joins.is_empty() {
+            return;
+        }
         for l in disjuncts.iter().flatten() {
             let Input::Join(o) = l.input else { continue };
             let Some((j, _)) = self.ir.joins.output(o) else {
