@@ -194,8 +194,8 @@ mod tests {
         // Seeded random graphs of several densities, with duplicate edges and self-loops.
         let mut rng = gdl_runtime::SplitMix64::new(7);
         for round in 0..300 {
-            let nodes = 1 + rng.below(40) as usize;
-            let edges_n = rng.below(nodes * (1 + round % 4)) as usize;
+            let nodes = 1 + rng.below(40);
+            let edges_n = rng.below(nodes * (1 + round % 4));
             let edges: Vec<(u32, u32)> = (0..edges_n)
                 .map(|_| (rng.below(nodes) as u32, rng.below(nodes) as u32))
                 .collect();
