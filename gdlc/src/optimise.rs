@@ -118,8 +118,9 @@ pub fn simplify(ir: &mut Ir) {
         .map(|p| Lit::pos(Input::Prop(p)))
         .collect();
     // Props by their disjuncts, hashed in place (not cloned into keys): a prop is not changed
-    // again once it is in the table.
-    let mut seen: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+    // again once it is in the table. Sized for every prop: growing would hash the disjuncts of
+    // every prop in the table again.
+    let mut seen: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(ir.props.len());
     let hasher = rustc_hash::FxBuildHasher;
     for p in 0..ir.props.len() {
         let prop = &mut ir.props[p];

@@ -115,6 +115,9 @@ impl Builder<'_> {
     /// Builds the nodes of the joins that `disjuncts` read, if not yet built: a group of one
     /// node per output, which the join's input nodes mark dirty.
     fn joins_of(&mut self, disjuncts: &[Vec<Lit>]) {
+        if self.ir.joins.joins.is_empty() {
+            return;
+        }
         for l in disjuncts.iter().flatten() {
             let Input::Join(o) = l.input else { continue };
             let Some((j, _)) = self.ir.joins.output(o) else {
@@ -707,7 +710,11 @@ fn join_program(b: &Builder<'_>) -> JoinProgram {
 /// The edges the engine visits per state in a few seeded random playouts (at most 4,000
 /// states): what a step of the network costs, on average.
 pub fn visits_per_state(net: &Net) -> f64 {
-    sample::sample(net, 4000, &[]).visits
+    let limit = sample::Limit {
+        states: 4000,
+        work: None,
+    };
+    sample::sample(net, limit, &[]).visits
 }
 
 /// The network that the module generated for `ir` ([`items`]) plays.
