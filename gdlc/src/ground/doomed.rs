@@ -127,12 +127,7 @@ mod tests {
                 text.push_str(&format!(" (succ {i} {})", i + 1));
             }
         }
-        let checked = crate::frontend::load(
-            crate::frontend::Source::new("t.kif", &text),
-            &Default::default(),
-        )
-        .expect("checks");
-        crate::normalize::normalize(&checked.program, Default::default()).expect("normalises")
+        crate::ground::test_support::normalised(&text)
     }
 
     /// 10,000 instances at most: `pick` alone needs 24,000.

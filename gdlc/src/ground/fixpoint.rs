@@ -74,13 +74,7 @@ pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>,
 pub fn static_component(g: &mut Grounder<'_>, component: &[&NRule]) -> Result<(), GroundError> {
     let mut growing: HashSet<RelKey> = component.iter().map(|r| rel_key(&r.head)).collect();
     let inside = growing.clone();
-    let neg = |a: &NAtom| {
-        if inside.contains(&rel_key(a)) {
-            NegMode::Assume
-        } else {
-            NegMode::Exact
-        }
-    };
+    let neg = NegMode::open_in(&inside);
     let mut rules: Vec<NRule> = component.iter().map(|&r| r.clone()).collect();
     fixpoint(g, &mut rules, &mut growing, &neg, Feed::No)?;
     Ok(())
@@ -109,13 +103,7 @@ pub fn reach(
         g.db.insert(&g.store, (kw::DOES, 2), t);
     }
     let dynamic = g.dynamic.clone();
-    let neg = |a: &NAtom| {
-        if dynamic.contains(&rel_key(a)) {
-            NegMode::Assume
-        } else {
-            NegMode::Exact
-        }
-    };
+    let neg = NegMode::open_in(&dynamic);
     let mut growing = dynamic.clone();
     fixpoint(g, rules, &mut growing, &neg, Feed::Yes)
 }
@@ -460,17 +448,7 @@ fn feed_back(g: &mut Grounder<'_>, head: &NAtom, atom: TermId) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ground::{GroundOptions, Grounder, join::Budget};
-
-    /// The normalised program of a description that checks.
-    fn normalised(text: &str) -> crate::normalize::NProgram {
-        let checked = crate::frontend::load(
-            crate::frontend::Source::new("t.kif", text),
-            &Default::default(),
-        )
-        .expect("checks");
-        crate::normalize::normalize(&checked.program, Default::default()).expect("normalises")
-    }
+    use crate::ground::{GroundOptions, Grounder, join::Budget, test_support::normalised};
 
     /// A one-role game whose terminal reads `terminal`, with `(n 0)` .. `(n 19)` and `rule`.
     fn over_twenty_numbers(terminal: &str, rule: &str) -> String {

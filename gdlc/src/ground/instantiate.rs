@@ -205,13 +205,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let hi = self.g.db.count();
         let g = &mut *self.g;
         let dynamic = &g.dynamic;
-        let neg = |a: &NAtom| {
-            if dynamic.contains(&rel_key(a)) {
-                NegMode::Assume
-            } else {
-                NegMode::Exact
-            }
-        };
+        let neg = NegMode::open_in(dynamic);
         let req = JoinRequest {
             rule,
             delta: None,
@@ -333,13 +327,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let hi = self.g.db.count();
         let g = &mut *self.g;
         let dynamic = &g.dynamic;
-        let neg = |a: &NAtom| {
-            if dynamic.contains(&rel_key(a)) {
-                NegMode::Assume
-            } else {
-                NegMode::Exact
-            }
-        };
+        let neg = NegMode::open_in(dynamic);
         let req = JoinRequest {
             rule,
             delta: None,
@@ -402,13 +390,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         {
             let g = &mut *self.g;
             let dynamic_set = &g.dynamic;
-            let neg = |a: &NAtom| {
-                if dynamic_set.contains(&rel_key(a)) {
-                    NegMode::Assume
-                } else {
-                    NegMode::Exact
-                }
-            };
+            let neg = NegMode::open_in(dynamic_set);
             let req = JoinRequest {
                 rule: aux,
                 delta: None,
@@ -508,13 +490,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             g, out, literals, ..
         } = self;
         let dynamic = &g.dynamic;
-        let neg = |a: &NAtom| {
-            if dynamic.contains(&rel_key(a)) {
-                NegMode::Assume
-            } else {
-                NegMode::Exact
-            }
-        };
+        let neg = NegMode::open_in(dynamic);
         let req = JoinRequest {
             rule,
             delta: None,
@@ -681,13 +657,7 @@ mod tests {
         for i in 0..100 {
             text.push_str(&format!(" (a {i})"));
         }
-        let checked = crate::frontend::load(
-            crate::frontend::Source::new("t.kif", &text),
-            &Default::default(),
-        )
-        .expect("checks");
-        let nprog =
-            crate::normalize::normalize(&checked.program, Default::default()).expect("normalises");
+        let nprog = crate::ground::test_support::normalised(&text);
         let symbols = &nprog.symbols;
         let rule = nprog
             .rules

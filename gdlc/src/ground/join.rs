@@ -129,6 +129,20 @@ pub enum NegMode {
     Assume,
 }
 
+impl NegMode {
+    /// The mode of each negative literal when the relations in `open` are still open:
+    /// `Assume` for theirs, `Exact` for the others.
+    pub fn open_in(open: &rustc_hash::FxHashSet<RelKey>) -> impl Fn(&NAtom) -> NegMode + '_ {
+        move |a| {
+            if open.contains(&rel_key(a)) {
+                NegMode::Assume
+            } else {
+                NegMode::Exact
+            }
+        }
+    }
+}
+
 /// One step of a join plan.
 #[derive(Clone, Copy, Debug)]
 enum Step {
@@ -671,19 +685,7 @@ fn step(cx: &mut Cx<'_, '_>, k: usize, b: &mut Binds) -> Result<(), JoinError> {
                 if db.seq[atom as usize] >= req.hi {
                     break;
                 }
-                if !cx.budget.spend() {
-                    return Err(JoinError::Budget);
-                }
-                let mark = b.trail.len();
-                if a.args
-                    .iter()
-                    .zip(store.args(atom))
-                    .all(|(p, &t)| unify(p, t, store, b))
-                {
-                    b.atoms[lit] = atom;
-                    run(cx, k + 1, b)?;
-                }
-                b.undo_to(mark);
+                visit(cx, k, b, lit, a, atom)?;
                 if cx.found {
                     break;
                 }
@@ -704,31 +706,47 @@ fn sampled_scan(
     a: &RAtom,
     cands: &[TermId],
 ) -> Result<(), JoinError> {
-    let (db, store, hi) = (cx.db, cx.store, cx.req.hi);
+    let (db, hi) = (cx.db, cx.req.hi);
     let n = cands.partition_point(|&x| db.seq[x as usize] < hi);
     let offset = (cx.stride / 2).min(n.saturating_sub(1));
     let visited = (n - offset).div_ceil(cx.stride);
     let ratio = n as f64 / visited.max(1) as f64;
     cx.weight *= ratio;
     for &atom in cands[offset..n].iter().step_by(cx.stride) {
-        if !cx.budget.spend() {
-            return Err(JoinError::Budget);
-        }
-        let mark = b.trail.len();
-        if a.args
-            .iter()
-            .zip(store.args(atom))
-            .all(|(p, &t)| unify(p, t, store, b))
-        {
-            b.atoms[lit] = atom;
-            run(cx, k + 1, b)?;
-        }
-        b.undo_to(mark);
+        visit(cx, k, b, lit, a, atom)?;
         if cx.found {
             break;
         }
     }
     cx.weight /= ratio;
+    Ok(())
+}
+
+/// One candidate `atom` for literal `lit` (pattern `a`) at step `k`: one unit of the budget,
+/// and the steps after it if it unifies (its bindings undone after).
+#[inline]
+fn visit(
+    cx: &mut Cx<'_, '_>,
+    k: usize,
+    b: &mut Binds,
+    lit: usize,
+    a: &RAtom,
+    atom: TermId,
+) -> Result<(), JoinError> {
+    if !cx.budget.spend() {
+        return Err(JoinError::Budget);
+    }
+    let store = cx.store;
+    let mark = b.trail.len();
+    if a.args
+        .iter()
+        .zip(store.args(atom))
+        .all(|(p, &t)| unify(p, t, store, b))
+    {
+        b.atoms[lit] = atom;
+        run(cx, k + 1, b)?;
+    }
+    b.undo_to(mark);
     Ok(())
 }
 

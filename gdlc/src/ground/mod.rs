@@ -39,6 +39,8 @@ mod pattern;
 mod relations;
 mod scan_order;
 pub mod split;
+#[cfg(test)]
+mod test_support;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::time::Duration;
