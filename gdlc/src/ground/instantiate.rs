@@ -46,7 +46,7 @@ enum Emitted {
     Paused,
 }
 
-/// A doomed rule (see [`super::doomed`]) estimated to take more than this share of what is
+/// A doomed rule (see `doomed.rs`) estimated to take more than this share of what is
 /// left of the limits is left to run time before its instances are made.
 const DOOMED_NEAR: f64 = 0.9;
 
@@ -69,12 +69,14 @@ pub struct Instantiator<'g, 'a> {
     /// The rule of the description being instantiated (the caller's, before any split).
     pub top: Option<NRule>,
     /// Tells whether a rule of the description (`top`) whose instances passed the limits is
-    /// doomed (see [`super::doomed`]): the plain attempt then goes on as the hybrid one.
+    /// doomed (see `doomed.rs`): the plain attempt then goes on as the hybrid one.
     pub doom: Option<&'g Doom<'g>>,
 }
 
-/// Tells whether a rule of the description too large is doomed (see [`Instantiator::doom`]).
-pub type Doom<'f> = dyn Fn(&NRule, &Estimate) -> bool + 'f;
+/// Tells whether a rule of the description too large is doomed (see [`Instantiator::doom`])
+/// and, if so, whether the plain attempt (the grounder given) can go on as the hybrid one:
+/// `None` when it is not doomed.
+pub type Doom<'f> = dyn Fn(&NRule, &Estimate, &Grounder<'_>) -> Option<bool> + 'f;
 
 impl<'g, 'a> Instantiator<'g, 'a> {
     pub fn new(g: &'g mut Grounder<'a>) -> Self {
@@ -297,7 +299,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
     }
 
     /// In the plain attempt, when the rule being instantiated (`estimate`: its instances) is
-    /// doomed (see [`super::doomed`]): marks it so, and goes on as the hybrid attempt when
+    /// doomed (see `doomed.rs`): marks it so, and goes on as the hybrid attempt when
     /// that would be the same. Returns whether the attempt is hybrid now.
     fn doom_switch(&mut self, estimate: &Estimate) -> bool {
         if self.g.hybrid {
@@ -306,11 +308,11 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let (Some(top), Some(doom)) = (&self.top, self.doom) else {
             return false;
         };
-        if !doom(top, estimate) {
+        let Some(switchable) = doom(top, estimate, self.g) else {
             return false;
-        }
+        };
         self.g.doomed = Some(top.clone());
-        if super::doomed::switchable(self.g) {
+        if switchable {
             tracing::debug!(
                 rule = %split::rule_text(&self.g.symbols, top),
                 "the plain attempt goes on as the hybrid one"

@@ -754,10 +754,12 @@ fn ground_dynamic(
     let progress = g.options.progress.clone();
     let total = dyn_rules.len() as u64;
     let options = g.options;
-    let doom = |rule: &NRule, estimate: &instantiate::Estimate| {
-        plain.is_some_and(|(nprog, complete)| {
-            doomed::is_doomed(nprog, complete, rule, estimate, options)
-        })
+    let doom = |rule: &NRule, estimate: &instantiate::Estimate, g: &Grounder<'_>| {
+        plain
+            .is_some_and(|(nprog, complete)| {
+                doomed::is_doomed(nprog, complete, rule, estimate, options)
+            })
+            .then(|| doomed::switchable(g))
     };
     let mut inst = instantiate::Instantiator::new(g);
     inst.doom = Some(&doom);
