@@ -210,9 +210,32 @@ fn base(thresh: u32) -> i32 {
     }
 }
 
+/// How an [`Engine`] is built.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineOptions {
+    /// Whether the input that legal outputs share with many others is tested when moves are
+    /// listed instead of kept as edges (see `legal.rs`; the default). Without it, the visits
+    /// counted are every edge the network has to follow, which is what gdlc's cost model of
+    /// the backends was fitted to.
+    pub lift_legal_inputs: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            lift_legal_inputs: true,
+        }
+    }
+}
+
 impl<'n> Engine<'n> {
     /// An engine holding the initial state and no moves.
     pub fn new(net: &'n Net) -> Engine<'n> {
+        Engine::with_options(net, EngineOptions::default())
+    }
+
+    /// An engine built as `options` say, holding the initial state and no moves.
+    pub fn with_options(net: &'n Net, options: EngineOptions) -> Engine<'n> {
         let nodes = net.nodes as usize;
         let order = order::locality_order(net);
         let mut records = Vec::with_capacity(nodes + 1);
@@ -220,7 +243,11 @@ impl<'n> Engine<'n> {
         let mut into = Vec::new();
         let mut into_start = Vec::with_capacity(nodes + 1);
         // The input edges of legal outputs that the listing tests instead (see `legal.rs`).
-        let lifted = legal::lifted(net);
+        let lifted = if options.lift_legal_inputs {
+            legal::lifted(net)
+        } else {
+            Vec::new()
+        };
         // Per legal output, the source of its input edge that is dropped (or NONE).
         let mut dropped = vec![NONE; nodes];
         for l in &lifted {

@@ -708,11 +708,15 @@ fn join_program(b: &Builder<'_>) -> JoinProgram {
 }
 
 /// The edges the engine visits per state in a few seeded random playouts (at most 4,000
-/// states): what a step of the network costs, on average.
+/// states): what a step of the network costs, on average. Every edge counts, also those into
+/// legal outputs that the engine tests when listing instead (a test costs about a visit).
 pub fn visits_per_state(net: &Net) -> f64 {
     let limit = sample::Limit {
         states: 4000,
         work: None,
+        engine: gdl_runtime::propnet::EngineOptions {
+            lift_legal_inputs: false,
+        },
     };
     sample::sample(net, limit, &[]).visits
 }

@@ -37,6 +37,7 @@ pub(super) fn demux(ir: &mut Ir) {
     let limit = Limit {
         states: 1000,
         work: Some(DEMUX_WORK),
+        engine: Default::default(),
     };
     let s = sample(
         &net,
@@ -71,6 +72,8 @@ pub(super) struct Limit {
     /// state, and does not count that work in its visits). Counted, not timed, so the sample
     /// and what the compiler decides from it do not depend on the machine.
     pub(super) work: Option<u64>,
+    /// How the sampled engine is built.
+    pub(super) engine: gdl_runtime::propnet::EngineOptions,
 }
 
 /// The states a sample with a work limit plays at least.
@@ -94,7 +97,7 @@ pub(super) struct Sample {
 pub(super) fn sample(net: &Net, limit: Limit, watch: &[Signal]) -> Sample {
     use gdl_runtime::SplitMix64;
     use gdl_runtime::propnet::Engine;
-    let mut e = Engine::new(net);
+    let mut e = Engine::with_options(net, limit.engine);
     let mut rng = SplitMix64::new(1);
     let mut state = net.init.clone();
     let mut joint = vec![0u32; net.moves.len()];
