@@ -208,14 +208,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let g = &mut *self.g;
         let dynamic = &g.dynamic;
         let neg = NegMode::open_in(dynamic);
-        let req = JoinRequest {
-            rule,
-            delta: None,
-            lo: 0,
-            hi,
-            neg_mode: &neg,
-            new_heads_only: false,
-        };
+        let req = JoinRequest::whole(rule, hi, &neg);
         join::prepare(&req, &mut g.db, &g.store);
         let (db, dynamic, guards) = (&g.db, &g.dynamic, &g.guards);
         let result = join::for_each_match(&req, db, &g.store, &mut g.budget, &mut |m| {
@@ -330,14 +323,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let g = &mut *self.g;
         let dynamic = &g.dynamic;
         let neg = NegMode::open_in(dynamic);
-        let req = JoinRequest {
-            rule,
-            delta: None,
-            lo: 0,
-            hi,
-            neg_mode: &neg,
-            new_heads_only: false,
-        };
+        let req = JoinRequest::whole(rule, hi, &neg);
         join::prepare(&req, &mut g.db, &g.store);
         let (db, dynamic, guards) = (&g.db, &g.dynamic, &g.guards);
         for stride in ESTIMATE_STRIDES {
@@ -393,14 +379,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             let g = &mut *self.g;
             let dynamic_set = &g.dynamic;
             let neg = NegMode::open_in(dynamic_set);
-            let req = JoinRequest {
-                rule: aux,
-                delta: None,
-                lo: 0,
-                hi,
-                neg_mode: &neg,
-                new_heads_only: false,
-            };
+            let req = JoinRequest::whole(aux, hi, &neg);
             let max = g.options.max_atoms;
             join::prepare(&req, &mut g.db, &g.store);
             let result = join::for_each_match(&req, &g.db, &g.store, &mut g.budget, &mut |m| {
@@ -493,14 +472,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         } = self;
         let dynamic = &g.dynamic;
         let neg = NegMode::open_in(dynamic);
-        let req = JoinRequest {
-            rule,
-            delta: None,
-            lo: 0,
-            hi,
-            neg_mode: &neg,
-            new_heads_only: false,
-        };
+        let req = JoinRequest::whole(rule, hi, &neg);
         join::prepare(&req, &mut g.db, &g.store);
         let (db, dynamic, guards) = (&g.db, &g.dynamic, &g.guards);
         let result = join::for_each_match(&req, db, &g.store, &mut g.budget, &mut |m| {

@@ -176,6 +176,20 @@ pub struct JoinRequest<'a> {
     pub new_heads_only: bool,
 }
 
+impl<'a> JoinRequest<'a> {
+    /// Every match of `rule` over the atoms before `hi` (no delta, every head wanted).
+    pub fn whole(rule: &'a NRule, hi: u32, neg_mode: &'a dyn Fn(&NAtom) -> NegMode) -> Self {
+        JoinRequest {
+            rule,
+            delta: None,
+            lo: 0,
+            hi,
+            neg_mode,
+            new_heads_only: false,
+        }
+    }
+}
+
 /// Why an enumeration of matches stopped early.
 #[derive(Debug, PartialEq, Eq)]
 pub enum JoinError {
