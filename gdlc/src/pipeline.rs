@@ -350,11 +350,35 @@ pub fn run<'a>(
         .map(|r| lines.line_col(text, r.span.start).0 as u32)
         .collect();
     let (rust, backend) = codegen::generate_chosen(&ir, &codegen_options);
+    if let Some(w) = long_inline_code(&codegen_options, rust.len()) {
+        a.warnings.push(w);
+    }
     a.backend = Some(backend);
     a.ir = Some(ir);
     a.rust = Some(rust);
     passes.done(&mut a);
     Ok(a)
+}
+
+/// A warning when inline code was asked for ([`codegen::Backend::Inline`]) and is longer than
+/// [`codegen::CodegenOptions::inline_max_bytes`], the length up to which `auto` takes it: rustc
+/// needs minutes and gigabytes on such code (BENCHMARKS.md: hex's 7.9 MB took 121 s and
+/// 2.7 GB, skirmish's 13.6 MB over 8 GB).
+fn long_inline_code(options: &codegen::CodegenOptions, bytes: usize) -> Option<Diagnostic> {
+    (options.backend == codegen::Backend::Inline && bytes > options.inline_max_bytes).then(|| {
+        Diagnostic::warning(
+            "long-inline-code",
+            Default::default(),
+            format!(
+                "the inline code is {:.1} MB (auto takes it up to {:.1} MB): rustc may need \
+                 minutes and gigabytes of memory on it; `--backend propnet` or `auto` builds \
+                 in seconds",
+                bytes as f64 / 1e6,
+                options.inline_max_bytes as f64 / 1e6
+            ),
+        )
+        .about_whole_program()
+    })
 }
 
 /// Makes `a`'s Rust the module that embeds the interpreter ([`LastResort::EmbeddedInterpreter`]),
@@ -517,15 +541,21 @@ mod tests {
         let mut options = CompileOptions::for_game("ticTacToe");
         let auto = compile(game, &options).expect("compiles");
         assert_eq!(auto.stats.backend, Backend::Inline);
+        let long = |c: &Compiled| c.warnings.iter().any(|w| w.code == "long-inline-code");
+        assert!(!long(&auto));
         options.codegen.inline_max_bytes = auto.rust.len() / 2;
         let capped = compile(game, &options).expect("compiles");
         assert_eq!(capped.stats.backend, Backend::Propnet);
         assert!(capped.rust.contains("; propnet backend."));
-        // A backend asked for by name is kept whatever its size.
+        assert!(!long(&capped));
+        // A backend asked for by name is kept whatever its size, with a warning past the limit.
         options.codegen.backend = Backend::Inline;
         let forced = compile(game, &options).expect("compiles");
         assert_eq!(forced.stats.backend, Backend::Inline);
         assert_eq!(forced.rust, auto.rust);
+        assert!(long(&forced));
+        options.codegen.inline_max_bytes = auto.rust.len();
+        assert!(!long(&compile(game, &options).expect("compiles")));
     }
 
     #[test]

@@ -80,6 +80,22 @@ fn the_interpreter_entry_runs_the_checker() {
 }
 
 #[test]
+fn compiling_prints_the_warnings_with_their_place() {
+    // `spare` is defined and never used: the checker warns; the game still compiles.
+    let path = file(
+        "spare.kif",
+        "(role r) (init s)\n(<= (spare ?x) (true ?x))\n(<= (legal r m) (true s))\n\
+         (<= (next s) (does r m)) (<= terminal (not (true s))) (goal r 100)",
+    );
+    let out = gdlc(&["emit", &path]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("impl Game for"));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("unused-relation"), "{stderr}");
+    assert!(stderr.contains("spare.kif:2:6"), "{stderr}");
+}
+
+#[test]
 fn an_unclosed_parenthesis_is_the_first_and_only_error() {
     let path = file(
         "unclosed.kif",

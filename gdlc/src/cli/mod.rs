@@ -87,17 +87,7 @@ impl Loaded {
 
     /// Prints `diagnostics` on standard error with their source snippets; returns exit code 1.
     pub fn report(&self, diagnostics: &[Diagnostic]) -> ExitCode {
-        let file = SourceFile {
-            name: &self.name,
-            text: &self.text,
-        };
-        let options = ReportOptions {
-            color: std::io::stderr().is_terminal(),
-            ..ReportOptions::default()
-        };
-        let text = Reporter::new(file, options).render_all(diagnostics);
-        // A closed standard error is no reason to fail differently.
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        self.print(diagnostics);
         if self.json_rejection {
             let rejected: Vec<serde_json::Value> = diagnostics
                 .iter()
@@ -116,6 +106,21 @@ impl Loaded {
         ExitCode::from(EXIT_ERRORS)
     }
 
+    /// Prints `diagnostics` on standard error with their source snippets.
+    fn print(&self, diagnostics: &[Diagnostic]) {
+        let file = SourceFile {
+            name: &self.name,
+            text: &self.text,
+        };
+        let options = ReportOptions {
+            color: std::io::stderr().is_terminal(),
+            ..ReportOptions::default()
+        };
+        let text = Reporter::new(file, options).render_all(diagnostics);
+        // A closed standard error is no reason to fail differently.
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+
     /// The reference interpreter for this description: read and checked by the front end (a
     /// description the checker rejects is reported, exit code 1).
     pub fn interpreter(&self, limits: &LimitArgs) -> Result<gdlc::interp::Interpreter, ExitCode> {
@@ -127,7 +132,7 @@ impl Loaded {
     }
 
     /// Compiles this description with `options`, showing its progress and timings on standard
-    /// error as `shown` says; errors are reported (exit code 1).
+    /// error as `shown` says; errors are reported (exit code 1), warnings printed.
     pub fn compile(&self, options: &CompileOptions, shown: Shown) -> Result<Compiled, ExitCode> {
         let bar = progress::CompileProgress::new(&self.stem(), shown.progress);
         let mut options = options.clone();
@@ -135,6 +140,9 @@ impl Loaded {
         let compiled = gdlc::compile(self.source(), &options);
         bar.finish();
         let compiled = compiled.map_err(|errors| self.report(&errors))?;
+        // Warnings, as a compiler gives them: the checker's, why the interpreter was
+        // embedded, code too long for rustc.
+        self.print(&compiled.warnings);
         if shown.timings {
             eprint!("{}", progress::timings_text(&self.name, &compiled));
         }
