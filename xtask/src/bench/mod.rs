@@ -41,8 +41,13 @@ pub struct Args {
     /// Seconds of playouts per game and engine.
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
-    /// Games whose compile time and peak memory get their own table.
-    #[arg(long, default_value = "chess_200,amazons_10x10,hex")]
+    /// Games whose compile time and peak memory get their own table: by default the corpus
+    /// games with the most Rust and the longest gdlc times of CORPUS.md, and three of the table.
+    #[arg(
+        long,
+        default_value = "amazonsTorus,ruleDepthExponential,slaughter,chess,racer4,alexChess,\
+                         amazonsSuicide,chess_200,amazons_10x10,hex"
+    )]
     pub large: String,
     /// Games also compiled with each backend, for a table comparing them (comma-separated
     /// names).
