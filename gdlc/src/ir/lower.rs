@@ -271,16 +271,23 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<
             ));
         }
     }
-    let live = live_nodes(g, &sccs, &rules_of, &|a| {
-        if is_join(a) {
-            return false;
-        }
-        match (store.functor(a), store.args(a)) {
-            (kw::LEGAL | kw::GOAL | kw::SEES, [r, _]) => role_of.contains_key(r),
-            (kw::NEXT, [_]) | (kw::TERMINAL, []) => true,
-            _ => false,
-        }
-    }, &node_atom, &node);
+    let live = live_nodes(
+        g,
+        &sccs,
+        &rules_of,
+        &|a| {
+            if is_join(a) {
+                return false;
+            }
+            match (store.functor(a), store.args(a)) {
+                (kw::LEGAL | kw::GOAL | kw::SEES, [r, _]) => role_of.contains_key(r),
+                (kw::NEXT, [_]) | (kw::TERMINAL, []) => true,
+                _ => false,
+            }
+        },
+        &node_atom,
+        &node,
+    );
     for scc in sccs.iter() {
         if scc.len() == 1 && is_join(node_atom[scc[0] as usize]) {
             continue;
