@@ -201,30 +201,34 @@ pub fn remove_dead(ir: &mut Ir) {
             mark(&ir.props[p].disjuncts, &mut live);
         }
     }
-    let mut renumber = vec![u32::MAX; n];
-    let mut props = Vec::new();
-    for (p, prop) in std::mem::take(&mut ir.props).into_iter().enumerate() {
-        if live[p] {
-            renumber[p] = props.len() as u32;
-            props.push(prop);
-        }
-    }
-    let re = |l: Lit| match l.input {
-        Input::Prop(p) => Lit {
-            input: Input::Prop(renumber[p as usize]),
-            negated: l.negated,
-        },
-        _ => l,
-    };
-    for prop in &mut props {
-        for conj in &mut prop.disjuncts {
-            for l in conj.iter_mut() {
-                *l = re(*l);
+    let mut renumber: Vec<u32> = (0..n as u32).collect();
+    // Nothing to renumber when every prop is live (lowering keeps only live props).
+    if !live.iter().all(|&x| x) {
+        let mut props = Vec::new();
+        for (p, prop) in std::mem::take(&mut ir.props).into_iter().enumerate() {
+            renumber[p] = u32::MAX;
+            if live[p] {
+                renumber[p] = props.len() as u32;
+                props.push(prop);
             }
         }
+        let re = |l: Lit| match l.input {
+            Input::Prop(p) => Lit {
+                input: Input::Prop(renumber[p as usize]),
+                negated: l.negated,
+            },
+            _ => l,
+        };
+        for prop in &mut props {
+            for conj in &mut prop.disjuncts {
+                for l in conj.iter_mut() {
+                    *l = re(*l);
+                }
+            }
+        }
+        ir.props = props;
+        ir.map_outputs(&mut |l| re(l));
     }
-    ir.props = props;
-    ir.map_outputs(&mut |l| re(l));
     let groups = std::mem::take(&mut ir.groups);
     for r in groups {
         let members: Vec<u32> = r

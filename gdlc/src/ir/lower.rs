@@ -271,8 +271,28 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<
             ));
         }
     }
+    let live = live_nodes(
+        g,
+        &sccs,
+        &rules_of,
+        &|a| {
+            if is_join(a) {
+                return false;
+            }
+            match (store.functor(a), store.args(a)) {
+                (kw::LEGAL | kw::GOAL | kw::SEES, [r, _]) => role_of.contains_key(r),
+                (kw::NEXT, [_]) | (kw::TERMINAL, []) => true,
+                _ => false,
+            }
+        },
+        &node_atom,
+        &node,
+    );
     for scc in sccs.iter() {
         if scc.len() == 1 && is_join(node_atom[scc[0] as usize]) {
+            continue;
+        }
+        if !live[scc[0] as usize] {
             continue;
         }
         let start = ir.props.len() as u32;
@@ -425,6 +445,49 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<
         percepts.sort_by(|a, b| a.text.cmp(&b.text));
     }
     Ok(ir)
+}
+
+/// Whether each node of the graph is live: read by an output (`is_output` of its atom), by a
+/// table of the joins, or by a live node's rules; a component is live as a whole. These are the
+/// props [`crate::optimise::remove_dead`] keeps, in the same order: lowering only them saves
+/// building the props grounding derives but no output reads (a third of amazonsTorus's).
+fn live_nodes(
+    g: &GroundProgram,
+    sccs: &scc::Components,
+    rules_of: &RulesOf,
+    is_output: &dyn Fn(TermId) -> bool,
+    node_atom: &[TermId],
+    node: &dyn Fn(TermId) -> Option<u32>,
+) -> Vec<bool> {
+    let mut live: Vec<bool> = node_atom.iter().map(|&a| is_output(a)).collect();
+    for t in &g.joins.tables {
+        for &s in &t.signals {
+            if s != ALWAYS
+                && let Some(n) = node(s)
+            {
+                live[n as usize] = true;
+            }
+        }
+    }
+    // Components in reverse evaluation order: every reader of a component comes before it.
+    for i in (0..sccs.len()).rev() {
+        let scc = sccs.get(i);
+        if !scc.iter().any(|&n| live[n as usize]) {
+            continue;
+        }
+        for &n in scc {
+            live[n as usize] = true;
+            for &ri in rules_of.of(n as usize) {
+                let r = &g.rules[ri as usize];
+                for &a in r.pos.iter().chain(&r.neg) {
+                    if let Some(b) = node(a) {
+                        live[b as usize] = true;
+                    }
+                }
+            }
+        }
+    }
+    live
 }
 
 /// A breach of lowering's own invariants: a loud error naming the atom, never a wrong game.
