@@ -14,8 +14,8 @@ use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule};
 use crate::terms::{TermId, TupleSet};
 
+use super::Grounder;
 use super::join::{self, Exhausted, JoinError, JoinRequest, NegMode, RelKey, rel_key};
-use super::{Grounder, unsafe_rule};
 use super::{hybrid, split};
 
 /// The static rules grouped by strongly connected component of their relations, in
@@ -348,13 +348,7 @@ fn derive(
                 return Ok(false);
             }
         }
-        match result {
-            Err(JoinError::Unsafe) => return Err(GroundError::invalid(vec![unsafe_rule(rule)])),
-            Err(JoinError::Budget) => {
-                return Err(g.exhausted(Some(rule), "the reachable atoms of this rule"));
-            }
-            Err(JoinError::Stopped) | Ok(()) => {}
-        }
+        g.joined(result, rule, "the reachable atoms of this rule")?;
     }
     if tracing::enabled!(tracing::Level::DEBUG) {
         tracing::debug!(

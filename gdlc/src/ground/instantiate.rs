@@ -12,7 +12,7 @@ use crate::terms::{TermId, TupleSet};
 
 use super::join::{self, JoinError, JoinRequest, NegMode, RelKey, rel_key};
 use super::split::{self, Sizes};
-use super::{GroundRule, Grounder, unsafe_rule};
+use super::{GroundRule, Grounder};
 
 /// How many times one source rule may be split.
 const MAX_SPLITS: usize = 12;
@@ -36,6 +36,9 @@ const ESTIMATE_MARGIN: f64 = 2.0;
 /// half of what is left of the limit if more (ruleDepthExponential's rules of a million
 /// instances, which fit, are then joined once).
 const ESTIMATE_AFTER: usize = 100_000;
+
+/// What the joins of this module are for, in the message of an exhausted budget.
+const INSTANTIATING: &str = "instantiating this rule";
 
 /// How far [`Instantiator::emit_join`] went.
 enum Emitted {
@@ -224,12 +227,8 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             }
             seen.len() <= max_projected && matches <= max_matches
         });
-        match result {
-            Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![unsafe_rule(rule)])),
-            Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
-            Err(JoinError::Stopped) => Ok((seen.len(), matches, None)),
-            Ok(()) => Ok((seen.len(), matches, Some(instances))),
-        }
+        let whole = g.joined(result, rule, INSTANTIATING)?;
+        Ok((seen.len(), matches, whole.then_some(instances)))
     }
 
     /// Adds a ground rule to the output; false (nothing added) when that would pass the
@@ -355,11 +354,8 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                     continue;
                 }
             }
-            return match result {
-                Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![unsafe_rule(rule)])),
-                Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
-                Err(JoinError::Stopped) | Ok(()) => Ok(Some(estimate)),
-            };
+            g.joined(result, rule, INSTANTIATING)?;
+            return Ok(Some(estimate));
         }
         Ok(None)
     }
@@ -392,13 +388,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
                 heads.insert(&tuple);
                 heads.len() <= max
             });
-            match result {
-                Err(JoinError::Unsafe) => return Err(GroundError::invalid(vec![unsafe_rule(aux)])),
-                Err(JoinError::Budget) => {
-                    return Err(g.exhausted(Some(aux), "instantiating this rule"));
-                }
-                Err(JoinError::Stopped) | Ok(()) => {}
-            }
+            g.joined(result, aux, INSTANTIATING)?;
         }
         if dynamic {
             self.g.dynamic.insert(rel);
@@ -492,11 +482,8 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             out.push(gr);
             true
         });
-        match result {
-            Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![unsafe_rule(rule)])),
-            Err(JoinError::Budget) => Err(g.exhausted(Some(rule), "instantiating this rule")),
-            Err(JoinError::Stopped) | Ok(()) => Ok(outcome),
-        }
+        g.joined(result, rule, INSTANTIATING)?;
+        Ok(outcome)
     }
 }
 

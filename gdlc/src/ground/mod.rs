@@ -53,9 +53,8 @@ use crate::terms::{TermId, TermStore};
 pub use deadline::Deadline;
 use defer::{Hybrid, LARGE_DYNAMIC_SHARE, defer_relations, ground_hybrid};
 use early::EarlyStop;
-pub(crate) use error::unsafe_rule;
 pub use error::{GroundError, GroundErrorKind};
-use join::{Budget, Db, Exhausted, RelKey, rel_key};
+use join::{Budget, Db, Exhausted, JoinError, RelKey, rel_key};
 pub(crate) use relations::is_game_output;
 use relations::{dynamic_relations, needed_rules, rules_for};
 
@@ -255,6 +254,22 @@ impl Grounder<'_> {
             .unwrap_or(0);
         self.depth[i] = d.min(u16::MAX as usize - 1) as u16;
         d
+    }
+
+    /// The outcome of a join of `rule` done for `what`: whether it ran to its end (`false` when
+    /// its visitor stopped it), or the grounding error of an unsafe rule or an exhausted budget.
+    pub fn joined(
+        &self,
+        result: Result<(), JoinError>,
+        rule: &NRule,
+        what: &str,
+    ) -> Result<bool, GroundError> {
+        match result {
+            Ok(()) => Ok(true),
+            Err(JoinError::Stopped) => Ok(false),
+            Err(JoinError::Unsafe) => Err(GroundError::invalid(vec![error::unsafe_rule(rule)])),
+            Err(JoinError::Budget) => Err(self.exhausted(Some(rule), what)),
+        }
     }
 
     /// The diagnostic for an exhausted budget, blamed on `rule`.
