@@ -22,7 +22,7 @@ mod layout;
 mod lower;
 mod scc;
 
-pub use lower::{lower, lower_with};
+pub use lower::{LowerError, lower, lower_with};
 
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;

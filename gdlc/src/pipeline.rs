@@ -296,7 +296,13 @@ pub fn run<'a>(
     }
 
     passes.start(Pass::Lower);
-    let mut ir = ir::lower_with(&g, &options.progress)?;
+    let mut ir = ir::lower_with(&g, &options.progress).map_err(|e| {
+        let span = e
+            .rule()
+            .and_then(|r| a.program.rules.get(r))
+            .map(|r| r.span);
+        vec![e.diagnostic(span.unwrap_or_default())]
+    })?;
     if let Some(nprog) = &a.normalized {
         ir.declarations = ground::declared::declarations(nprog, &ir.roles);
     }

@@ -4,17 +4,21 @@
 //! seeded token edits of the shipped games and of small corpus games (when the corpus is
 //! present), the kind of input that once broke gdlc (`../shared/regressions/`).
 //!
-//! `GDLC_MUTANTS=N` sets the mutants per game (default 20).
+//! `GDLC_MUTANTS=N` sets the mutants per game (default 20), `GDLC_MUTANT_STRIDE=K` mutates
+//! every K-th small corpus game (default 12; 1 for all of them).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gdl_runtime::SplitMix64;
+use gdl_runtime::compare::{compare_records, playout_record};
 use gdl_runtime::trace::{TraceError, TraceOptions, write_trace};
 use gdlc::check::CheckOptions;
+use gdlc::codegen::propnet::NetGame;
 use gdlc::ground::GroundOptions;
 use gdlc::interp::{Interpreter, Limits};
-use gdlc::{CompileOptions, Source, compile, frontend};
+use gdlc::pipeline::{Stage, run};
+use gdlc::{CompileOptions, Source, frontend};
 
 /// Splits KIF text into tokens: `(`, `)` and the words between.
 fn tokens(text: &str) -> Vec<String> {
@@ -158,6 +162,8 @@ struct Outcome {
     rejected: bool,
     played: bool,
     compiled: bool,
+    /// Its network was played against the interpreter (and agreed).
+    compared: bool,
 }
 
 /// The property, for one description.
@@ -176,10 +182,11 @@ fn check(name: &str, text: &str) -> Outcome {
             return outcome;
         }
     };
-    if let Ok(game) = Interpreter::with_limits(&checked.program, limits()) {
+    let interpreter = Interpreter::with_limits(&checked.program, limits()).ok();
+    if let Some(game) = &interpreter {
         let mut out = String::new();
         let r = write_trace(
-            &game,
+            game,
             &TraceOptions {
                 seed: 7,
                 max_steps: 200,
@@ -196,8 +203,8 @@ fn check(name: &str, text: &str) -> Outcome {
     }
     let mut options = CompileOptions::for_game("mutant");
     options.ground = ground_options();
-    if let Ok(compiled) = compile(source, &options) {
-        let rust = compiled.rust;
+    if let Ok(a) = run(source, &options, Stage::Rust) {
+        let rust = a.rust.unwrap_or_default();
         let parsed = std::thread::Builder::new()
             .stack_size(256 << 20)
             .spawn(move || {
@@ -213,12 +220,58 @@ fn check(name: &str, text: &str) -> Outcome {
             "{name}: generated code does not parse: {parsed:?}"
         );
         outcome.compiled = true;
+        // What was compiled plays as the interpreter does: the network the module would run,
+        // played in this process (whichever backend the module has; the inline code itself
+        // is checked by the corpus tests, which build it).
+        if let (Some(ir), Some(game), false) = (&a.ir, &interpreter, a.embedded_interpreter) {
+            outcome.compared = network_agrees(name, ir, game);
+        }
     }
     outcome
 }
 
-/// The games mutated: the shipped ones, and every 12th small corpus game.
+/// Whether the network of `ir` and the interpreter `game` agree on three seeded playouts
+/// (panics with the first difference); `false` when the interpreter stopped at its budget,
+/// so that there is nothing to compare.
+fn network_agrees(name: &str, ir: &gdlc::ir::Ir, game: &Interpreter) -> bool {
+    let net = gdlc::codegen::propnet::module_net(ir);
+    let network = NetGame::new(ir, &net);
+    for seed in 1..=3 {
+        let expected = playout_record(game, seed, 200);
+        if game.fault().is_some() {
+            return false;
+        }
+        let got = playout_record(&network, seed, 200);
+        if let Err(m) = compare_records(seed, &expected, &got, ["interpreter", "network"]) {
+            panic!("{name}: the compiled network plays another game: {m}");
+        }
+    }
+    true
+}
+
+/// What a mutant that broke the property did, with the mutant written where it can be run
+/// again (`target/mutants/NAME`, e.g. with `gdlc check`/`gdlc emit`).
+fn kept(name: &str, mutant: &str, panic: &(dyn std::any::Any + Send)) -> String {
+    let why = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mutants");
+    let path = dir.join(name);
+    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, mutant)) {
+        Ok(()) => format!("{name} (kept in {}): {why}", path.display()),
+        Err(e) => format!("{name} (not kept: {e}): {why}"),
+    }
+}
+
+/// The games mutated: the shipped ones, and every `GDLC_MUTANT_STRIDE`-th small corpus game.
 fn games() -> Vec<PathBuf> {
+    let stride: usize = std::env::var("GDLC_MUTANT_STRIDE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12)
+        .max(1);
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut games: Vec<PathBuf> = ["ticTacToe.kif", "connectFour.kif", "montyHall.kif"]
         .iter()
@@ -230,7 +283,7 @@ fn games() -> Vec<PathBuf> {
             .map(|g| g.kif)
             .filter(|k| std::fs::metadata(k).is_ok_and(|m| m.len() < 12_000))
             .collect();
-        games.extend(small.into_iter().step_by(12));
+        games.extend(small.into_iter().step_by(stride));
     } else {
         eprintln!("no corpus: only the shipped games are mutated");
     }
@@ -260,7 +313,11 @@ fn mutated_descriptions_end_in_an_answer_or_an_error() {
                     mutate(&mut t, &mut rng);
                 }
                 let mutant = t.join(" ");
-                outcomes.push(check(&format!("{stem}~{m}.kif"), &mutant));
+                let name = format!("{stem}~{m}.kif");
+                match std::panic::catch_unwind(|| check(&name, &mutant)) {
+                    Ok(outcome) => outcomes.push(outcome),
+                    Err(e) => panic!("{}", kept(&name, &mutant, e.as_ref())),
+                }
             }
             outcomes
         },
@@ -268,13 +325,67 @@ fn mutated_descriptions_end_in_an_answer_or_an_error() {
     let all: Vec<&Outcome> = results.iter().flat_map(|(o, _)| o).collect();
     let count = |f: fn(&Outcome) -> bool| all.iter().filter(|o| f(o)).count();
     eprintln!(
-        "{} mutants of {} games: {} rejected, {} played to the end, {} compiled",
+        "{} mutants of {} games: {} rejected, {} played to the end, {} compiled, {} networks \
+         agreed with the interpreter",
         all.len(),
         games.len(),
         count(|o| o.rejected),
         count(|o| o.played),
-        count(|o| o.compiled)
+        count(|o| o.compiled),
+        count(|o| o.compared)
     );
     // The mutants exercise both sides of the front end.
     assert!(count(|o| o.rejected) > 0 && count(|o| !o.rejected) > 0);
+    assert!(
+        count(|o| o.compared) > 0,
+        "no mutant's network was compared"
+    );
+}
+
+/// Mutants the property once failed on, made again from their corpus game by the same edit
+/// (the corpus is not copied into the repository), each with what it must do now.
+#[test]
+fn mutants_that_once_broke_gdlc() {
+    let Ok(games) = gdl_tests::try_corpus_games() else {
+        eprintln!("no corpus: skipped");
+        return;
+    };
+    let game = |name: &str| {
+        let g = games.iter().find(|g| g.name == name).expect("corpus game");
+        gdl_tests::read_game(&g.kif)
+    };
+    // ad_game_2x2 without `(number 17)`: hybrid grounding (under the mutants' limits) left
+    // the recursive `bestscoreaccumulator` rule to be joined at run time; lowering noticed, but
+    // went on making props and indexed by the join's missing atom (a panic). Now the error,
+    // at the rule.
+    let text = game("ad_game_2x2").replacen("(number 17)", "(17)", 1);
+    assert!(!text.contains("(number 17)"), "the edit applies");
+    let mut options = CompileOptions::for_game("mutant");
+    options.ground = ground_options();
+    let errors = run(
+        Source::new("ad_game_2x2~16.kif", &text),
+        &options,
+        Stage::Ir,
+    )
+    .expect_err("a recursive rule too large to ground is an error");
+    let e = &errors[0];
+    assert_eq!(e.code, "grounding-too-large", "{errors:?}");
+    let at = &text[e.span.start as usize..e.span.end as usize];
+    assert!(
+        at.starts_with("(<= (bestscoreaccumulator"),
+        "the error is at the rule: {at}"
+    );
+    // The whole property, on the mutant as the campaign made it.
+    check("ad_game_2x2~16.kif", &text);
+
+    // four_way_battle without `(coordinate 3)`: hybrid grounding joins the `legal move` rule
+    // at run time, reading `cell_owned_by` through a table; hash-consing merged
+    // `(cell_owned_by 4 6 north)` with `(legal north (defend 4 6))`, and the propnet backend
+    // folded that prop into its legal output as if nothing else read it, so the table's row
+    // read the false node: north could move onto its own pieces. Now the network plays as the
+    // interpreter does.
+    let text = game("four_way_battle").replacen("(coordinate 3)", "(3)", 1);
+    assert!(!text.contains("(coordinate 3)"), "the edit applies");
+    let outcome = check("four_way_battle~22.kif", &text);
+    assert!(outcome.compared, "{outcome:?}");
 }

@@ -20,7 +20,10 @@ use super::{CodegenOptions, GameBodies};
 use crate::ir::{Input, Ir, Lit};
 use crate::optimise;
 
+mod in_process;
 mod sample;
+
+pub use in_process::NetGame;
 
 const NONE: u32 = u32::MAX;
 
@@ -544,6 +547,12 @@ fn output_only(ir: &Ir) -> Vec<bool> {
     count(ir.terminal, false);
     ir.goals.iter().flatten().for_each(|g| count(g.when, false));
     ir.sees.iter().flatten().for_each(|p| count(p.when, false));
+    // A row of a run-time join's table reads its prop too.
+    ir.joins
+        .tables
+        .iter()
+        .flat_map(|t| &t.holds)
+        .for_each(|&l| count(l, false));
     let group_of = ir.group_of();
     (0..n)
         .map(|p| refs[p] == 1 && by_output[p] && group_of[p].is_none())

@@ -19,9 +19,70 @@ use crate::terms::TermId;
 use gdl_runtime::propnet::ALWAYS;
 
 /// Builds the IR of a ground description. Fails when the ground rules are not stratified
-/// (negation inside a recursive component).
-pub fn lower(g: &GroundProgram) -> Result<Ir, Vec<Diagnostic>> {
+/// (negation inside a recursive component), or a rule joined at run time is recursive.
+pub fn lower(g: &GroundProgram) -> Result<Ir, LowerError> {
     lower_with(g, &ProgressHook::default())
+}
+
+/// Why a ground program has no IR. Both are seen only in the ground rules: the checker
+/// stratifies relations, and an instance-level stratification can leave a cycle among atoms
+/// that only grounding makes (or hybrid grounding leaves a recursive rule unground).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LowerError {
+    /// A rule too large to ground, to be joined at run time, depends on itself.
+    RecursiveJoin {
+        /// The rule (its index in the description's rules).
+        rule: usize,
+    },
+    /// A ground atom depends on its own negation.
+    NegativeCycle {
+        /// The atom's text.
+        atom: String,
+        /// A rule that derives it (its index in the description's rules).
+        rule: usize,
+    },
+    /// What lowering never expects of a ground program (a bug of gdlc's).
+    Internal {
+        /// What was wrong, with the atom.
+        what: String,
+    },
+}
+
+impl LowerError {
+    /// The description's rule the error is about, if any.
+    pub fn rule(&self) -> Option<usize> {
+        match self {
+            LowerError::RecursiveJoin { rule } | LowerError::NegativeCycle { rule, .. } => {
+                Some(*rule)
+            }
+            LowerError::Internal { .. } => None,
+        }
+    }
+
+    /// The error as a diagnostic at `span` (the rule's, if any).
+    pub fn diagnostic(&self, span: Span) -> Diagnostic {
+        match self {
+            LowerError::RecursiveJoin { .. } => Diagnostic::error(
+                "grounding-too-large",
+                span,
+                "this rule is too large to ground and depends on itself: it cannot be \
+                 evaluated at run time",
+            ),
+            LowerError::NegativeCycle { atom, .. } => Diagnostic::error(
+                "negative-cycle",
+                span,
+                format!(
+                    "the ground atom {atom} depends on its own negation through this rule: the \
+                     description is not stratified"
+                ),
+            ),
+            LowerError::Internal { what } => Diagnostic::error(
+                "internal",
+                span,
+                format!("internal error in lowering: {what} (please report this description)"),
+            ),
+        }
+    }
 }
 
 /// The rule numbers of each head node, in rule order, as compressed rows.
@@ -60,7 +121,7 @@ impl RulesOf {
 
 /// [`lower`], telling `progress` how far it is (rules linked into the dependency graph, then
 /// props lowered).
-pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<Diagnostic>> {
+pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, LowerError> {
     let store = &g.store;
     let mut ir = Ir {
         roles: g.roles.iter().map(|&r| g.text(r)).collect(),
@@ -242,33 +303,21 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<
     let mut prop_of: Vec<u32> = vec![NONE; store.len()];
     // The atom of each prop.
     let mut atom_of: Vec<TermId> = Vec::with_capacity(node_atom.len());
-    let mut errors = Vec::new();
+    // (Before props are made: a join node of a larger component has no atom to make one of.)
     for (k, &jn) in join_nodes.iter().enumerate() {
-        if sccs.get(scc_of[jn as usize]).len() > 1 && errors.is_empty() {
-            errors.push(Diagnostic::error(
-                "grounding-too-large",
-                Span::default(),
-                format!(
-                    "a rule too large to ground (rule {}) depends on itself: it cannot be \
-                     evaluated at run time",
-                    g.joins.joins[k].origin
-                ),
-            ));
+        if sccs.get(scc_of[jn as usize]).len() > 1 {
+            return Err(LowerError::RecursiveJoin {
+                rule: g.joins.joins[k].origin,
+            });
         }
     }
     for (b, h) in negative_edges {
-        if scc_of[b as usize] == scc_of[h as usize] && errors.is_empty() {
+        if scc_of[b as usize] == scc_of[h as usize] {
             let origin = rules_of.of(h as usize).first().map_or(0, |&r| r as usize);
-            errors.push(Diagnostic::error(
-                "negative-cycle",
-                Span::default(),
-                format!(
-                    "the ground atom {} depends on its own negation (rule {}): the description \
-                     is not stratified",
-                    g.text(node_atom[h as usize]),
-                    g.rules[origin].origin
-                ),
-            ));
+            return Err(LowerError::NegativeCycle {
+                atom: g.text(node_atom[h as usize]),
+                rule: g.rules[origin].origin,
+            });
         }
     }
     let live = live_nodes(
@@ -309,9 +358,6 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Vec<
         if scc.len() > 1 || self_loops[scc[0] as usize] {
             ir.groups.push(start..ir.props.len() as u32);
         }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
     }
     let prop = |atom: TermId| -> Option<u32> {
         let p = *prop_of.get(atom as usize)?;
@@ -491,13 +537,8 @@ fn live_nodes(
 }
 
 /// A breach of lowering's own invariants: a loud error naming the atom, never a wrong game.
-fn internal(g: &GroundProgram, atom: TermId, what: &str) -> Vec<Diagnostic> {
-    vec![Diagnostic::error(
-        "internal",
-        Span::default(),
-        format!(
-            "internal error in lowering: {what}: {} (please report this description)",
-            g.text(atom)
-        ),
-    )]
+fn internal(g: &GroundProgram, atom: TermId, what: &str) -> LowerError {
+    LowerError::Internal {
+        what: format!("{what}: {}", g.text(atom)),
+    }
 }

@@ -1,0 +1,87 @@
+//! The compiled network of every traced corpus game against its reference trace, in this
+//! process: each game is compiled (`gdlc::pipeline::run` up to the optimised IR, with the
+//! options `gdlc` itself uses) and the network a propnet module would run plays the seed-1
+//! playout ([`gdlc::codegen::propnet::NetGame`]), which must equal the reference trace byte
+//! for byte. This checks grounding, lowering and optimisation on the whole corpus at every CI
+//! run without a rustc build per game (the `compiled` test builds the CI set's Rust, both
+//! backends; `cargo xtask corpus` builds every game's). One trial per game
+//! (`COLLECTION/NAME`); all ignored, after one line saying so, when the corpus is absent.
+//!
+//! A description too large to ground, whose module embeds the interpreter, and one whose IR
+//! keeps rules joined at run time (hybrid grounding: the compiler races such a network
+//! against the interpreter before choosing) are played by the interpreter in their module or
+//! checked by `xtask corpus`; here their trial checks that they fail to ground plainly as
+//! expected, and passes.
+
+use std::time::Duration;
+
+use gdl_runtime::trace::{TraceOptions, write_trace};
+use gdl_tests::{
+    CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
+};
+use gdlc::codegen::propnet::{NetGame, module_net};
+use gdlc::pipeline::{Stage, run};
+use gdlc::{CompileOptions, Source};
+
+/// The seed-1 trace of the game's network, or `None` when the game has no plain network.
+fn network_trace(game: &CorpusGame) -> Result<Option<String>, String> {
+    let text = read_game(&game.kif);
+    let options = CompileOptions::for_game(&game.name);
+    let a = run(Source::new(&game.name, &text), &options, Stage::Ir).map_err(|d| {
+        d.iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })?;
+    let Some(ir) = a.ir.filter(|ir| ir.joins.is_empty()) else {
+        return Ok(None);
+    };
+    let net = module_net(&ir);
+    let network = NetGame::new(&ir, &net);
+    let mut out = String::new();
+    write_trace(
+        &network,
+        &TraceOptions {
+            seed: 1,
+            max_steps: 10_000,
+        },
+        &mut out,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(Some(out))
+}
+
+/// The game's seed-1 network trace against its reference trace.
+fn check(game: &CorpusGame) -> Result<(), String> {
+    let path = game.trace.as_ref().ok_or("no reference trace")?;
+    let expected = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let Some(actual) = network_trace(game)? else {
+        return Ok(());
+    };
+    if actual == expected {
+        return Ok(());
+    }
+    let line = expected
+        .lines()
+        .zip(actual.lines())
+        .position(|(a, b)| a != b)
+        .map_or(expected.lines().count().min(actual.lines().count()), |l| l);
+    Err(format!(
+        "the network differs from the reference trace at line {}:\nexpected: {}\nactual:   {}",
+        line + 1,
+        expected.lines().nth(line).unwrap_or("<end>"),
+        actual.lines().nth(line).unwrap_or("<end>")
+    ))
+}
+
+fn main() {
+    let Some(games) = corpus_or_notice("network") else {
+        run_trials(vec![absent_trial("network")]);
+    };
+    let traced: Vec<CorpusGame> = games.into_iter().filter(|g| g.trace.is_some()).collect();
+    let trials: Vec<Trial> = traced
+        .iter()
+        .map(|g| game_trial(g, Duration::from_secs(300), check))
+        .collect();
+    run_trials(trials);
+}
