@@ -27,7 +27,9 @@ pub(super) fn ground_hybrid(
     let over_atoms = start.over_atoms;
     let mut deferred: HashSet<RelKey> = start.deferred.iter().copied().collect();
     let max_deferred = MAX_DEFERRED + deferred.len();
+    let mut attempts = 0;
     loop {
+        attempts += 1;
         let mut probe = Probe {
             hybrid: true,
             deferred: deferred.clone(),
@@ -53,7 +55,13 @@ pub(super) fn ground_hybrid(
                 }
                 _ => return (Err(e), false),
             },
-            r => return (r, probe.out_of_time),
+            r => {
+                let r = r.map(|mut g| {
+                    g.stats.hybrid_attempts = attempts;
+                    g
+                });
+                return (r, probe.out_of_time);
+            }
         }
     }
 }

@@ -24,6 +24,8 @@
 //! deadline), and the numbers of atoms, instances and literals are bounded: a description too
 //! large to ground is a diagnostic naming the rule, never exhausted memory or a hang.
 
+#[cfg(test)]
+mod attempt_tests;
 mod db;
 mod deadline;
 pub mod declared;
@@ -134,6 +136,12 @@ pub struct GroundStats {
     /// Rules left to run time (see [`hybrid`]), and lazy relations.
     pub join_rules: usize,
     pub lazy_relations: usize,
+    /// The join work of the plain attempt, when it failed, and of the attempts on demand made
+    /// after it (0: none).
+    pub plain_work: u64,
+    pub on_demand_work: u64,
+    /// The hybrid attempts made after the plain one, the last included (0: none).
+    pub hybrid_attempts: u32,
 }
 
 /// A ground description.
@@ -389,7 +397,10 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             deferred: &large_dynamic,
         };
         match ground_hybrid(nprog, options, deadline, start) {
-            (Ok(g), _) => return Ok(g),
+            (Ok(mut g), _) => {
+                g.stats.plain_work = probe.spent;
+                return Ok(g);
+            }
             (Err(e), false) => hybrid_failed = Some(e),
             (Err(_), true) => {}
         }
@@ -412,6 +423,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     };
     // The rewrites may spend half the time left: the last resort keeps the rest.
     let magic_deadline = deadline.map(|d| Deadline::after(d.left() / 2));
+    let mut on_demand_spent = 0;
     for negation in doomed::POLICIES {
         let magic = magic_sets(
             nprog,
@@ -438,14 +450,18 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             work: on_demand_work,
             ..Probe::default()
         };
-        match ground_with(
+        let result = ground_with(
             &magic.program,
             options,
             &magic.guards,
             magic_deadline,
             &mut again,
-        ) {
+        );
+        on_demand_spent += again.spent;
+        match result {
             Ok(mut g) => {
+                g.stats.plain_work = probe.spent;
+                g.stats.on_demand_work = on_demand_spent;
                 tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "grounded on demand");
                 g.stats.demand_driven = true;
                 return Ok(g);
@@ -483,7 +499,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     };
     let result = match hybrid_failed {
         Some(e) => Err(e),
-        None => ground_hybrid(nprog, options, deadline, start).0,
+        None => ground_hybrid(nprog, options, deadline, start)
+            .0
+            .map(|mut g| {
+                g.stats.plain_work = probe.spent;
+                g.stats.on_demand_work = on_demand_spent;
+                g
+            }),
     };
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
@@ -855,6 +877,7 @@ fn ground_dynamic(
         demand_driven: false,
         join_rules: joins.joins.len(),
         lazy_relations: joins.lazy.len(),
+        ..GroundStats::default()
     };
     Ok(GroundProgram {
         symbols: g.symbols.clone(),
