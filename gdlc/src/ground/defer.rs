@@ -2,11 +2,12 @@
 //! the joins that read them, see [`super::hybrid`]), and the attempts made again with more of
 //! them deferred.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::join::{RelKey, rel_key};
 use super::{Deadline, GroundError, GroundOptions, GroundProgram, Grounder, Probe};
 use super::{fixpoint, ground_with, is_game_output};
+use crate::ast::kw;
 use crate::normalize::{NLit, NProgram, NRule};
 
 /// The most dynamic relations one hybrid grounding may defer to run time.
@@ -26,7 +27,9 @@ pub(super) fn ground_hybrid(
     let over_atoms = start.over_atoms;
     let mut deferred: HashSet<RelKey> = start.deferred.iter().copied().collect();
     let max_deferred = MAX_DEFERRED + deferred.len();
+    let mut attempts = 0;
     loop {
+        attempts += 1;
         let mut probe = Probe {
             hybrid: true,
             deferred: deferred.clone(),
@@ -52,7 +55,13 @@ pub(super) fn ground_hybrid(
                 }
                 _ => return (Err(e), false),
             },
-            r => return (r, probe.out_of_time),
+            r => {
+                let r = r.map(|mut g| {
+                    g.stats.hybrid_attempts = attempts;
+                    g
+                });
+                return (r, probe.out_of_time);
+            }
         }
     }
 }
@@ -70,6 +79,53 @@ pub(super) struct Hybrid<'a> {
 /// it is deferred to run time by the hybrid attempt (chess's `clear_row_ig` and the other
 /// relations "can this piece reach that square, ignoring this one" have 262,144 each).
 pub(super) const LARGE_DYNAMIC_SHARE: usize = 32;
+
+/// A dynamic relation that a relation too large reads (through rules, at any depth) and that
+/// has more than this share of the atom limit when the attempt fails is deferred from the start
+/// of the hybrid attempt too. The failed attempt stopped before its fixpoint was done, so such a
+/// relation was still growing: chess's `rook_move_ig` and `bishop_move_ig` ("can this piece reach
+/// that square, ignoring this one", 114,688 and 50,176 atoms when the plain attempt stops at
+/// `threatened_with_capture`, 160,032 and 140,300 when hybrid attempts stop at them one by one).
+pub(super) const READ_SHARE: usize = 128;
+
+/// The dynamic relations that the relations `large` read, at any depth, with more than a
+/// [`READ_SHARE`] of the atom limit in `g`'s database (not `large` themselves, nor game
+/// relations, `true`, `does` or auxiliary relations), sorted.
+pub(super) fn large_reads(g: &Grounder<'_>, rules: &[&NRule], large: &[RelKey]) -> Vec<RelKey> {
+    let mut reads: HashMap<RelKey, Vec<RelKey>> = HashMap::default();
+    for r in rules {
+        let body = reads.entry(rel_key(&r.head)).or_default();
+        for l in &r.body {
+            if let NLit::Pos(a) | NLit::Neg(a) = l {
+                body.push(rel_key(a));
+            }
+        }
+    }
+    let mut seen: HashSet<RelKey> = large.iter().copied().collect();
+    let mut stack: Vec<RelKey> = large.to_vec();
+    while let Some(rel) = stack.pop() {
+        for &r in reads.get(&rel).into_iter().flatten() {
+            if seen.insert(r) {
+                stack.push(r);
+            }
+        }
+    }
+    let min = g.options.max_atoms / READ_SHARE;
+    let mut out: Vec<RelKey> = seen
+        .into_iter()
+        .filter(|&r| {
+            !large.contains(&r)
+                && g.dynamic.contains(&r)
+                && g.lazy_candidates.contains(&r)
+                && !is_game_output(r.0)
+                && r != (kw::TRUE, 1)
+                && r != (kw::DOES, 2)
+                && g.db.atoms(r).len() > min
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
 
 /// Makes the deferred relations lazy (see [`ground_hybrid`]): their rules leave `rules`, to
 /// be run at run time by the joins that read them. A deferred relation takes the relations of

@@ -24,6 +24,8 @@
 //! deadline), and the numbers of atoms, instances and literals are bounded: a description too
 //! large to ground is a diagnostic naming the rule, never exhausted memory or a hang.
 
+#[cfg(test)]
+mod attempt_tests;
 mod db;
 mod deadline;
 pub mod declared;
@@ -134,6 +136,12 @@ pub struct GroundStats {
     /// Rules left to run time (see [`hybrid`]), and lazy relations.
     pub join_rules: usize,
     pub lazy_relations: usize,
+    /// The join work of the plain attempt, when it failed, and of the attempts on demand made
+    /// after it (0: none).
+    pub plain_work: u64,
+    pub on_demand_work: u64,
+    /// The hybrid attempts made after the plain one, the last included (0: none).
+    pub hybrid_attempts: u32,
 }
 
 /// A ground description.
@@ -381,6 +389,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     // not put it before magic sets: the ground program on demand is much faster at run time
     // (merrills: ground on demand, but not one playout in 20 s with joins at run time).
     let mut large_dynamic: Vec<RelKey> = probe.large_dynamic.iter().map(|&(r, _)| r).collect();
+    large_dynamic.extend(probe.large_reads.iter().copied());
     let mut hybrid_failed = None;
     if probe.static_too_large {
         let start = Hybrid {
@@ -388,7 +397,10 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             deferred: &large_dynamic,
         };
         match ground_hybrid(nprog, options, deadline, start) {
-            (Ok(g), _) => return Ok(g),
+            (Ok(mut g), _) => {
+                g.stats.plain_work = probe.spent;
+                return Ok(g);
+            }
             (Err(e), false) => hybrid_failed = Some(e),
             (Err(_), true) => {}
         }
@@ -399,8 +411,19 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         .map(|&(s, a)| (s, a as usize))
         .collect();
     let mut last = first.clone();
+    // When the plain attempt stopped at a dynamic relation too large, the attempt on demand
+    // pays only when demand restricts what is derived: it may spend the join work the plain
+    // attempt spent, no more (merrills: 3.3 million steps on demand after 10.7 million; chess,
+    // where the demand for `clear_diagonal_ne_ig` is as large as the relation, spent 43
+    // million before failing after 6.7 million). 0: the options' limit.
+    let on_demand_work = if probe.large_dynamic.is_empty() {
+        0
+    } else {
+        probe.spent.max(1)
+    };
     // The rewrites may spend half the time left: the last resort keeps the rest.
     let magic_deadline = deadline.map(|d| Deadline::after(d.left() / 2));
+    let mut on_demand_spent = 0;
     for negation in doomed::POLICIES {
         let magic = magic_sets(
             nprog,
@@ -424,16 +447,21 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             early_stop: EarlyStop::LargeDynamic {
                 share: LARGE_DYNAMIC_SHARE,
             },
+            work: on_demand_work,
             ..Probe::default()
         };
-        match ground_with(
+        let result = ground_with(
             &magic.program,
             options,
             &magic.guards,
             magic_deadline,
             &mut again,
-        ) {
+        );
+        on_demand_spent += again.spent;
+        match result {
             Ok(mut g) => {
+                g.stats.plain_work = probe.spent;
+                g.stats.on_demand_work = on_demand_spent;
                 tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "grounded on demand");
                 g.stats.demand_driven = true;
                 return Ok(g);
@@ -471,7 +499,13 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     };
     let result = match hybrid_failed {
         Some(e) => Err(e),
-        None => ground_hybrid(nprog, options, deadline, start).0,
+        None => ground_hybrid(nprog, options, deadline, start)
+            .0
+            .map(|mut g| {
+                g.stats.plain_work = probe.spent;
+                g.stats.on_demand_work = on_demand_spent;
+                g
+            }),
     };
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
@@ -575,6 +609,11 @@ struct Probe {
     /// When the attempt failed on the instances of one rule estimated past the limits by
     /// themselves: that rule (see [`Grounder::doomed`]).
     doomed: Option<NRule>,
+    /// The join work the attempt spent.
+    spent: u64,
+    /// When the attempt failed as too large: the dynamic relations the `large_dynamic` ones
+    /// read, large already (see [`defer::large_reads`]).
+    large_reads: Vec<RelKey>,
 }
 
 /// One grounding attempt of `nprog`, whose relations in `guards` are demand relations (left
@@ -611,6 +650,15 @@ fn ground_with(
     let result = ground_in(&mut g, &rules, probe, plain);
     probe.out_of_time = g.budget.exhausted == Some(Exhausted::Time);
     probe.doomed = g.doomed.take();
+    probe.spent = g.budget.initial.saturating_sub(g.budget.work_left);
+    tracing::debug!(
+        work = probe.spent,
+        atoms = g.db.count(),
+        hybrid = probe.hybrid,
+        on_demand = !guards.is_empty(),
+        ok = result.is_ok(),
+        "attempt done"
+    );
     if matches!(&result, Err(e) if e.is_too_large()) {
         let large = options.max_atoms / LARGE_DYNAMIC_SHARE;
         probe.large_dynamic = g
@@ -627,12 +675,19 @@ fn ground_with(
             .map(|rel| (rel, g.db.atoms(rel).len()))
             .collect();
         probe.large_dynamic.sort_unstable();
+        let large: Vec<RelKey> = probe.large_dynamic.iter().map(|&(r, _)| r).collect();
+        probe.large_reads = defer::large_reads(&g, &rules, &large);
         if !probe.large_dynamic.is_empty() {
             tracing::debug!(
                 relations = ?probe
                     .large_dynamic
                     .iter()
                     .map(|((s, a), n)| format!("{}/{a}: {n}", g.symbols.name(*s)))
+                    .collect::<Vec<_>>(),
+                reads = ?probe
+                    .large_reads
+                    .iter()
+                    .map(|(s, a)| format!("{}/{a}", g.symbols.name(*s)))
                     .collect::<Vec<_>>(),
                 "large dynamic relations"
             );
@@ -822,6 +877,7 @@ fn ground_dynamic(
         demand_driven: false,
         join_rules: joins.joins.len(),
         lazy_relations: joins.lazy.len(),
+        ..GroundStats::default()
     };
     Ok(GroundProgram {
         symbols: g.symbols.clone(),
