@@ -11,19 +11,34 @@ use crate::ast::{Sym, Symbols};
 /// A ground term in a [`TermStore`].
 pub type TermId = u32;
 
+/// A slot of the store's hash table: the high half of a term's hash and where its record
+/// starts (`EMPTY`: a free slot).
 #[derive(Clone, Copy, Debug)]
-struct Node {
-    functor: Sym,
-    args_start: u32,
-    arity: u32,
+struct Slot {
+    tag: u32,
+    start: u32,
 }
 
+const EMPTY: u32 = u32::MAX;
+
+/// A term's record in `TermStore::data`: functor, arity, id, then the arguments.
+const HEADER: usize = 3;
+
 /// The store of ground terms. Terms are only ever added.
+///
+/// Laid out for lookups in a store of millions of terms, where each memory access is a cache
+/// miss (ruleDepthExponential looks up millions of atoms of 20 arguments): a slot of the
+/// open-addressed table holds a tag of the hash and the start of the term's record, and the
+/// record holds the functor, arity and id beside the arguments, so that a lookup reads one slot
+/// and one record (hashbrown's control bytes, its bucket, a node and the arguments were four
+/// places).
 #[derive(Clone, Debug, Default)]
 pub struct TermStore {
-    nodes: Vec<Node>,
-    args: Vec<TermId>,
-    table: HashTable<TermId>,
+    /// Where each term's record starts in `data`, by id.
+    starts: Vec<u32>,
+    data: Vec<u32>,
+    /// Linear probing; its length a power of two (or 0), at most 5/8 full.
+    slots: Vec<Slot>,
 }
 
 fn hash_node(functor: Sym, args: &[TermId]) -> u64 {
@@ -35,59 +50,105 @@ fn hash_node(functor: Sym, args: &[TermId]) -> u64 {
 
 impl TermStore {
     pub fn functor(&self, id: TermId) -> Sym {
-        self.nodes[id as usize].functor
+        Sym(self.data[self.starts[id as usize] as usize])
     }
 
     pub fn args(&self, id: TermId) -> &[TermId] {
-        let n = self.nodes[id as usize];
-        &self.args[n.args_start as usize..(n.args_start + n.arity) as usize]
+        let s = self.starts[id as usize] as usize;
+        let n = self.data[s + 1] as usize;
+        &self.data[s + HEADER..s + HEADER + n]
     }
 
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.starts.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.starts.is_empty()
     }
 
     /// The id of `functor(args)` (a constant when `args` is empty), if it exists.
     pub fn get(&self, functor: Sym, args: &[TermId]) -> Option<TermId> {
-        let hash = hash_node(functor, args);
-        self.table
-            .find(hash, |&id| {
-                // Compared element by element: the slices are short, a call to `memcmp` costs
-                // more than the comparison.
-                let found = self.args(id);
-                self.functor(id) == functor
-                    && found.len() == args.len()
-                    && found.iter().zip(args).all(|(a, b)| a == b)
-            })
-            .copied()
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.find(hash_node(functor, args), functor, args).ok()
+    }
+
+    /// The id of `functor(args)` (hashed to `hash`), or the free slot where it would go.
+    #[inline]
+    fn find(&self, hash: u64, functor: Sym, args: &[TermId]) -> Result<TermId, usize> {
+        let mask = self.slots.len() - 1;
+        let tag = (hash >> 32) as u32;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot.start == EMPTY {
+                return Err(i);
+            }
+            if slot.tag == tag {
+                let s = slot.start as usize;
+                let (head, rest) = self.data[s..].split_at(HEADER);
+                // Compared element by element: the slices are short, a call to `memcmp`
+                // costs more than the comparison.
+                if head[0] == functor.0
+                    && head[1] as usize == args.len()
+                    && rest[..args.len()].iter().zip(args).all(|(a, b)| a == b)
+                {
+                    return Ok(head[2]);
+                }
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     /// The id of `functor(args)`, added if new.
     pub fn intern(&mut self, functor: Sym, args: &[TermId]) -> TermId {
-        if let Some(id) = self.get(functor, args) {
-            return id;
+        if (self.starts.len() + 1) * 8 > self.slots.len() * 5 {
+            self.grow();
         }
-        let id = self.nodes.len() as TermId;
-        self.nodes.push(Node {
-            functor,
-            args_start: self.args.len() as u32,
-            arity: args.len() as u32,
-        });
-        self.args.extend_from_slice(args);
-        let (nodes, all_args) = (&self.nodes, &self.args);
-        self.table
-            .insert_unique(hash_node(functor, args), id, |&t| {
-                let n = nodes[t as usize];
-                hash_node(
-                    n.functor,
-                    &all_args[n.args_start as usize..(n.args_start + n.arity) as usize],
-                )
-            });
+        let hash = hash_node(functor, args);
+        let free = match self.find(hash, functor, args) {
+            Ok(id) => return id,
+            Err(free) => free,
+        };
+        let id = self.starts.len() as TermId;
+        let start = self.data.len() as u32;
+        self.starts.push(start);
+        self.data
+            .extend_from_slice(&[functor.0, args.len() as u32, id]);
+        self.data.extend_from_slice(args);
+        self.slots[free] = Slot {
+            tag: (hash >> 32) as u32,
+            start,
+        };
         id
+    }
+
+    /// Doubles the table (at least 16 slots) and places every term again.
+    fn grow(&mut self) {
+        let len = (self.slots.len() * 2).max(16);
+        self.slots = vec![
+            Slot {
+                tag: 0,
+                start: EMPTY,
+            };
+            len
+        ];
+        let mask = len - 1;
+        for &start in &self.starts {
+            let s = start as usize;
+            let n = self.data[s + 1] as usize;
+            let hash = hash_node(Sym(self.data[s]), &self.data[s + HEADER..s + HEADER + n]);
+            let mut i = hash as usize & mask;
+            while self.slots[i].start != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = Slot {
+                tag: (hash >> 32) as u32,
+                start,
+            };
+        }
     }
 
     /// Appends the KIF text of a term, e.g. `(cell 1 1 b)`.

@@ -106,6 +106,38 @@ fn props_no_output_reads_are_removed() {
     assert_eq!(ir.terminal, Lit::pos(Input::Prop(p)), "{ir}");
 }
 
+/// Grounding derives `(near 2 3)` and `(near 3 4)` (a cell holds for each), and the atoms
+/// `(near #0 3)` and `(near #0 4)` that project them, but the one rule reading `near` needs
+/// `(target ?y)`, which holds only for 2: no instance of it reads them, so no output does.
+const UNREAD: &str = "(init (cell 1)) (init (cell 2)) (init (cell 3))
+    (succ 1 2) (succ 2 3) (succ 3 4) (target 2)
+    (<= (near ?x ?y) (true (cell ?x)) (succ ?x ?y))
+    (<= (next (cell ?y)) (near ?x ?y) (target ?y))
+    (<= terminal (true (cell 4))) (<= (goal r 100) (true (cell 2)))";
+
+#[test]
+fn lowering_makes_props_only_of_atoms_some_output_reads() {
+    let source = format!("{PRELUDE}\n{UNREAD}");
+    let a = pipeline::run(&source, &CompileOptions::default(), Stage::Ground).expect("grounds");
+    let g = a.ground.as_ref().expect("ground rules");
+    let heads: Vec<String> = g.rules.iter().map(|r| g.text(r.head)).collect();
+    let unread = ["(near 2 3)", "(near 3 4)", "(near #0 3)", "(near #0 4)"];
+    for atom in unread.iter().chain(&["(near 1 2)", "(near #0 2)"]) {
+        assert!(
+            heads.iter().any(|h| h == atom),
+            "{atom} not derived: {heads:?}"
+        );
+    }
+    let ir = ir::lower(g).expect("lowers");
+    for atom in unread {
+        assert!(prop(&ir, atom).is_none(), "{atom} lowered: {ir}");
+    }
+    assert!(prop(&ir, "(near 1 2)").is_some(), "{ir}");
+    assert!(prop(&ir, "(near #0 2)").is_some(), "{ir}");
+    // The two legal moves, the goal, `(next (cell 2))` and the two `near` atoms it reads.
+    assert_eq!(ir.props.len(), 6, "{ir}");
+}
+
 #[test]
 fn a_bit_that_keeps_its_initial_value_becomes_a_constant() {
     let rules = "(init (lamp lit)) (<= (next (lamp lit)) (true (lamp lit)))
