@@ -748,7 +748,7 @@ impl Engine<'_> {
     pub fn goal_values(&self, role: usize, out: &mut Vec<Option<i32>>) {
         out.clear();
         for &(v, n) in self.net.goals.get(role).map_or(&[][..], Vec::as_slice) {
-            if self.get(n) {
+            if self.read(n) {
                 out.push(v);
             }
         }

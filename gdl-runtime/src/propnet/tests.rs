@@ -307,3 +307,56 @@ fn a_shared_input_of_legal_outputs_is_tested_when_listing() {
     read.goals = vec![vec![(Some(100), 64)]];
     assert_eq!(Engine::new(&read).lowered.len(), 9);
 }
+
+/// Goals read by gates that the engine renumbers (see `order.rs`) are read in the network's
+/// numbering by `goal` and `goal_values` alike.
+#[test]
+fn goal_values_read_renumbered_gates() {
+    // Bits a (0), b (1); move m (2); gates p = a (3), q = b (4), r = q & !a (5), t = p & b (6),
+    // which the engine places as p, q, t, r; legal output at 64 (always), next at 128.
+    let nodes = 130u32;
+    let mut thresh = vec![u32::MAX; nodes as usize];
+    for (n, t) in [(3, 1), (4, 1), (5, 2), (6, 2), (64, 0), (128, 1), (129, 1)] {
+        thresh[n] = t;
+    }
+    let e = |t: u32, neg: u32| t << 2 | neg;
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+    edges[0] = vec![e(3, 0), e(5, 1), e(128, 0)];
+    edges[1] = vec![e(4, 0), e(6, 0), e(129, 0)];
+    edges[3] = vec![e(6, 0)];
+    edges[4] = vec![e(5, 0)];
+    let mut fan_start = vec![0];
+    let mut fan = Vec::new();
+    for l in &edges {
+        fan.extend_from_slice(l);
+        fan_start.push(fan.len() as u32);
+    }
+    let net = Net {
+        nodes,
+        bits: 2,
+        does_base: vec![2],
+        moves: vec![1],
+        thresh,
+        fan_start,
+        fan,
+        group_of: vec![NONE; nodes as usize],
+        inner_start: vec![0; nodes as usize + 1],
+        legal_base: vec![64],
+        legal_guard: vec![vec![u32::MAX]],
+        next_base: 128,
+        terminal: 3,
+        goals: vec![vec![(Some(100), 6), (Some(0), 5)]],
+        init: vec![0b11],
+        ..Net::default()
+    };
+    let order = order::locality_order(&net);
+    assert_ne!(order.new_of[5], 5, "the test needs a renumbered goal gate");
+    let mut engine = Engine::new(&net);
+    let mut values = Vec::new();
+    for (state, goal) in [(0b11, Some(100)), (0b10, Some(0)), (0b01, None)] {
+        engine.set_state(&[state]);
+        assert_eq!(engine.goal(0), goal, "state {state:#b}");
+        engine.goal_values(0, &mut values);
+        assert_eq!(values, goal.into_iter().map(Some).collect::<Vec<_>>());
+    }
+}

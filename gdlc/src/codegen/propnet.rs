@@ -21,6 +21,7 @@ use crate::ir::{Input, Ir, Lit};
 use crate::optimise;
 
 mod in_process;
+mod profile;
 mod sample;
 
 pub use in_process::NetGame;
@@ -752,9 +753,21 @@ fn grouped(ir: &Ir) -> Ir {
     g
 }
 
+/// The states of playouts the visit profile (`profile.rs`, at trace level) plays.
+const PROFILE_STATES: u64 = 2000;
+
 /// The items of the module, and the text of the network to append after them.
 pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
-    let net = build_net(&grouped(ir));
+    let g = grouped(ir);
+    let (plain, signals) = build_plain(&g);
+    let mut net = plain.clone();
+    net.simplify();
+    if tracing::enabled!(tracing::Level::TRACE) {
+        tracing::trace!(
+            "{}",
+            profile::report(&g, &plain, &signals, &net, PROFILE_STATES)
+        );
+    }
     let text = net.encode();
     let bodies = GameBodies {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },
