@@ -399,3 +399,28 @@ pub fn run_parallel<T: Sync, R: Send>(
         .map(|r| r.expect("every item ran"))
         .collect()
 }
+
+/// The reference trace of `game` (its seed-1 playout), read from the corpus.
+pub fn reference_trace_of(game: &CorpusGame) -> Result<String, String> {
+    let path = game.trace.as_ref().ok_or("no reference trace")?;
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `Ok` when `actual` is the reference trace `expected` byte for byte; else where they first
+/// differ, with both lines (`who` names the engine that played `actual`).
+pub fn same_trace(expected: &str, actual: &str, who: &str) -> Result<(), String> {
+    if actual == expected {
+        return Ok(());
+    }
+    let line = expected
+        .lines()
+        .zip(actual.lines())
+        .position(|(a, b)| a != b)
+        .map_or(expected.lines().count().min(actual.lines().count()), |l| l);
+    Err(format!(
+        "{who} differs from the reference trace at line {}:\nexpected: {}\nactual:   {}",
+        line + 1,
+        expected.lines().nth(line).unwrap_or("<end>"),
+        actual.lines().nth(line).unwrap_or("<end>")
+    ))
+}

@@ -41,23 +41,9 @@ fn interpreted_trace(kif: &str, seed: u64) -> Result<String, String> {
 
 /// The game's seed-1 trace against its reference trace.
 fn check(game: &CorpusGame) -> Result<(), String> {
-    let path = game.trace.as_ref().ok_or("no reference trace")?;
-    let expected = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let expected = gdl_tests::reference_trace_of(game)?;
     let actual = interpreted_trace(&read_game(&game.kif), 1)?;
-    if actual == expected {
-        return Ok(());
-    }
-    let line = expected
-        .lines()
-        .zip(actual.lines())
-        .position(|(a, b)| a != b)
-        .map_or(expected.lines().count().min(actual.lines().count()), |l| l);
-    Err(format!(
-        "differs from the reference trace at line {}:\nexpected: {}\nactual:   {}",
-        line + 1,
-        expected.lines().nth(line).unwrap_or("<end>"),
-        actual.lines().nth(line).unwrap_or("<end>")
-    ))
+    gdl_tests::same_trace(&expected, &actual, "the interpreter")
 }
 
 fn main() {

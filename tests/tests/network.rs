@@ -69,25 +69,11 @@ fn check(game: &CorpusGame) -> Result<(), String> {
             Ok(_) => Err("an invalid description was compiled".into()),
         };
     }
-    let path = game.trace.as_ref().ok_or("no reference trace")?;
-    let expected = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let expected = gdl_tests::reference_trace_of(game)?;
     let Some(actual) = network_trace(game)? else {
         return Ok(());
     };
-    if actual == expected {
-        return Ok(());
-    }
-    let line = expected
-        .lines()
-        .zip(actual.lines())
-        .position(|(a, b)| a != b)
-        .map_or(expected.lines().count().min(actual.lines().count()), |l| l);
-    Err(format!(
-        "the network differs from the reference trace at line {}:\nexpected: {}\nactual:   {}",
-        line + 1,
-        expected.lines().nth(line).unwrap_or("<end>"),
-        actual.lines().nth(line).unwrap_or("<end>")
-    ))
+    gdl_tests::same_trace(&expected, &actual, "the network")
 }
 
 fn main() {
