@@ -352,10 +352,32 @@ fn a_literal_most_props_of_a_disjunction_read_is_factored_out_of_them() {
 }
 
 #[test]
-fn fewer_disjuncts_than_a_group_are_left_as_they_are() {
+fn two_disjuncts_of_a_prop_that_share_a_literal_are_factored() {
+    // `p = g & y | g & z | a1`: `g` is read once, `p = a1 | g & (y | z)`.
     let rules = format!(
-        "{GROUP_BITS} (<= p (true g) (true (a ?i)) (index ?i) (distinct ?i 8))
-        (<= p (true y) (true z)) (<= terminal p)"
+        "{GROUP_BITS} (<= p (true g) (true y)) (<= p (true g) (true z)) (<= p (true (a 1)))
+        (<= terminal p)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let g = Lit::pos(Input::Bit(bit(&ir, "g")));
+    assert_eq!(readers(&ir, g), 2, "before: {ir}");
+    let before = terminal_table(&ir);
+    optimise::factor_groups(&mut ir);
+    assert_eq!(readers(&ir, g), 1, "{ir}");
+    let p = &ir.props[prop(&ir, "p").expect("p") as usize];
+    assert_eq!(p.disjuncts.len(), 2, "{ir}");
+    assert_eq!(
+        terminal_table(&ir),
+        before,
+        "factoring changed terminal: {ir}"
+    );
+}
+
+#[test]
+fn disjuncts_that_share_no_literal_are_left_as_they_are() {
+    let rules = format!(
+        "{GROUP_BITS} (<= p (true g) (true (a 1))) (<= p (true y) (true z)) (<= terminal p)"
     );
     let mut ir = lowered(&rules);
     optimise::simplify(&mut ir);

@@ -11,9 +11,9 @@
 //!   change out to every move (see [`crate::codegen::propnet`]).
 //!
 //! - With [`factor_groups`] (the propnet backend's network), when not all of them share
-//!   literals, the disjuncts that do are factored by groups: the
-//!   props that read the literal most of them read (at least [`MIN_GROUP`] of them), then
-//!   the same among the rest. `(anyLegalMove white)` of amazons, the disjunction of
+//!   literals, the disjuncts that do are factored by groups: the disjuncts of a prop that
+//!   read the literal most of them read (at least two: [`MIN_GROUP_IN_PROP`]), or the props
+//!   of a disjunction (at least [`MIN_GROUP`]), then the same among the rest. `(anyLegalMove white)` of amazons, the disjunction of
 //!   `noop` (its own turn test), 1,456 queen moves reading `(turn white move)` and 64 arrow
 //!   shots reading `(turn white fire)`, becomes `noop | (turn white move) & (moves ..) |
 //!   (turn white fire) & (shots ..)`.
@@ -75,7 +75,7 @@ fn factor_with(ir: &mut Ir, shared: Shared) {
             continue;
         }
         let disjuncts = std::mem::take(&mut ir.props[p].disjuncts);
-        let found = groups(&disjuncts, shared);
+        let found = groups(&disjuncts, shared, MIN_GROUP_IN_PROP);
         if found.is_empty() {
             ir.props[p].disjuncts = disjuncts;
             continue;
@@ -149,7 +149,7 @@ fn factor_with(ir: &mut Ir, shared: Shared) {
             .map(|&(_, r)| ir.props[r as usize].disjuncts[0].clone())
             .collect();
         let all = members.len() == single.len();
-        let found: Vec<(Vec<usize>, Vec<Lit>)> = groups(&conjs, shared)
+        let found: Vec<(Vec<usize>, Vec<Lit>)> = groups(&conjs, shared, MIN_GROUP)
             .into_iter()
             .filter(|(g, common)| !common.is_empty() && (all || g.len() >= MIN_GROUP))
             .collect();
@@ -204,10 +204,10 @@ fn common_literals(conjs: &[Vec<Lit>]) -> Vec<Lit> {
 }
 
 /// Groups of conjunctions that share literals, each with the literals its members share: all
-/// of them when they share some; else, while at least [`MIN_GROUP`] of those not grouped yet
-/// share a literal, those that read the literal most of them read (with
-/// [`Shared::ByGroups`]). Indices into `conjs`.
-fn groups(conjs: &[Vec<Lit>], shared: Shared) -> Vec<(Vec<usize>, Vec<Lit>)> {
+/// of them when they share some; else, while at least `min` of those not grouped yet share a
+/// literal, those that read the literal most of them read (with [`Shared::ByGroups`]).
+/// Indices into `conjs`.
+fn groups(conjs: &[Vec<Lit>], shared: Shared, min: usize) -> Vec<(Vec<usize>, Vec<Lit>)> {
     let common = common_literals(conjs);
     if !common.is_empty() {
         return vec![((0..conjs.len()).collect(), common)];
@@ -217,7 +217,7 @@ fn groups(conjs: &[Vec<Lit>], shared: Shared) -> Vec<(Vec<usize>, Vec<Lit>)> {
     }
     let mut out = Vec::new();
     let mut free: Vec<usize> = (0..conjs.len()).collect();
-    while free.len() >= MIN_GROUP {
+    while free.len() >= min {
         let mut counts: rustc_hash::FxHashMap<Lit, usize> = Default::default();
         for &i in &free {
             for &l in &conjs[i] {
@@ -231,7 +231,7 @@ fn groups(conjs: &[Vec<Lit>], shared: Shared) -> Vec<(Vec<usize>, Vec<Lit>)> {
         else {
             break;
         };
-        if k < MIN_GROUP {
+        if k < min {
             break;
         }
         let (members, rest): (Vec<usize>, Vec<usize>) =
@@ -243,9 +243,22 @@ fn groups(conjs: &[Vec<Lit>], shared: Shared) -> Vec<(Vec<usize>, Vec<Lit>)> {
     out
 }
 
-/// The smallest group of disjuncts sharing a literal that is factored when the other
-/// disjuncts do not share it.
+/// The smallest group of props of a disjunction sharing a literal that is factored when the
+/// other props do not share it.
 const MIN_GROUP: usize = 8;
+
+/// The smallest group of disjuncts of one prop sharing a literal that is factored when the
+/// other disjuncts do not share it: two, since `g & a | g & b | c` as `g & (a | b) | c` has
+/// fewer edges and `g` fans out to one gate fewer, and the new `a | b` is often the same in
+/// many props (hash-consed to one gate): hex's `(next (connected ?k ?m ?n))` reads
+/// `(step ?k) & (does .. (place ?m ?n))` and `(step ?k) & (transfer into ?m ?n)`, and factored
+/// each `(step ?k)` fans out to 81 gates instead of 162. Measured (visits per state of the
+/// profile, the sampled playouts of `gdlc emit` at trace level): hex 1,301 -> 1,088, chess_200
+/// 1,733 -> 1,515, checkers 578 -> 525, skirmish 962 -> 945; 3 keeps hex as it was and
+/// chess_200 at 1,644. (Groups of fewer than [`MIN_GROUP`] props of a disjunction measured no
+/// gain: hex and skirmish unchanged, checkers and speedChess a few visits more.)
+const MIN_GROUP_IN_PROP: usize = 2;
+
 
 /// The disjunction of the props `rs` (each one conjunction containing the literals `common`)
 /// as `common & q`, `q` the disjunction of what is left of each; each `r` with more than one
