@@ -7,6 +7,8 @@
 //!   (an inductive invariant, found as a greatest fixpoint) become constants;
 //! - [`factor`]: literals common to the disjuncts of a prop are factored out ([`factor_groups`]:
 //!   also those common to groups of them, for the propnet backend's network);
+//! - [`share_conjunctions`]: a prop of one conjunction reads the part of it that is a disjunct
+//!   of another prop through a prop of that part (for the propnet backend's network);
 //! - [`demux`]: a literal read with many selectors seldom true together reads them through
 //!   blocks (for the propnet backend's network);
 //! - [`remove_dead`]: props no output reads are removed and the rest renumbered (first, after
@@ -14,12 +16,14 @@
 
 mod demux;
 mod factor;
+mod share;
 
 use std::hash::BuildHasher;
 use std::ops::Range;
 
 pub use demux::{Activity, DemuxOptions, candidates as demux_candidates, demux};
 pub use factor::{factor, factor_groups};
+pub use share::share_conjunctions;
 
 use crate::ir::{Input, Ir, Lit};
 use crate::progress::ProgressHook;

@@ -386,6 +386,44 @@ fn disjuncts_that_share_no_literal_are_left_as_they_are() {
     assert_eq!(ir.props, before, "{ir}");
 }
 
+#[test]
+fn a_conjunction_part_of_another_prop_is_shared() {
+    // `p = g & y & z` and `h = y & z | a1`: `y & z` becomes a prop `q` that both read, so `y`
+    // and `z` are read once each: `p = g & q`, `h = q | a1`.
+    let rules = format!(
+        "{GROUP_BITS} (<= p (true g) (true y) (true z)) (<= h (true y) (true z))
+        (<= h (true (a 1))) (<= terminal p (not h)) (<= terminal (true (a 2)) h)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let y = Lit::pos(Input::Bit(bit(&ir, "y")));
+    assert_eq!(readers(&ir, y), 2, "before: {ir}");
+    let before = terminal_table(&ir);
+    optimise::share_conjunctions(&mut ir);
+    assert_eq!(readers(&ir, y), 1, "{ir}");
+    let p = &ir.props[prop(&ir, "p").expect("p") as usize];
+    assert_eq!(p.disjuncts, vec![p.disjuncts[0].clone()], "{ir}");
+    assert_eq!(p.disjuncts[0].len(), 2, "{ir}");
+    assert_eq!(
+        terminal_table(&ir),
+        before,
+        "sharing changed terminal: {ir}"
+    );
+}
+
+#[test]
+fn a_conjunction_no_other_prop_has_a_part_of_is_left_as_it_is() {
+    let rules = format!(
+        "{GROUP_BITS} (<= p (true g) (true y) (true z)) (<= h (true y) (true (a 1)))
+        (<= h (true (a 2))) (<= terminal p (not h))"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let before = ir.props.clone();
+    optimise::share_conjunctions(&mut ir);
+    assert_eq!(ir.props, before, "{ir}");
+}
+
 /// The number of selectors of [`selected`].
 const SELECTORS: usize = 36;
 

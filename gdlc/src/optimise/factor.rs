@@ -259,7 +259,6 @@ const MIN_GROUP: usize = 8;
 /// gain: hex and skirmish unchanged, checkers and speedChess a few visits more.)
 const MIN_GROUP_IN_PROP: usize = 2;
 
-
 /// The disjunction of the props `rs` (each one conjunction containing the literals `common`)
 /// as `common & q`, `q` the disjunction of what is left of each; each `r` with more than one
 /// literal left reads its remainder, a new prop. A prop left with the common literals only

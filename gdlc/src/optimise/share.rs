@@ -1,0 +1,122 @@
+//! Conjunctions shared between a prop of one conjunction and the disjuncts of others (the
+//! propnet backend's network only).
+//!
+//! A prop that is one conjunction `D` and a disjunct `C` of another prop, `C` a part of `D`,
+//! are two gates of the network that read the literals of `C` each: skirmish's legal move
+//! `(control) & (occupied by the mover x1 y1) & (valid move x1 y1 x2 y2) & !(occupied by the
+//! mover x2 y2)` and the disjunct `(occupied x1 y1) & (valid move ..)` of `(hasLegalMove ..)`,
+//! which the terminal test reads. Here `C` becomes a prop `q` of its own, the disjunct reads
+//! `q` and `D` becomes `(D - C) & q`: a change of a literal of `C` visits one gate instead of
+//! two, and `D` sees `q` change only when the whole of `C` does. Every prop keeps its value.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use super::factor::insert;
+use crate::ir::{Input, Ir, Lit, Prop};
+
+/// The largest conjunction whose parts are looked up (its parts are `2^len` sets).
+const MAX_LEN: usize = 8;
+
+/// Rewrites the IR as the [module documentation](self) says.
+pub fn share_conjunctions(ir: &mut Ir) {
+    let n = ir.props.len();
+    let group_of = ir.group_of();
+    let outside = |p: usize| group_of[p].is_none();
+    // The disjuncts of two or more literals of props of several disjuncts (each a gate).
+    let mut disjuncts: HashSet<Vec<Lit>> = HashSet::default();
+    for (p, prop) in ir.props.iter().enumerate() {
+        if !outside(p) || prop.disjuncts.len() < 2 {
+            continue;
+        }
+        for c in &prop.disjuncts {
+            if c.len() >= 2 {
+                disjuncts.insert(sorted(c));
+            }
+        }
+    }
+    if disjuncts.is_empty() {
+        return;
+    }
+    // Per shared part, its new prop (numbered from `n`); and per prop of one conjunction, the
+    // largest part found.
+    let mut parts: HashMap<Vec<Lit>, u32> = HashMap::default();
+    let mut added: Vec<(u32, Prop)> = Vec::new();
+    for p in 0..n {
+        if !outside(p) {
+            continue;
+        }
+        let [d] = &ir.props[p].disjuncts[..] else {
+            continue;
+        };
+        let Some(part) = largest_part(d, &disjuncts) else {
+            continue;
+        };
+        let q = *parts.entry(part.clone()).or_insert_with(|| {
+            added.push((
+                p as u32,
+                Prop {
+                    text: format!("(part of {} shared)", ir.props[p].text),
+                    disjuncts: vec![part.clone()],
+                    origins: ir.props[p].origins.clone(),
+                },
+            ));
+            (n + added.len() - 1) as u32
+        });
+        let k = q as usize - n;
+        added[k].0 = added[k].0.min(p as u32);
+        let mut rest: Vec<Lit> = d.iter().copied().filter(|l| !part.contains(l)).collect();
+        rest.push(Lit::pos(Input::Prop(q)));
+        ir.props[p].disjuncts = vec![rest];
+    }
+    if added.is_empty() {
+        return;
+    }
+    for p in 0..n {
+        if !outside(p) || ir.props[p].disjuncts.len() < 2 {
+            continue;
+        }
+        for c in &mut ir.props[p].disjuncts {
+            if c.len() < 2 {
+                continue;
+            }
+            if let Some(&q) = parts.get(&sorted(c)) {
+                *c = vec![Lit::pos(Input::Prop(q))];
+                let k = q as usize - n;
+                added[k].0 = added[k].0.min(p as u32);
+            }
+        }
+    }
+    insert(ir, added);
+}
+
+/// `c` sorted.
+fn sorted(c: &[Lit]) -> Vec<Lit> {
+    let mut c = c.to_vec();
+    c.sort_unstable();
+    c
+}
+
+/// The largest part of `d` (at least two literals, fewer than all) that is one of
+/// `disjuncts`, sorted; the first in the order of subsets among parts of one size.
+fn largest_part(d: &[Lit], disjuncts: &HashSet<Vec<Lit>>) -> Option<Vec<Lit>> {
+    if d.len() < 3 || d.len() > MAX_LEN {
+        return None;
+    }
+    let d = sorted(d);
+    let all = 1u32 << d.len();
+    let mut best: Option<(u32, Vec<Lit>)> = None;
+    for mask in 1..all - 1 {
+        let size = mask.count_ones();
+        if size < 2 || best.as_ref().is_some_and(|(s, _)| *s >= size) {
+            continue;
+        }
+        let part: Vec<Lit> = (0..d.len())
+            .filter(|&i| mask >> i & 1 != 0)
+            .map(|i| d[i])
+            .collect();
+        if disjuncts.contains(&part) {
+            best = Some((size, part));
+        }
+    }
+    best.map(|(_, part)| part)
+}
