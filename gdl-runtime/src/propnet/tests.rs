@@ -360,3 +360,90 @@ fn goal_values_read_renumbered_gates() {
         assert_eq!(values, goal.into_iter().map(Some).collect::<Vec<_>>());
     }
 }
+
+/// A random network of `seed`: twelve state bits, one role of four moves, 48 gates (and, or,
+/// or another threshold of two to five inputs among the nodes before it, some negated), four
+/// legal outputs and the twelve next-state outputs reading the gates.
+fn random_net(seed: u64) -> Net {
+    let mut rng = crate::SplitMix64::new(seed);
+    let nodes = 192u32;
+    let mut thresh = vec![u32::MAX; nodes as usize];
+    let mut ins: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+    let gates = (16..64u32).chain(64..68).chain(128..140);
+    for g in gates {
+        // Outputs read the gates; gates read what comes before them.
+        let from = if g < 64 { g } else { 64 };
+        let k = 2 + rng.below(4) as u32;
+        for _ in 0..k {
+            let s = rng.below(from as usize) as u32;
+            ins[g as usize].push(s << 1 | u32::from(rng.below(3) == 0));
+        }
+        let k = ins[g as usize].len() as u32;
+        thresh[g as usize] = match rng.below(4) {
+            0 | 1 => k,
+            2 => 1,
+            _ => 1 + rng.below(k as usize) as u32,
+        };
+    }
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+    for (t, l) in ins.iter().enumerate() {
+        for &x in l {
+            edges[(x >> 1) as usize].push((t as u32) << 2 | (x & 1));
+        }
+    }
+    let mut fan_start = vec![0];
+    let mut fan = Vec::new();
+    for l in &edges {
+        fan.extend_from_slice(l);
+        fan_start.push(fan.len() as u32);
+    }
+    Net {
+        nodes,
+        bits: 12,
+        does_base: vec![12],
+        moves: vec![4],
+        thresh,
+        fan_start,
+        fan,
+        group_of: vec![NONE; nodes as usize],
+        inner_start: vec![0; nodes as usize + 1],
+        legal_base: vec![64],
+        legal_guard: vec![vec![NONE; 4]],
+        next_base: 128,
+        terminal: 63,
+        goals: vec![Vec::new()],
+        init: vec![rng.next_u64() & 0xfff],
+        ..Net::default()
+    }
+}
+
+/// On random networks, through random changes of state and move, the engine (built by
+/// `options`) keeps the values and counts of a full evaluation.
+fn random_networks_match(options: EngineOptions) {
+    for seed in 0..40 {
+        let n = random_net(seed);
+        let mut e = Engine::with_options(&n, options);
+        let mut rng = crate::SplitMix64::new(seed + 1000);
+        for step in 0..200 {
+            let state = rng.next_u64() & 0xfff;
+            let joint = [rng.below(5) as u32].map(|m| m.checked_sub(1).unwrap_or(u32::MAX));
+            e.set_state(&[state]);
+            e.set_joint(&joint);
+            let mut full = Engine::with_options(&n, options);
+            full.state = vec![state];
+            full.joint = joint.to_vec();
+            full.evaluate_all();
+            assert_eq!(e.value, full.value, "net {seed}, step {step}");
+            let counts = |x: &Engine| x.nodes.iter().map(|n| n.count).collect::<Vec<_>>();
+            assert_eq!(counts(&e), counts(&full), "net {seed}, step {step}");
+        }
+    }
+}
+
+#[test]
+fn random_networks_keep_the_values_of_a_full_evaluation() {
+    random_networks_match(EngineOptions::default());
+    random_networks_match(EngineOptions {
+        lift_legal_inputs: false,
+    });
+}
