@@ -510,4 +510,25 @@ mod tests {
         assert!(g.db.atoms(pair).is_empty(), "{:?}", g.db.atoms(pair).len());
         assert!(error.summary().contains("pair/2: "), "{}", error.summary());
     }
+
+    #[test]
+    fn the_depth_of_a_term_is_its_nesting_below_its_deepest_argument() {
+        // `insert_heads` checks the depth of every new atom (`Grounder::depth`, memoised).
+        let options = GroundOptions::default();
+        let mut symbols = crate::ast::Symbols::default();
+        let (f, g, a) = (
+            symbols.intern("f"),
+            symbols.intern("g"),
+            symbols.intern("a"),
+        );
+        let mut gr = Grounder::new(&options, symbols, Budget::new(1, None));
+        let ca = gr.store.intern(a, &[]);
+        let ga = gr.store.intern(g, &[ca]);
+        let gga = gr.store.intern(g, &[ga]);
+        let t = gr.store.intern(f, &[ca, gga, ga]);
+        assert_eq!(gr.depth(ca), 0);
+        assert_eq!(gr.depth(t), 3);
+        assert_eq!(gr.depth(gga), 2);
+        assert_eq!(gr.depth(ga), 1);
+    }
 }
