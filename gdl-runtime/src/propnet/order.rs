@@ -113,12 +113,7 @@ mod tests {
         out[6] = vec![7 << 2 | 2];
         out[7] = vec![e(8, 0)];
         out[8] = vec![e(64, 1)];
-        let mut fan_start = vec![0];
-        let mut fan = Vec::new();
-        for l in &out {
-            fan.extend_from_slice(l);
-            fan_start.push(fan.len() as u32);
-        }
+        let (fan_start, fan) = super::super::tests::fan_table(&out);
         let mut group_of = vec![NONE; nodes as usize];
         group_of[7] = 0;
         let net = Net {

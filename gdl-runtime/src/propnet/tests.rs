@@ -2,6 +2,17 @@
 
 use super::*;
 
+/// The out-edges of each node (`edges[n]`), as a network's `fan_start` and `fan`.
+pub(super) fn fan_table(edges: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
+    let mut fan_start = vec![0];
+    let mut fan = Vec::new();
+    for l in edges {
+        fan.extend_from_slice(l);
+        fan_start.push(fan.len() as u32);
+    }
+    (fan_start, fan)
+}
+
 /// Two state bits a, b; one role with moves m0, m1; gates: x = a & !b, y = x | m1,
 /// group {p, q}: p = q | y, q = p (recursive).
 fn net() -> Net {
@@ -26,12 +37,7 @@ fn net() -> Net {
     edges[4] = vec![e(5, 0, 0)];
     edges[5] = vec![e(6, 1, 0), e(128, 0, 0)];
     edges[6] = vec![e(8, 0, 0)];
-    let mut fan_start = vec![0];
-    let mut fan = Vec::new();
-    for l in &edges {
-        fan.extend_from_slice(l);
-        fan_start.push(fan.len() as u32);
-    }
+    let (fan_start, fan) = fan_table(&edges);
     let mut group_of = vec![NONE; nodes as usize];
     group_of[6] = 0;
     group_of[7] = 0;
@@ -250,12 +256,7 @@ fn shared_input_net() -> Net {
         edges[0].push((64 + m) << 2 | 1);
         edges[1 + m as usize].push((64 + m) << 2);
     }
-    let mut fan_start = vec![0];
-    let mut fan = Vec::new();
-    for l in &edges {
-        fan.extend_from_slice(l);
-        fan_start.push(fan.len() as u32);
-    }
+    let (fan_start, fan) = fan_table(&edges);
     Net {
         nodes,
         bits: 11,
@@ -325,12 +326,7 @@ fn goal_values_read_renumbered_gates() {
     edges[1] = vec![e(4, 0), e(6, 0), e(129, 0)];
     edges[3] = vec![e(6, 0)];
     edges[4] = vec![e(5, 0)];
-    let mut fan_start = vec![0];
-    let mut fan = Vec::new();
-    for l in &edges {
-        fan.extend_from_slice(l);
-        fan_start.push(fan.len() as u32);
-    }
+    let (fan_start, fan) = fan_table(&edges);
     let net = Net {
         nodes,
         bits: 2,
@@ -391,12 +387,7 @@ fn random_net(seed: u64) -> Net {
             edges[(x >> 1) as usize].push((t as u32) << 2 | (x & 1));
         }
     }
-    let mut fan_start = vec![0];
-    let mut fan = Vec::new();
-    for l in &edges {
-        fan.extend_from_slice(l);
-        fan_start.push(fan.len() as u32);
-    }
+    let (fan_start, fan) = fan_table(&edges);
     Net {
         nodes,
         bits: 12,
