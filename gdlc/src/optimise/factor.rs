@@ -14,9 +14,9 @@
 //!   literals, the disjuncts that do are factored by groups: the disjuncts of a prop that
 //!   read the literal most of them read (at least two: [`MIN_GROUP_IN_PROP`]), or the props
 //!   of a disjunction (at least [`MIN_GROUP`]), then the same among the rest.
-//!   `(anyLegalMove white)` of amazons, the disjunction of `noop` (its own turn test), 1,456 queen moves reading `(turn white move)` and 64 arrow
-//!   shots reading `(turn white fire)`, becomes `noop | (turn white move) & (moves ..) |
-//!   (turn white fire) & (shots ..)`.
+//!   `(anyLegalMove white)` of amazons, the disjunction of `noop` (its own turn test), 1,456
+//!   queen moves reading `(turn white move)` and 64 arrow shots reading `(turn white fire)`,
+//!   becomes `noop | (turn white move) & (moves ..) | (turn white fire) & (shots ..)`.
 //!
 //! All are equivalences, so every output keeps its value.
 
