@@ -198,6 +198,8 @@ pub struct Engine<'n> {
     /// bits), and the joint move drawn.
     picks: Vec<(u32, u64)>,
     drawn: Vec<u32>,
+    /// Scratch of [`Engine::set_state`]: the words whose bits rise (index and bits).
+    rising: Vec<(u32, u64)>,
     /// The number of edges visited so far (a measure of the work done).
     pub visits: u64,
     /// The edges one propagation may visit before the engine gives it up and evaluates the
@@ -326,6 +328,7 @@ impl<'n> Engine<'n> {
             clear: clear::Clear::default(),
             picks: Vec::new(),
             drawn: Vec::new(),
+            rising: Vec::new(),
             visits: 0,
             budget: 0,
         };
@@ -626,43 +629,64 @@ fn prefetch(edges: &[u32], fan: u32) {
 
 impl Engine<'_> {
     /// Makes the state inputs hold `state` (words; missing words read as zero).
+    ///
+    /// One pass over the words, four at a time (a step of a large game changes few of them):
+    /// the bits that fall are pushed as they are found, the words with bits that rise kept
+    /// and pushed after them, so that the rising ones are propagated first.
     pub fn set_state(&mut self, state: &[u64]) {
         // The common case (every query of one state after the first) at the cost of a compare.
         if state.len() == self.state.len() && state == self.state {
             return;
         }
+        let mut rising = std::mem::take(&mut self.rising);
+        rising.clear();
         let mut changed = false;
-        for w in 0..self.state.len() {
-            let new = state.get(w).copied().unwrap_or(0);
-            let mut diff = self.state[w] ^ new;
-            if diff == 0 {
+        let words = self.state.len();
+        let mut w = 0;
+        while w < words {
+            // Four words compared at once; most steps change none of them.
+            if w + 4 <= words
+                && let (Some(old), Some(new)) = (self.state.get(w..w + 4), state.get(w..w + 4))
+                && old.iter().zip(new).fold(0, |d, (a, b)| d | (a ^ b)) == 0
+            {
+                w += 4;
                 continue;
             }
-            changed = true;
-            self.state[w] = new;
-            while diff != 0 {
-                let b = diff.trailing_zeros();
-                diff &= diff - 1;
-                let n = (w as u32) * 64 + b;
-                if n < self.net.bits && new >> b & 1 == 0 {
-                    self.toggle(n);
-                    self.push(n << 1);
-                }
-            }
-        }
-        if changed {
-            for w in 0..self.state.len() {
-                let mut on = self.state[w] & !self.value[w];
-                while on != 0 {
-                    let b = on.trailing_zeros();
-                    on &= on - 1;
+            let new = state.get(w).copied().unwrap_or(0);
+            let old = self.state[w];
+            let diff = old ^ new;
+            if diff != 0 {
+                changed = true;
+                self.state[w] = new;
+                let mut fell = diff & old;
+                while fell != 0 {
+                    let b = fell.trailing_zeros();
+                    fell &= fell - 1;
                     let n = (w as u32) * 64 + b;
                     if n < self.net.bits {
                         self.toggle(n);
-                        self.push(n << 1 | 1);
+                        self.push(n << 1);
                     }
                 }
+                if diff & new != 0 {
+                    rising.push((w as u32, diff & new));
+                }
             }
+            w += 1;
+        }
+        for &(w, mut on) in &rising {
+            while on != 0 {
+                let b = on.trailing_zeros();
+                on &= on - 1;
+                let n = w * 64 + b;
+                if n < self.net.bits {
+                    self.toggle(n);
+                    self.push(n << 1 | 1);
+                }
+            }
+        }
+        self.rising = rising;
+        if changed {
             self.propagate();
         }
     }

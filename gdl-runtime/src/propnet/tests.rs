@@ -438,3 +438,84 @@ fn random_networks_keep_the_values_of_a_full_evaluation() {
         lift_legal_inputs: false,
     });
 }
+
+/// A network of 600 state bits (ten words, the last one partial): 400 gates of two to four
+/// random inputs (bits or gates before them, some negated), and the next-state outputs, each
+/// its bit.
+fn wide_net(seed: u64) -> Net {
+    let mut rng = crate::SplitMix64::new(seed);
+    let (bits, first, next_base) = (600u32, 600u32, 1024u32);
+    let nodes = 1664u32;
+    let mut thresh = vec![u32::MAX; nodes as usize];
+    let mut ins: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+    for g in first..first + 400 {
+        let k = 2 + rng.below(3) as u32;
+        for _ in 0..k {
+            let s = rng.below(g as usize) as u32;
+            ins[g as usize].push(s << 1 | u32::from(rng.below(3) == 0));
+        }
+        thresh[g as usize] = if rng.below(2) == 0 { k } else { 1 };
+    }
+    for b in 0..bits {
+        ins[(next_base + b) as usize].push(b << 1);
+        thresh[(next_base + b) as usize] = 1;
+    }
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+    for (t, l) in ins.iter().enumerate() {
+        for &x in l {
+            edges[(x >> 1) as usize].push((t as u32) << 2 | (x & 1));
+        }
+    }
+    let (fan_start, fan) = fan_table(&edges);
+    Net {
+        nodes,
+        bits,
+        thresh,
+        fan_start,
+        fan,
+        group_of: vec![NONE; nodes as usize],
+        inner_start: vec![0; nodes as usize + 1],
+        next_base,
+        terminal: first + 399,
+        init: vec![0; 10],
+        ..Net::default()
+    }
+}
+
+/// States of several words, changed a few bits at a time (most words unchanged, which
+/// `set_state` skips four at a time), at times anew, at times given short (the missing words
+/// read as zero): the engine keeps the values and counts of a full evaluation, and the next
+/// state is the state.
+#[test]
+fn wide_states_change_a_few_words_at_a_time() {
+    for seed in 0..8 {
+        let n = wide_net(seed);
+        let mut e = Engine::new(&n);
+        let mut rng = crate::SplitMix64::new(seed + 77);
+        let mut state = vec![0u64; 10];
+        for step in 0..300 {
+            match rng.below(8) {
+                0 => state.iter_mut().for_each(|w| *w = rng.next_u64()),
+                _ => {
+                    for _ in 0..1 + rng.below(3) {
+                        let b = rng.below(600);
+                        state[b / 64] ^= 1 << (b % 64);
+                    }
+                }
+            }
+            state[9] &= (1 << 24) - 1;
+            let given = if rng.below(10) == 0 { 6 } else { 10 };
+            state[given..].iter_mut().for_each(|w| *w = 0);
+            e.set_state(&state[..given]);
+            let mut full = Engine::new(&n);
+            full.state = state.clone();
+            full.evaluate_all();
+            assert_eq!(e.value, full.value, "net {seed}, step {step}");
+            let counts = |x: &Engine| x.nodes.iter().map(|n| n.count).collect::<Vec<_>>();
+            assert_eq!(counts(&e), counts(&full), "net {seed}, step {step}");
+            let mut next = vec![0u64; 10];
+            e.next(&mut next);
+            assert_eq!(next, state, "net {seed}, step {step}");
+        }
+    }
+}

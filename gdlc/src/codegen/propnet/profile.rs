@@ -128,6 +128,9 @@ struct Tally {
     by_target_kind: HashMap<&'static str, u64>,
     /// Per source node: its visits.
     by_node: HashMap<u32, u64>,
+    /// Per source kind: the changes of its nodes that have out-edges (what a change costs
+    /// beyond its visits: waiting for its edges and its targets' records).
+    changes_by_kind: HashMap<&'static str, u64>,
     total: u64,
 }
 
@@ -160,6 +163,7 @@ pub(super) fn report(ir: &Ir, plain: &Net, signals: &Signals, net: &Net, states:
             let k = fan.len() as u64;
             let l = label(n);
             *tally.by_source_kind.entry(l.kind).or_default() += k;
+            *tally.changes_by_kind.entry(l.kind).or_default() += 1;
             *tally.by_source.entry(l).or_default() += k;
             *tally.by_node.entry(n).or_default() += k;
             tally.total += k;
@@ -209,16 +213,20 @@ pub(super) fn report(ir: &Ir, plain: &Net, signals: &Signals, net: &Net, states:
         net.fan.len()
     );
     let pct = |k: u64| 100.0 * k as f64 / tally.total.max(1) as f64;
-    let mut kinds = |title: &str, m: &HashMap<&'static str, u64>| {
+    // (Shares of `total`.)
+    let mut kinds = |title: &str, m: &HashMap<&'static str, u64>, total: u64| {
         let mut v: Vec<_> = m.iter().collect();
         v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let _ = writeln!(out, "{title}:");
         for (k, &n) in v {
-            let _ = writeln!(out, "  {:5.1}% {:8.1}/state  {k}", pct(n), per(n));
+            let share = 100.0 * n as f64 / total.max(1) as f64;
+            let _ = writeln!(out, "  {share:5.1}% {:8.1}/state  {k}", per(n));
         }
     };
-    kinds("by source kind", &tally.by_source_kind);
-    kinds("by target kind", &tally.by_target_kind);
+    kinds("by source kind", &tally.by_source_kind, tally.total);
+    kinds("by target kind", &tally.by_target_kind, tally.total);
+    let changes = tally.changes_by_kind.values().sum();
+    kinds("changes by source kind", &tally.changes_by_kind, changes);
     let mut top = |title: &str, m: &HashMap<Label, u64>| {
         let mut v: Vec<_> = m.iter().collect();
         v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -276,4 +284,57 @@ fn node_text(ir: &Ir, net: &Net, signals: &Signals, n: u32) -> String {
         return ir.props[p].text.clone();
     }
     String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{CompileOptions, Stage, run};
+
+    /// The lines of the section `title` of a report: share, per state, kind.
+    fn section(report: &str, title: &str) -> Vec<(f64, f64, String)> {
+        let head = format!("{title}:");
+        report
+            .lines()
+            .skip_while(|l| *l != head)
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .map(|l| {
+                let mut words = l.split_whitespace();
+                let share = words.next().unwrap_or("").trim_end_matches('%');
+                let per = words.next().unwrap_or("").trim_end_matches("/state");
+                let kind = words.collect::<Vec<_>>().join(" ");
+                (
+                    share.parse().expect("a share"),
+                    per.parse().expect("a rate"),
+                    kind,
+                )
+            })
+            .collect()
+    }
+
+    /// The report counts the changes of each kind of source beside its visits: a change visits
+    /// at least one edge, and the shares of the changes add up to all of them.
+    #[test]
+    fn changes_are_counted_beside_visits() {
+        let text = include_str!("../../../../examples/ticTacToe.kif");
+        let a = run(text, &CompileOptions::default(), Stage::Ir).expect("compiles");
+        let ir = super::super::grouped(&a.ir.expect("an IR"));
+        let (plain, signals) = super::super::build_plain(&ir);
+        let mut net = plain.clone();
+        net.simplify();
+        let r = report(&ir, &plain, &signals, &net, 200);
+        let visits = section(&r, "by source kind");
+        let changes = section(&r, "changes by source kind");
+        assert!(!changes.is_empty(), "{r}");
+        let total: f64 = changes.iter().map(|c| c.0).sum();
+        assert!((total - 100.0).abs() < 1.0, "{r}");
+        for (_, per, kind) in &changes {
+            let v = visits
+                .iter()
+                .find(|v| &v.2 == kind)
+                .expect("visits of the kind");
+            assert!(*per > 0.0 && *per <= v.1, "{kind}: {r}");
+        }
+    }
 }
