@@ -18,7 +18,9 @@
 //! `order.rs`): still topologically, but each gate placed as soon as what feeds it
 //! is, so that the gates a change reaches lie close together in memory. A node's out-edges
 //! are kept in three runs (plain, plain negated, into groups), so that the loop over a run
-//! adds one constant to each target's count and tests it against one constant. A node's count
+//! adds one constant to each target's count and tests it against one constant; each run is
+//! ascending in the engine's numbering, so that a change reads its targets' records in memory
+//! order. A node's count
 //! and where its edges start are one 8-byte record: the edge that makes a gate change brings
 //! into the cache what visiting its edges reads. The first two runs follow one word (the
 //! length of the first) in one array; the rare edges into groups are kept apart. The edges of
@@ -291,8 +293,12 @@ impl<'n> Engine<'n> {
             });
             let plain = |k: u32| move |&&e: &&u32| e & 3 == k;
             edges.push(out.iter().filter(plain(0)).count() as u32);
-            edges.extend(out.iter().filter(plain(0)).map(edge));
-            edges.extend(out.iter().filter(plain(1)).map(edge));
+            // Each run by the engine's numbers of its targets, ascending.
+            for k in [0, 1] {
+                let from = edges.len();
+                edges.extend(out.iter().filter(plain(k)).map(edge));
+                edges[from..].sort_unstable();
+            }
             into_start.push(into.len() as u32);
             into.extend(out.iter().filter(|&&e| e & 2 != 0).map(edge));
         }
@@ -644,7 +650,6 @@ impl Engine<'_> {
         let words = self.state.len();
         let mut w = 0;
         while w < words {
-            // Four words compared at once; most steps change none of them.
             if w + 4 <= words
                 && let (Some(old), Some(new)) = (self.state.get(w..w + 4), state.get(w..w + 4))
                 && old.iter().zip(new).fold(0, |d, (a, b)| d | (a ^ b)) == 0
