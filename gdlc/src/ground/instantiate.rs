@@ -456,7 +456,6 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let max_rules = self.g.options.max_rule_instances;
         let max_literals = self.g.options.max_literals;
         let hi = self.g.db.count();
-        let mut outcome = Emitted::All;
         let Instantiator {
             g, out, literals, ..
         } = self;
@@ -464,26 +463,137 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let neg = NegMode::open_in(dynamic);
         let req = JoinRequest::whole(rule, hi, &neg);
         join::prepare(&req, &mut g.db, &g.store);
-        let (db, dynamic, guards) = (&g.db, &g.dynamic, &g.guards);
-        let result = join::for_each_match(&req, db, &g.store, &mut g.budget, &mut |m| {
+        let (db, dynamic, guards, store) = (&g.db, &g.dynamic, &g.guards, &g.store);
+        let mut emit = Emit {
+            out,
+            literals,
+            limits: (pause, max_rules, max_literals),
+            outcome: Emitted::All,
+            batch: HeadBatch {
+                width: rule.head.args.len(),
+                ..HeadBatch::default()
+            },
+        };
+        let result = join::for_each_match(&req, db, store, &mut g.budget, &mut |m| {
             let lits = literal_atoms(m, rule, dynamic);
-            let Some(gr) = ground_rule(m.head(), &lits, rule, db, dynamic, guards) else {
+            emit.batch.push(m, lits);
+            // A match that may be the one the limits stop at is settled at once, so that the
+            // join stops where it would without the batch (and spends the same work).
+            let room = emit.room(rule.body.len());
+            if emit.batch.len() < HEAD_BATCH && emit.batch.len() < room {
                 return true;
-            };
-            *literals += gr.pos.len() + gr.neg.len();
-            if out.len() >= max_rules || *literals > max_literals {
-                outcome = Emitted::Overflow;
-                return false;
             }
-            if out.len() >= pause {
-                outcome = Emitted::Paused;
-                return false;
-            }
-            out.push(gr);
-            true
+            emit.flush(rule, store, db, dynamic, guards)
         });
+        if matches!(emit.outcome, Emitted::All) {
+            emit.flush(rule, store, db, dynamic, guards);
+        }
+        let outcome = emit.outcome;
         g.joined(result, rule, INSTANTIATING)?;
         Ok(outcome)
+    }
+}
+
+/// How many matches [`Instantiator::emit_join`] collects before it looks up their heads
+/// together ([`crate::terms::TermStore::get_many`]).
+const HEAD_BATCH: usize = 32;
+
+/// The matches of one rule whose head atoms are still to be looked up: the ids of each head's
+/// arguments (`width`, the head's arity, each) and the atoms of its dynamic literals.
+#[derive(Default)]
+struct HeadBatch {
+    width: usize,
+    keys: Vec<TermId>,
+    /// Per match: whether its head's arguments are all in the store (else its head is in no
+    /// atom), and its literals' atoms (see [`literal_atoms`]).
+    matches: Vec<(bool, SmallVec<[Option<TermId>; 8]>)>,
+    heads: Vec<Option<TermId>>,
+}
+
+impl HeadBatch {
+    fn len(&self) -> usize {
+        self.matches.len()
+    }
+
+    fn push(&mut self, m: &join::Match<'_>, lits: SmallVec<[Option<TermId>; 8]>) {
+        let mut args = super::pattern::Args::new();
+        let found = m.head_args(&mut args);
+        if found {
+            self.keys.extend_from_slice(&args);
+        }
+        self.matches.push((found, lits));
+    }
+}
+
+/// The state of [`Instantiator::emit_join`]: its output, and how far it went.
+struct Emit<'o> {
+    out: &'o mut Vec<GroundRule>,
+    literals: &'o mut usize,
+    /// The rules to pause at, and the limits of rules and literals.
+    limits: (usize, usize, usize),
+    outcome: Emitted,
+    batch: HeadBatch,
+}
+
+impl Emit<'_> {
+    /// How many more matches (of at most `per_match` literals each) may be added before a
+    /// limit or the pause could stop the join.
+    fn room(&self, per_match: usize) -> usize {
+        let (pause, max_rules, max_literals) = self.limits;
+        let rules = pause.min(max_rules).saturating_sub(self.out.len());
+        let literals = max_literals.saturating_sub(*self.literals) / per_match.max(1);
+        rules.min(literals)
+    }
+
+    /// Adds the ground rules of the matches of the batch, in order, until a limit or the pause
+    /// stops them; false when stopped (the rest of the batch is dropped).
+    fn flush(
+        &mut self,
+        rule: &NRule,
+        store: &crate::terms::TermStore,
+        db: &join::Db,
+        dynamic: &HashSet<RelKey>,
+        guards: &std::collections::HashSet<crate::ast::Sym>,
+    ) -> bool {
+        let (pause, max_rules, max_literals) = self.limits;
+        let batch = &mut self.batch;
+        batch.heads.clear();
+        if batch.width == 0 {
+            let head = store.get(rule.head.rel, &[]);
+            batch.heads.extend(batch.keys.iter().map(|_| head));
+            batch.heads.resize(batch.matches.len(), head);
+        } else {
+            store.get_many(rule.head.rel, batch.width, &batch.keys, &mut batch.heads);
+        }
+        let mut heads = batch.heads.iter();
+        let mut going = true;
+        for (found, lits) in batch.matches.drain(..) {
+            let head = if found {
+                heads.next().copied().flatten()
+            } else {
+                None
+            };
+            if !going {
+                continue;
+            }
+            let Some(gr) = ground_rule(head, &lits, rule, db, dynamic, guards) else {
+                continue;
+            };
+            *self.literals += gr.pos.len() + gr.neg.len();
+            if self.out.len() >= max_rules || *self.literals > max_literals {
+                self.outcome = Emitted::Overflow;
+                going = false;
+                continue;
+            }
+            if self.out.len() >= pause {
+                self.outcome = Emitted::Paused;
+                going = false;
+                continue;
+            }
+            self.out.push(gr);
+        }
+        batch.keys.clear();
+        going
     }
 }
 

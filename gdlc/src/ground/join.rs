@@ -528,6 +528,13 @@ impl Match<'_> {
             .flatten()
     }
 
+    /// Appends the ids of the head's arguments under this match to `ids`; false when one is
+    /// in no atom (so is the head) or unbound. `head()` is then the atom of these arguments.
+    pub fn head_args(&self, ids: &mut Args) -> bool {
+        super::pattern::lookup_args(&self.resolved.head.args, self.store, self.binds, ids)
+            .unwrap_or(false)
+    }
+
     /// The id of the atom of body literal `lit` (positive or negative) under this match, when
     /// that atom exists: a positive literal's is the atom it matched.
     pub fn lit(&self, lit: usize) -> Option<TermId> {

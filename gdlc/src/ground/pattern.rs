@@ -158,7 +158,12 @@ pub(super) type Args = SmallVec<[TermId; 24]>;
 /// are written into the caller's buffer: returning a buffer of 24 ids by value copied it at
 /// every level, which cost more than the lookup in racer4's joins.
 #[inline]
-fn lookup_args(args: &[RTerm], store: &TermStore, b: &Binds, ids: &mut Args) -> Result<bool, ()> {
+pub(super) fn lookup_args(
+    args: &[RTerm],
+    store: &TermStore,
+    b: &Binds,
+    ids: &mut Args,
+) -> Result<bool, ()> {
     let mut complete = true;
     for a in args {
         match a {
