@@ -715,8 +715,75 @@ impl Sizes for DbSizes<'_, '_, '_> {
 #[cfg(test)]
 mod tests {
     use crate::ground::join::{self, Budget, Db, JoinRequest, NegMode, rel_key};
+    use crate::ground::{GroundOptions, Grounder};
     use crate::normalize::NAtom;
     use crate::terms::TermStore;
+
+    #[test]
+    fn batched_heads_stop_the_join_at_the_match_past_the_limit() {
+        // `h` joins two scans of `a`: 400 matches, each head interned; at most 37 rules.
+        let mut text = String::from(
+            "(role p) (init (c 0)) (<= (legal p go) (true (c 0))) (<= terminal (true (c 0))) \
+             (goal p 100) (<= (h ?x ?y) (a ?x) (a ?y)) (<= (next (c 0)) (h 1 2))",
+        );
+        for i in 0..20 {
+            text.push_str(&format!(" (a {i})"));
+        }
+        let nprog = crate::ground::test_support::normalised(&text);
+        let rule = nprog
+            .rules
+            .iter()
+            .find(|r| nprog.symbols.name(r.head.rel) == "h")
+            .expect("the rule of h")
+            .clone();
+        let crate::normalize::NLit::Pos(a) = &rule.body[0] else {
+            panic!("a positive literal")
+        };
+        let options = GroundOptions {
+            max_rule_instances: 37,
+            ..GroundOptions::default()
+        };
+        let mut g = Grounder::new(&options, nprog.symbols.clone(), Budget::new(1 << 40, None));
+        let c: Vec<u32> = (0..20)
+            .map(|i| {
+                let c = g
+                    .store
+                    .intern(g.symbols.get(&i.to_string()).expect("a number"), &[]);
+                let atom = g.store.intern(a.rel, &[c]);
+                g.db.insert(&g.store, rel_key(a), atom);
+                c
+            })
+            .collect();
+        for &x in &c {
+            for &y in &c {
+                g.store.intern(rule.head.rel, &[x, y]);
+            }
+        }
+        // The work of the same join stopped at its 38th match, one by one.
+        let neg = |_: &NAtom| NegMode::Exact;
+        let req = JoinRequest::whole(&rule, g.db.count(), &neg);
+        let mut budget = Budget::new(1 << 40, None);
+        let mut matches = 0;
+        let _ = join::for_each_match(&req, &g.db, &g.store, &mut budget, &mut |m| {
+            assert!(m.head().is_some());
+            matches += 1;
+            matches < 38
+        });
+        let mut inst = super::Instantiator::new(&mut g);
+        let error = inst.emit(&rule).expect_err("past the limit");
+        assert!(
+            error.summary().contains("more than 37 instances"),
+            "{}",
+            error.summary()
+        );
+        assert_eq!(inst.out.len(), 37);
+        let heads: std::collections::HashSet<u32> = inst.out.iter().map(|r| r.head).collect();
+        assert_eq!(heads.len(), 37);
+        assert_eq!(
+            inst.g.budget.work_left, budget.work_left,
+            "the batched join did other work"
+        );
+    }
 
     #[test]
     fn a_sampled_join_estimates_its_matches_from_a_small_part_of_its_work() {
