@@ -10,6 +10,7 @@ use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule};
 use crate::terms::{TermId, TupleSet};
 
+use super::batch::{Emit, HEAD_BATCH, HeadBatch};
 use super::join::{self, JoinError, JoinRequest, NegMode, RelKey, rel_key};
 use super::split::{self, Sizes};
 use super::{GroundRule, Grounder};
@@ -41,7 +42,7 @@ const ESTIMATE_AFTER: usize = 100_000;
 const INSTANTIATING: &str = "instantiating this rule";
 
 /// How far [`Instantiator::emit_join`] went.
-enum Emitted {
+pub(super) enum Emitted {
     All,
     /// The limits were passed.
     Overflow,
@@ -469,10 +470,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             literals,
             limits: (pause, max_rules, max_literals),
             outcome: Emitted::All,
-            batch: HeadBatch {
-                width: rule.head.args.len(),
-                ..HeadBatch::default()
-            },
+            batch: HeadBatch::new(rule.head.args.len()),
         };
         let result = join::for_each_match(&req, db, store, &mut g.budget, &mut |m| {
             let lits = literal_atoms(m, rule, dynamic);
@@ -491,109 +489,6 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let outcome = emit.outcome;
         g.joined(result, rule, INSTANTIATING)?;
         Ok(outcome)
-    }
-}
-
-/// How many matches [`Instantiator::emit_join`] collects before it looks up their heads
-/// together ([`crate::terms::TermStore::get_many`]).
-const HEAD_BATCH: usize = 32;
-
-/// The matches of one rule whose head atoms are still to be looked up: the ids of each head's
-/// arguments (`width`, the head's arity, each) and the atoms of its dynamic literals.
-#[derive(Default)]
-struct HeadBatch {
-    width: usize,
-    keys: Vec<TermId>,
-    /// Per match: whether its head's arguments are all in the store (else its head is in no
-    /// atom), and its literals' atoms (see [`literal_atoms`]).
-    matches: Vec<(bool, SmallVec<[Option<TermId>; 8]>)>,
-    heads: Vec<Option<TermId>>,
-}
-
-impl HeadBatch {
-    fn len(&self) -> usize {
-        self.matches.len()
-    }
-
-    fn push(&mut self, m: &join::Match<'_>, lits: SmallVec<[Option<TermId>; 8]>) {
-        let mut args = super::pattern::Args::new();
-        let found = m.head_args(&mut args);
-        if found {
-            self.keys.extend_from_slice(&args);
-        }
-        self.matches.push((found, lits));
-    }
-}
-
-/// The state of [`Instantiator::emit_join`]: its output, and how far it went.
-struct Emit<'o> {
-    out: &'o mut Vec<GroundRule>,
-    literals: &'o mut usize,
-    /// The rules to pause at, and the limits of rules and literals.
-    limits: (usize, usize, usize),
-    outcome: Emitted,
-    batch: HeadBatch,
-}
-
-impl Emit<'_> {
-    /// How many more matches (of at most `per_match` literals each) may be added before a
-    /// limit or the pause could stop the join.
-    fn room(&self, per_match: usize) -> usize {
-        let (pause, max_rules, max_literals) = self.limits;
-        let rules = pause.min(max_rules).saturating_sub(self.out.len());
-        let literals = max_literals.saturating_sub(*self.literals) / per_match.max(1);
-        rules.min(literals)
-    }
-
-    /// Adds the ground rules of the matches of the batch, in order, until a limit or the pause
-    /// stops them; false when stopped (the rest of the batch is dropped).
-    fn flush(
-        &mut self,
-        rule: &NRule,
-        store: &crate::terms::TermStore,
-        db: &join::Db,
-        dynamic: &HashSet<RelKey>,
-        guards: &std::collections::HashSet<crate::ast::Sym>,
-    ) -> bool {
-        let (pause, max_rules, max_literals) = self.limits;
-        let batch = &mut self.batch;
-        batch.heads.clear();
-        if batch.width == 0 {
-            let head = store.get(rule.head.rel, &[]);
-            batch.heads.extend(batch.keys.iter().map(|_| head));
-            batch.heads.resize(batch.matches.len(), head);
-        } else {
-            store.get_many(rule.head.rel, batch.width, &batch.keys, &mut batch.heads);
-        }
-        let mut heads = batch.heads.iter();
-        let mut going = true;
-        for (found, lits) in batch.matches.drain(..) {
-            let head = if found {
-                heads.next().copied().flatten()
-            } else {
-                None
-            };
-            if !going {
-                continue;
-            }
-            let Some(gr) = ground_rule(head, &lits, rule, db, dynamic, guards) else {
-                continue;
-            };
-            *self.literals += gr.pos.len() + gr.neg.len();
-            if self.out.len() >= max_rules || *self.literals > max_literals {
-                self.outcome = Emitted::Overflow;
-                going = false;
-                continue;
-            }
-            if self.out.len() >= pause {
-                self.outcome = Emitted::Paused;
-                going = false;
-                continue;
-            }
-            self.out.push(gr);
-        }
-        batch.keys.clear();
-        going
     }
 }
 
@@ -620,7 +515,7 @@ fn literal_atoms(
 /// The ground rule of one match of `rule`, from its head atom and the atoms of its dynamic
 /// literals (see [`literal_atoms`]); `None` when its head is in no atom, or when it needs an
 /// atom both true and false. The negative literals are kept only on atoms that can hold.
-fn ground_rule(
+pub(super) fn ground_rule(
     head: Option<TermId>,
     lits: &[Option<TermId>],
     rule: &NRule,
