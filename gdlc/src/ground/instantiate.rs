@@ -10,6 +10,7 @@ use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule};
 use crate::terms::{TermId, TupleSet};
 
+use super::batch::{Emit, HEAD_BATCH, HeadBatch};
 use super::join::{self, JoinError, JoinRequest, NegMode, RelKey, rel_key};
 use super::split::{self, Sizes};
 use super::{GroundRule, Grounder};
@@ -41,7 +42,7 @@ const ESTIMATE_AFTER: usize = 100_000;
 const INSTANTIATING: &str = "instantiating this rule";
 
 /// How far [`Instantiator::emit_join`] went.
-enum Emitted {
+pub(super) enum Emitted {
     All,
     /// The limits were passed.
     Overflow,
@@ -456,7 +457,6 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let max_rules = self.g.options.max_rule_instances;
         let max_literals = self.g.options.max_literals;
         let hi = self.g.db.count();
-        let mut outcome = Emitted::All;
         let Instantiator {
             g, out, literals, ..
         } = self;
@@ -464,24 +464,29 @@ impl<'g, 'a> Instantiator<'g, 'a> {
         let neg = NegMode::open_in(dynamic);
         let req = JoinRequest::whole(rule, hi, &neg);
         join::prepare(&req, &mut g.db, &g.store);
-        let (db, dynamic, guards) = (&g.db, &g.dynamic, &g.guards);
-        let result = join::for_each_match(&req, db, &g.store, &mut g.budget, &mut |m| {
+        let (db, dynamic, guards, store) = (&g.db, &g.dynamic, &g.guards, &g.store);
+        let mut emit = Emit {
+            out,
+            literals,
+            limits: (pause, max_rules, max_literals),
+            outcome: Emitted::All,
+            batch: HeadBatch::new(rule.head.args.len()),
+        };
+        let result = join::for_each_match(&req, db, store, &mut g.budget, &mut |m| {
             let lits = literal_atoms(m, rule, dynamic);
-            let Some(gr) = ground_rule(m.head(), &lits, rule, db, dynamic, guards) else {
+            emit.batch.push(m, lits);
+            // A match that may be the one the limits stop at is settled at once, so that the
+            // join stops where it would without the batch (and spends the same work).
+            let room = emit.room(rule.body.len());
+            if emit.batch.len() < HEAD_BATCH && emit.batch.len() < room {
                 return true;
-            };
-            *literals += gr.pos.len() + gr.neg.len();
-            if out.len() >= max_rules || *literals > max_literals {
-                outcome = Emitted::Overflow;
-                return false;
             }
-            if out.len() >= pause {
-                outcome = Emitted::Paused;
-                return false;
-            }
-            out.push(gr);
-            true
+            emit.flush(rule, store, db, dynamic, guards)
         });
+        if matches!(emit.outcome, Emitted::All) {
+            emit.flush(rule, store, db, dynamic, guards);
+        }
+        let outcome = emit.outcome;
         g.joined(result, rule, INSTANTIATING)?;
         Ok(outcome)
     }
@@ -510,7 +515,7 @@ fn literal_atoms(
 /// The ground rule of one match of `rule`, from its head atom and the atoms of its dynamic
 /// literals (see [`literal_atoms`]); `None` when its head is in no atom, or when it needs an
 /// atom both true and false. The negative literals are kept only on atoms that can hold.
-fn ground_rule(
+pub(super) fn ground_rule(
     head: Option<TermId>,
     lits: &[Option<TermId>],
     rule: &NRule,
@@ -605,8 +610,75 @@ impl Sizes for DbSizes<'_, '_, '_> {
 #[cfg(test)]
 mod tests {
     use crate::ground::join::{self, Budget, Db, JoinRequest, NegMode, rel_key};
+    use crate::ground::{GroundOptions, Grounder};
     use crate::normalize::NAtom;
     use crate::terms::TermStore;
+
+    #[test]
+    fn batched_heads_stop_the_join_at_the_match_past_the_limit() {
+        // `h` joins two scans of `a`: 400 matches, each head interned; at most 37 rules.
+        let mut text = String::from(
+            "(role p) (init (c 0)) (<= (legal p go) (true (c 0))) (<= terminal (true (c 0))) \
+             (goal p 100) (<= (h ?x ?y) (a ?x) (a ?y)) (<= (next (c 0)) (h 1 2))",
+        );
+        for i in 0..20 {
+            text.push_str(&format!(" (a {i})"));
+        }
+        let nprog = crate::ground::test_support::normalised(&text);
+        let rule = nprog
+            .rules
+            .iter()
+            .find(|r| nprog.symbols.name(r.head.rel) == "h")
+            .expect("the rule of h")
+            .clone();
+        let crate::normalize::NLit::Pos(a) = &rule.body[0] else {
+            panic!("a positive literal")
+        };
+        let options = GroundOptions {
+            max_rule_instances: 37,
+            ..GroundOptions::default()
+        };
+        let mut g = Grounder::new(&options, nprog.symbols.clone(), Budget::new(1 << 40, None));
+        let c: Vec<u32> = (0..20)
+            .map(|i| {
+                let c = g
+                    .store
+                    .intern(g.symbols.get(&i.to_string()).expect("a number"), &[]);
+                let atom = g.store.intern(a.rel, &[c]);
+                g.db.insert(&g.store, rel_key(a), atom);
+                c
+            })
+            .collect();
+        for &x in &c {
+            for &y in &c {
+                g.store.intern(rule.head.rel, &[x, y]);
+            }
+        }
+        // The work of the same join stopped at its 38th match, one by one.
+        let neg = |_: &NAtom| NegMode::Exact;
+        let req = JoinRequest::whole(&rule, g.db.count(), &neg);
+        let mut budget = Budget::new(1 << 40, None);
+        let mut matches = 0;
+        let _ = join::for_each_match(&req, &g.db, &g.store, &mut budget, &mut |m| {
+            assert!(m.head().is_some());
+            matches += 1;
+            matches < 38
+        });
+        let mut inst = super::Instantiator::new(&mut g);
+        let error = inst.emit(&rule).expect_err("past the limit");
+        assert!(
+            error.summary().contains("more than 37 instances"),
+            "{}",
+            error.summary()
+        );
+        assert_eq!(inst.out.len(), 37);
+        let heads: std::collections::HashSet<u32> = inst.out.iter().map(|r| r.head).collect();
+        assert_eq!(heads.len(), 37);
+        assert_eq!(
+            inst.g.budget.work_left, budget.work_left,
+            "the batched join did other work"
+        );
+    }
 
     #[test]
     fn a_sampled_join_estimates_its_matches_from_a_small_part_of_its_work() {

@@ -528,6 +528,13 @@ impl Match<'_> {
             .flatten()
     }
 
+    /// Appends the ids of the head's arguments under this match to `ids`; false when one is
+    /// in no atom (so is the head) or unbound. `head()` is then the atom of these arguments.
+    pub fn head_args(&self, ids: &mut Args) -> bool {
+        super::pattern::lookup_args(&self.resolved.head.args, self.store, self.binds, ids)
+            .unwrap_or(false)
+    }
+
     /// The id of the atom of body literal `lit` (positive or negative) under this match, when
     /// that atom exists: a positive literal's is the atom it matched.
     pub fn lit(&self, lit: usize) -> Option<TermId> {
@@ -814,8 +821,11 @@ pub fn intern_term(p: &NTerm, vars: &[Option<TermId>], store: &mut TermStore) ->
         NTerm::Var(v) => (*vars.get(*v as usize)?)?,
         NTerm::Const(c) => store.intern(*c, &[]),
         NTerm::Func(f, args) => {
-            let ids: Option<Args> = args.iter().map(|a| intern_term(a, vars, store)).collect();
-            store.intern(*f, &ids?)
+            let mut ids = Args::new();
+            for a in args {
+                ids.push(intern_term(a, vars, store)?);
+            }
+            store.intern(*f, &ids)
         }
     })
 }
@@ -826,20 +836,29 @@ fn lookup_term(p: &NTerm, vars: &[Option<TermId>], store: &TermStore) -> Option<
         NTerm::Var(v) => *vars.get(*v as usize)?,
         NTerm::Const(c) => store.get(*c, &[]),
         NTerm::Func(f, args) => {
-            let ids: Option<Args> = args.iter().map(|a| lookup_term(a, vars, store)).collect();
-            store.get(*f, &ids?)
+            let mut ids = Args::new();
+            for a in args {
+                ids.push(lookup_term(a, vars, store)?);
+            }
+            store.get(*f, &ids)
         }
     }
 }
 
 /// The ground atom of pattern `a` under `vars`, if it is in the store.
 pub fn lookup_atom_of(a: &NAtom, vars: &[Option<TermId>], store: &TermStore) -> Option<TermId> {
-    let ids: Option<Args> = a.args.iter().map(|t| lookup_term(t, vars, store)).collect();
-    store.get(a.rel, &ids?)
+    let mut ids = Args::new();
+    for t in &a.args {
+        ids.push(lookup_term(t, vars, store)?);
+    }
+    store.get(a.rel, &ids)
 }
 
 /// Interns the ground atom of pattern `a` under `vars`.
 pub fn intern_atom(a: &NAtom, vars: &[Option<TermId>], store: &mut TermStore) -> Option<TermId> {
-    let ids: Option<Args> = a.args.iter().map(|t| intern_term(t, vars, store)).collect();
-    Some(store.intern(a.rel, &ids?))
+    let mut ids = Args::new();
+    for t in &a.args {
+        ids.push(intern_term(t, vars, store)?);
+    }
+    Some(store.intern(a.rel, &ids))
 }

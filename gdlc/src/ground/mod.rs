@@ -26,6 +26,7 @@
 
 #[cfg(test)]
 mod attempt_tests;
+mod batch;
 mod db;
 mod deadline;
 pub mod declared;
