@@ -622,37 +622,54 @@ fn finish(
         }
     }
     let mut thresh = vec![0u32; nodes];
-    let mut fan: Vec<Vec<u32>> = vec![Vec::new(); nodes];
-    let mut inner: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    // Each edge of the gates' inputs, by source: to the gate's out-edges (`fan`), or to its
+    // group's inner edges (a plain input from the same group).
+    let route = |gate: &Gate, s: &Signal| -> (bool, u32) {
+        let same_group = gate.group != NONE && group_of[s.node as usize] == gate.group;
+        (
+            same_group && !s.neg,
+            u32::from(gate.group != NONE) << 1 | u32::from(s.neg),
+        )
+    };
+    // Compressed rows, counted first (two vectors per node would be millions of allocations).
+    let mut fan_start = vec![0u32; nodes + 1];
+    let mut inner_start = vec![0u32; nodes + 1];
+    for gate in b.gates.iter().flatten() {
+        for s in &gate.inputs {
+            let starts = if route(gate, s).0 {
+                &mut inner_start
+            } else {
+                &mut fan_start
+            };
+            starts[s.node as usize + 1] += 1;
+        }
+    }
+    for n in 0..nodes {
+        fan_start[n + 1] += fan_start[n];
+        inner_start[n + 1] += inner_start[n];
+    }
+    let mut flat = vec![0u32; fan_start[nodes] as usize];
+    let mut inner_flat = vec![0u32; inner_start[nodes] as usize];
+    let mut fan_at = fan_start.clone();
+    let mut inner_at = inner_start.clone();
     for (n, gate) in b.gates.iter().enumerate() {
         let Some(gate) = gate else { continue };
         thresh[n] = gate.thresh;
         for s in &gate.inputs {
             let src = s.node as usize;
-            let same_group = gate.group != NONE && group_of[src] == gate.group;
-            if same_group && !s.neg {
-                inner[src].push(n as u32);
+            let (inner, kind) = route(gate, s);
+            if inner {
+                inner_flat[inner_at[src] as usize] = n as u32;
+                inner_at[src] += 1;
             } else {
-                let to_group = u32::from(gate.group != NONE);
-                fan[src].push((n as u32) << 2 | to_group << 1 | u32::from(s.neg));
+                flat[fan_at[src] as usize] = (n as u32) << 2 | kind;
+                fan_at[src] += 1;
             }
         }
     }
-    let mut fan_start = Vec::with_capacity(nodes + 1);
-    let mut flat = Vec::new();
-    fan_start.push(0);
-    for mut list in fan {
-        list.sort_unstable();
-        flat.extend(list);
-        fan_start.push(flat.len() as u32);
-    }
-    let mut inner_start = Vec::with_capacity(nodes + 1);
-    let mut inner_flat = Vec::new();
-    inner_start.push(0);
-    for mut list in inner {
-        list.sort_unstable();
-        inner_flat.extend(list);
-        inner_start.push(inner_flat.len() as u32);
+    for n in 0..nodes {
+        flat[fan_start[n] as usize..fan_start[n + 1] as usize].sort_unstable();
+        inner_flat[inner_start[n] as usize..inner_start[n + 1] as usize].sort_unstable();
     }
     let words = (bits as usize).div_ceil(64).max(1);
     let mut init = vec![0u64; words];
