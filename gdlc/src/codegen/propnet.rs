@@ -17,7 +17,7 @@ use quote::quote;
 use gdl_runtime::propnet::{ALWAYS, JoinProgram, Net, Table};
 
 use super::{CodegenOptions, GameBodies};
-use crate::ir::{Input, Ir, Lit};
+use crate::ir::{Input, Ir, Lit, Prop};
 use crate::optimise;
 
 mod in_process;
@@ -759,7 +759,7 @@ pub fn module_net(ir: &Ir) -> Net {
 /// turn it is, then feeds one gate instead of every move. Only the network is built from it; the cost
 /// model of the backends and everything else read `ir`.
 fn grouped(ir: &Ir) -> Ir {
-    let mut g = ir.clone();
+    let mut g = network_copy(ir, tracing::enabled!(tracing::Level::TRACE));
     optimise::share_conjunctions(&mut g);
     optimise::factor_groups(&mut g);
     optimise::simplify(&mut g);
@@ -772,6 +772,44 @@ fn grouped(ir: &Ir) -> Ir {
     g
 }
 
+/// A copy of `ir` to build the network from: without `texts`, the texts of its props, moves
+/// and state bits are empty and its props name no rules (only the visit profile reads them, at
+/// trace level), so that a large IR is copied without a string per prop and per move.
+fn network_copy(ir: &Ir, texts: bool) -> Ir {
+    let strings = |v: &Vec<String>| {
+        if texts {
+            v.clone()
+        } else {
+            vec![String::new(); v.len()]
+        }
+    };
+    Ir {
+        roles: ir.roles.clone(),
+        bits: strings(&ir.bits),
+        init: ir.init.clone(),
+        constant_facts: ir.constant_facts.clone(),
+        moves: ir.moves.iter().map(strings).collect(),
+        move_sets: ir.move_sets.clone(),
+        props: ir
+            .props
+            .iter()
+            .map(|p| Prop {
+                text: if texts { p.text.clone() } else { String::new() },
+                disjuncts: p.disjuncts.clone(),
+                origins: if texts { p.origins.clone() } else { Vec::new() },
+            })
+            .collect(),
+        groups: ir.groups.clone(),
+        legal: ir.legal.clone(),
+        next: ir.next.clone(),
+        terminal: ir.terminal,
+        goals: ir.goals.clone(),
+        sees: ir.sees.clone(),
+        joins: ir.joins.clone(),
+        declarations: ir.declarations.clone(),
+    }
+}
+
 /// The states of playouts the visit profile (`profile.rs`, at trace level) plays.
 const PROFILE_STATES: u64 = 2000;
 
@@ -779,14 +817,19 @@ const PROFILE_STATES: u64 = 2000;
 pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
     let g = grouped(ir);
     let (plain, signals) = build_plain(&g);
-    let mut net = plain.clone();
-    net.simplify();
-    if tracing::enabled!(tracing::Level::TRACE) {
+    let net = if tracing::enabled!(tracing::Level::TRACE) {
+        let mut net = plain.clone();
+        net.simplify();
         tracing::trace!(
             "{}",
             profile::report(&g, &plain, &signals, &net, PROFILE_STATES)
         );
-    }
+        net
+    } else {
+        let mut net = plain;
+        net.simplify();
+        net
+    };
     let text = net.encode();
     let bodies = GameBodies {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },
