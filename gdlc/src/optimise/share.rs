@@ -140,3 +140,57 @@ fn largest_part(d: &[Lit], disjuncts: &HashSet<Vec<Lit>>, read: &HashSet<Lit>) -
             .collect()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bit(b: u32) -> Lit {
+        Lit::pos(Input::Bit(b))
+    }
+
+    fn set(cs: &[&[Lit]]) -> (HashSet<Vec<Lit>>, HashSet<Lit>) {
+        let disjuncts: HashSet<Vec<Lit>> = cs.iter().map(|c| sorted(c)).collect();
+        let read = cs.iter().flat_map(|c| c.iter().copied()).collect();
+        (disjuncts, read)
+    }
+
+    #[test]
+    fn the_largest_part_among_the_literals_read_is_found() {
+        let (disjuncts, read) = set(&[
+            &[bit(2), bit(5)],
+            &[bit(2), bit(5), bit(7)],
+            &[bit(1), bit(9)],
+        ]);
+        let d = [bit(7), bit(3), bit(5), bit(2), bit(4)];
+        assert_eq!(
+            largest_part(&d, &disjuncts, &read),
+            Some(vec![bit(2), bit(5), bit(7)])
+        );
+        // Of two parts of one size, the first in the order of subsets of the sorted literals.
+        let (disjuncts, read) = set(&[&[bit(3), bit(4)], &[bit(1), bit(2)]]);
+        let d = [bit(4), bit(3), bit(2), bit(1), bit(6)];
+        assert_eq!(
+            largest_part(&d, &disjuncts, &read),
+            Some(vec![bit(1), bit(2)])
+        );
+    }
+
+    #[test]
+    fn the_whole_conjunction_is_not_a_part() {
+        let (disjuncts, read) = set(&[&[bit(1), bit(2), bit(3)], &[bit(1), bit(2)]]);
+        let d = [bit(3), bit(2), bit(1)];
+        assert_eq!(
+            largest_part(&d, &disjuncts, &read),
+            Some(vec![bit(1), bit(2)])
+        );
+        let (disjuncts, read) = set(&[&[bit(1), bit(2), bit(3)]]);
+        assert_eq!(largest_part(&d, &disjuncts, &read), None);
+        // One literal read is no part.
+        let (disjuncts, read) = set(&[&[bit(1), bit(8)]]);
+        assert_eq!(
+            largest_part(&[bit(1), bit(2), bit(3)], &disjuncts, &read),
+            None
+        );
+    }
+}
