@@ -375,6 +375,30 @@ fn two_disjuncts_of_a_prop_that_share_a_literal_are_factored() {
 }
 
 #[test]
+fn a_factored_part_names_the_rules_of_its_prop() {
+    let rules = format!(
+        "{GROUP_BITS} (<= p (true g) (true y)) (<= p (true g) (true z)) (<= p (true (a 1)))
+        (<= terminal p)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let origins = ir.props[prop(&ir, "p").expect("p") as usize]
+        .origins
+        .clone();
+    assert!(!origins.is_empty(), "{ir}");
+    optimise::factor_groups(&mut ir);
+    let parts: Vec<_> = ir
+        .props
+        .iter()
+        .filter(|q| q.text.starts_with("p ("))
+        .collect();
+    assert!(!parts.is_empty(), "nothing factored: {ir}");
+    for q in parts {
+        assert_eq!(q.origins, origins, "{}: {ir}", q.text);
+    }
+}
+
+#[test]
 fn disjuncts_that_share_no_literal_are_left_as_they_are() {
     let rules = format!(
         "{GROUP_BITS} (<= p (true g) (true (a 1))) (<= p (true y) (true z)) (<= terminal p)"

@@ -17,7 +17,7 @@ use quote::quote;
 use gdl_runtime::propnet::{ALWAYS, JoinProgram, Net, Table};
 
 use super::{CodegenOptions, GameBodies};
-use crate::ir::{Input, Ir, Lit};
+use crate::ir::{Input, Ir, Lit, Prop};
 use crate::optimise;
 
 mod in_process;
@@ -622,37 +622,54 @@ fn finish(
         }
     }
     let mut thresh = vec![0u32; nodes];
-    let mut fan: Vec<Vec<u32>> = vec![Vec::new(); nodes];
-    let mut inner: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    // Each edge of the gates' inputs, by source: to the gate's out-edges (`fan`), or to its
+    // group's inner edges (a plain input from the same group).
+    let route = |gate: &Gate, s: &Signal| -> (bool, u32) {
+        let same_group = gate.group != NONE && group_of[s.node as usize] == gate.group;
+        (
+            same_group && !s.neg,
+            u32::from(gate.group != NONE) << 1 | u32::from(s.neg),
+        )
+    };
+    // Compressed rows, counted first (two vectors per node would be millions of allocations).
+    let mut fan_start = vec![0u32; nodes + 1];
+    let mut inner_start = vec![0u32; nodes + 1];
+    for gate in b.gates.iter().flatten() {
+        for s in &gate.inputs {
+            let starts = if route(gate, s).0 {
+                &mut inner_start
+            } else {
+                &mut fan_start
+            };
+            starts[s.node as usize + 1] += 1;
+        }
+    }
+    for n in 0..nodes {
+        fan_start[n + 1] += fan_start[n];
+        inner_start[n + 1] += inner_start[n];
+    }
+    let mut flat = vec![0u32; fan_start[nodes] as usize];
+    let mut inner_flat = vec![0u32; inner_start[nodes] as usize];
+    let mut fan_at = fan_start.clone();
+    let mut inner_at = inner_start.clone();
     for (n, gate) in b.gates.iter().enumerate() {
         let Some(gate) = gate else { continue };
         thresh[n] = gate.thresh;
         for s in &gate.inputs {
             let src = s.node as usize;
-            let same_group = gate.group != NONE && group_of[src] == gate.group;
-            if same_group && !s.neg {
-                inner[src].push(n as u32);
+            let (inner, kind) = route(gate, s);
+            if inner {
+                inner_flat[inner_at[src] as usize] = n as u32;
+                inner_at[src] += 1;
             } else {
-                let to_group = u32::from(gate.group != NONE);
-                fan[src].push((n as u32) << 2 | to_group << 1 | u32::from(s.neg));
+                flat[fan_at[src] as usize] = (n as u32) << 2 | kind;
+                fan_at[src] += 1;
             }
         }
     }
-    let mut fan_start = Vec::with_capacity(nodes + 1);
-    let mut flat = Vec::new();
-    fan_start.push(0);
-    for mut list in fan {
-        list.sort_unstable();
-        flat.extend(list);
-        fan_start.push(flat.len() as u32);
-    }
-    let mut inner_start = Vec::with_capacity(nodes + 1);
-    let mut inner_flat = Vec::new();
-    inner_start.push(0);
-    for mut list in inner {
-        list.sort_unstable();
-        inner_flat.extend(list);
-        inner_start.push(inner_flat.len() as u32);
+    for n in 0..nodes {
+        flat[fan_start[n] as usize..fan_start[n + 1] as usize].sort_unstable();
+        inner_flat[inner_start[n] as usize..inner_start[n + 1] as usize].sort_unstable();
     }
     let words = (bits as usize).div_ceil(64).max(1);
     let mut init = vec![0u64; words];
@@ -742,7 +759,7 @@ pub fn module_net(ir: &Ir) -> Net {
 /// turn it is, then feeds one gate instead of every move. Only the network is built from it; the cost
 /// model of the backends and everything else read `ir`.
 fn grouped(ir: &Ir) -> Ir {
-    let mut g = ir.clone();
+    let mut g = network_copy(ir, tracing::enabled!(tracing::Level::TRACE));
     optimise::share_conjunctions(&mut g);
     optimise::factor_groups(&mut g);
     optimise::simplify(&mut g);
@@ -755,6 +772,44 @@ fn grouped(ir: &Ir) -> Ir {
     g
 }
 
+/// A copy of `ir` to build the network from: without `texts`, the texts of its props, moves
+/// and state bits are empty and its props name no rules (only the visit profile reads them, at
+/// trace level), so that a large IR is copied without a string per prop and per move.
+fn network_copy(ir: &Ir, texts: bool) -> Ir {
+    let strings = |v: &Vec<String>| {
+        if texts {
+            v.clone()
+        } else {
+            vec![String::new(); v.len()]
+        }
+    };
+    Ir {
+        roles: ir.roles.clone(),
+        bits: strings(&ir.bits),
+        init: ir.init.clone(),
+        constant_facts: ir.constant_facts.clone(),
+        moves: ir.moves.iter().map(strings).collect(),
+        move_sets: ir.move_sets.clone(),
+        props: ir
+            .props
+            .iter()
+            .map(|p| Prop {
+                text: if texts { p.text.clone() } else { String::new() },
+                disjuncts: p.disjuncts.clone(),
+                origins: if texts { p.origins.clone() } else { Vec::new() },
+            })
+            .collect(),
+        groups: ir.groups.clone(),
+        legal: ir.legal.clone(),
+        next: ir.next.clone(),
+        terminal: ir.terminal,
+        goals: ir.goals.clone(),
+        sees: ir.sees.clone(),
+        joins: ir.joins.clone(),
+        declarations: ir.declarations.clone(),
+    }
+}
+
 /// The states of playouts the visit profile (`profile.rs`, at trace level) plays.
 const PROFILE_STATES: u64 = 2000;
 
@@ -762,14 +817,19 @@ const PROFILE_STATES: u64 = 2000;
 pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
     let g = grouped(ir);
     let (plain, signals) = build_plain(&g);
-    let mut net = plain.clone();
-    net.simplify();
-    if tracing::enabled!(tracing::Level::TRACE) {
+    let net = if tracing::enabled!(tracing::Level::TRACE) {
+        let mut net = plain.clone();
+        net.simplify();
         tracing::trace!(
             "{}",
             profile::report(&g, &plain, &signals, &net, PROFILE_STATES)
         );
-    }
+        net
+    } else {
+        let mut net = plain;
+        net.simplify();
+        net
+    };
     let text = net.encode();
     let bodies = GameBodies {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },

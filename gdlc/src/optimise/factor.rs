@@ -53,18 +53,15 @@ fn factor_with(ir: &mut Ir, shared: Shared) {
     let group_of = ir.group_of();
     // New props, numbered from `n`, and before which old prop each goes.
     let mut added: Vec<(u32, Prop)> = Vec::new();
-    let ir_origins: Vec<Vec<u32>> = ir.props.iter().map(|p| p.origins.clone()).collect();
-    // A new prop (placed before prop `before`), as a literal.
+    // A new prop (placed before prop `before`), as a literal; its origins are set at the end.
     let add =
         |before: u32, text: String, disjuncts: Vec<Vec<Lit>>, added: &mut Vec<(u32, Prop)>| {
-            // A factored part comes from the rules of the prop it is factored from.
-            let origins = ir_origins[before as usize].clone();
             added.push((
                 before,
                 Prop {
                     text,
                     disjuncts,
-                    origins,
+                    origins: Vec::new(),
                 },
             ));
             Lit::pos(Input::Prop((n + added.len() - 1) as u32))
@@ -184,6 +181,11 @@ fn factor_with(ir: &mut Ir, shared: Shared) {
         }
     }
     if !added.is_empty() {
+        // A factored part comes from the rules of the prop it is factored from (whose origins
+        // factoring leaves as they were).
+        for (before, prop) in &mut added {
+            prop.origins.clone_from(&ir.props[*before as usize].origins);
+        }
         insert(ir, added);
     }
 }

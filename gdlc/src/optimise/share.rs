@@ -24,12 +24,15 @@ pub fn share_conjunctions(ir: &mut Ir) {
     let outside = |p: usize| group_of[p].is_none();
     // The disjuncts of two or more literals of props of several disjuncts (each a gate).
     let mut disjuncts: HashSet<Vec<Lit>> = HashSet::default();
+    // The literals those disjuncts read: a part holds no other.
+    let mut read: HashSet<Lit> = HashSet::default();
     for (p, prop) in ir.props.iter().enumerate() {
         if !outside(p) || prop.disjuncts.len() < 2 {
             continue;
         }
         for c in &prop.disjuncts {
             if c.len() >= 2 {
+                read.extend(c.iter().copied());
                 disjuncts.insert(sorted(c));
             }
         }
@@ -48,7 +51,7 @@ pub fn share_conjunctions(ir: &mut Ir) {
         let [d] = &ir.props[p].disjuncts[..] else {
             continue;
         };
-        let Some(part) = largest_part(d, &disjuncts) else {
+        let Some(part) = largest_part(d, &disjuncts, &read) else {
             continue;
         };
         let q = *parts.entry(part.clone()).or_insert_with(|| {
@@ -71,6 +74,7 @@ pub fn share_conjunctions(ir: &mut Ir) {
     if added.is_empty() {
         return;
     }
+    let mut key: Vec<Lit> = Vec::new();
     for p in 0..n {
         if !outside(p) || ir.props[p].disjuncts.len() < 2 {
             continue;
@@ -79,7 +83,10 @@ pub fn share_conjunctions(ir: &mut Ir) {
             if c.len() < 2 {
                 continue;
             }
-            if let Some(&q) = parts.get(&sorted(c)) {
+            key.clear();
+            key.extend_from_slice(c);
+            key.sort_unstable();
+            if let Some(&q) = parts.get(key.as_slice()) {
                 *c = vec![Lit::pos(Input::Prop(q))];
                 let k = q as usize - n;
                 added[k].0 = added[k].0.min(p as u32);
@@ -97,26 +104,93 @@ fn sorted(c: &[Lit]) -> Vec<Lit> {
 }
 
 /// The largest part of `d` (at least two literals, fewer than all) that is one of
-/// `disjuncts`, sorted; the first in the order of subsets among parts of one size.
-fn largest_part(d: &[Lit], disjuncts: &HashSet<Vec<Lit>>) -> Option<Vec<Lit>> {
+/// `disjuncts`, sorted; the first in the order of subsets among parts of one size. Only the
+/// literals of `d` in `read` (those the disjuncts read) are tried, and each part is looked up
+/// in place, so a conjunction of eight literals of which two are read tries one part, not 246.
+fn largest_part(d: &[Lit], disjuncts: &HashSet<Vec<Lit>>, read: &HashSet<Lit>) -> Option<Vec<Lit>> {
     if d.len() < 3 || d.len() > MAX_LEN {
         return None;
     }
     let d = sorted(d);
-    let all = 1u32 << d.len();
-    let mut best: Option<(u32, Vec<Lit>)> = None;
-    for mask in 1..all - 1 {
+    // The positions of `d` a part may hold.
+    let candidates = (0..d.len())
+        .filter(|&i| read.contains(&d[i]))
+        .fold(0u32, |m, i| m | 1 << i);
+    if candidates.count_ones() < 2 {
+        return None;
+    }
+    let all = (1u32 << d.len()) - 1;
+    let mut part: Vec<Lit> = Vec::with_capacity(d.len());
+    let mut best: Option<(u32, u32)> = None;
+    for mask in 1..all {
         let size = mask.count_ones();
-        if size < 2 || best.as_ref().is_some_and(|(s, _)| *s >= size) {
+        if mask & !candidates != 0 || size < 2 || best.is_some_and(|(s, _)| s >= size) {
             continue;
         }
-        let part: Vec<Lit> = (0..d.len())
-            .filter(|&i| mask >> i & 1 != 0)
-            .map(|i| d[i])
-            .collect();
-        if disjuncts.contains(&part) {
-            best = Some((size, part));
+        part.clear();
+        part.extend((0..d.len()).filter(|&i| mask >> i & 1 != 0).map(|i| d[i]));
+        if disjuncts.contains(part.as_slice()) {
+            best = Some((size, mask));
         }
     }
-    best.map(|(_, part)| part)
+    best.map(|(_, mask)| {
+        (0..d.len())
+            .filter(|&i| mask >> i & 1 != 0)
+            .map(|i| d[i])
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bit(b: u32) -> Lit {
+        Lit::pos(Input::Bit(b))
+    }
+
+    fn set(cs: &[&[Lit]]) -> (HashSet<Vec<Lit>>, HashSet<Lit>) {
+        let disjuncts: HashSet<Vec<Lit>> = cs.iter().map(|c| sorted(c)).collect();
+        let read = cs.iter().flat_map(|c| c.iter().copied()).collect();
+        (disjuncts, read)
+    }
+
+    #[test]
+    fn the_largest_part_among_the_literals_read_is_found() {
+        let (disjuncts, read) = set(&[
+            &[bit(2), bit(5)],
+            &[bit(2), bit(5), bit(7)],
+            &[bit(1), bit(9)],
+        ]);
+        let d = [bit(7), bit(3), bit(5), bit(2), bit(4)];
+        assert_eq!(
+            largest_part(&d, &disjuncts, &read),
+            Some(vec![bit(2), bit(5), bit(7)])
+        );
+        // Of two parts of one size, the first in the order of subsets of the sorted literals.
+        let (disjuncts, read) = set(&[&[bit(3), bit(4)], &[bit(1), bit(2)]]);
+        let d = [bit(4), bit(3), bit(2), bit(1), bit(6)];
+        assert_eq!(
+            largest_part(&d, &disjuncts, &read),
+            Some(vec![bit(1), bit(2)])
+        );
+    }
+
+    #[test]
+    fn the_whole_conjunction_is_not_a_part() {
+        let (disjuncts, read) = set(&[&[bit(1), bit(2), bit(3)], &[bit(1), bit(2)]]);
+        let d = [bit(3), bit(2), bit(1)];
+        assert_eq!(
+            largest_part(&d, &disjuncts, &read),
+            Some(vec![bit(1), bit(2)])
+        );
+        let (disjuncts, read) = set(&[&[bit(1), bit(2), bit(3)]]);
+        assert_eq!(largest_part(&d, &disjuncts, &read), None);
+        // One literal read is no part.
+        let (disjuncts, read) = set(&[&[bit(1), bit(8)]]);
+        assert_eq!(
+            largest_part(&[bit(1), bit(2), bit(3)], &disjuncts, &read),
+            None
+        );
+    }
 }
