@@ -3,6 +3,7 @@
 //! The library does no file I/O: it takes source text and returns programs, diagnostics and
 //! code. See `ARCHITECTURE.md` at the repository root for the passes and their invariants.
 
+pub mod alloc;
 pub mod ast;
 pub mod cargo;
 pub mod check;

@@ -44,27 +44,8 @@ enum Command {
     Tournament(cli::tournament::Args),
 }
 
-/// glibc's malloc without its fast bins (`M_MXFAST` 0): the compiler frees millions of small
-/// vectors (rules, props, gates) between large allocations, and each large request first
-/// consolidates the fast bins (`malloc_consolidate`, `unlink_chunk`: 10% of amazonsTorus's
-/// compile). Without them a small free goes to the thread cache or is merged at once: 10-15%
-/// less user time on amazonsTorus, as much or a little less on alexChess, amazonsSuicide and
-/// chess, the same system time. Other allocators (mimalloc) saved more user time on some
-/// games but added as much system time (see CHANGELOG).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn tune_allocator() {
-    // SAFETY: `mallopt` sets one parameter of the allocator, which it applies under its own
-    // lock; no other thread runs yet.
-    unsafe {
-        libc::mallopt(libc::M_MXFAST, 0);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn tune_allocator() {}
-
 fn main() -> ExitCode {
-    tune_allocator();
+    gdlc::alloc::tune();
     // Diagnostics of the engines, e.g. `GDLC_LOG=gdlc=trace gdlc trace game.kif`.
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("GDLC_LOG"))

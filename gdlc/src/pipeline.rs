@@ -202,8 +202,9 @@ pub fn compile<'a>(
             warnings: a.warnings,
         });
     }
+    let mut a = a;
     let (Some(g), Some(ir), Some(rust), Some(ir_lowered)) =
-        (&a.ground, &a.ir, a.rust, a.ir_lowered)
+        (&a.ground, &a.ir, a.rust.take(), a.ir_lowered.take())
     else {
         return Err(vec![Diagnostic::error(
             "internal",
@@ -211,7 +212,7 @@ pub fn compile<'a>(
             "a pass produced nothing",
         )]);
     };
-    Ok(Compiled {
+    let compiled = Compiled {
         stats: CompileStats {
             ground: g.stats,
             ir_lowered,
@@ -220,12 +221,32 @@ pub fn compile<'a>(
             backend: a.backend.unwrap_or_default(),
             embedded_interpreter: false,
             race: a.race,
-            timings: a.timings,
+            timings: std::mem::take(&mut a.timings),
         },
         rust,
         type_name: options.codegen.type_name.clone(),
-        warnings: a.warnings,
-    })
+        warnings: std::mem::take(&mut a.warnings),
+    };
+    free(a.ground.take(), a.ir.take());
+    Ok(compiled)
+}
+
+/// A ground program of more rules than this is freed on a thread of its own ([`free`]).
+const FREED_APART: usize = 100_000;
+
+/// Frees what the passes made. A large ground program and its IR (millions of small vectors:
+/// 0.5-1 s of ruleDepthExponential's or amazonsTorus's compile) are freed on a thread of their
+/// own, so that the caller has the module at once; a small one, or when no thread can be
+/// started, here.
+fn free(ground: Option<GroundProgram>, ir: Option<Ir>) {
+    if ground.as_ref().is_none_or(|g| g.rules.len() <= FREED_APART) {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("gdlc-free".into())
+        .spawn(move || drop((ground, ir)));
+    // On failure the closure, and so what it holds, is dropped here.
+    drop(spawned);
 }
 
 /// Runs the passes up to and including `stop`, reporting each to [`CompileOptions::progress`].

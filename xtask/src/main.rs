@@ -65,6 +65,7 @@ enum Task {
 }
 
 fn main() -> ExitCode {
+    gdlc::alloc::tune();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

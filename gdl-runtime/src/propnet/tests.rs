@@ -2,6 +2,18 @@
 
 use super::*;
 
+/// The out-edges of each node of a network given by each gate's inputs (`source << 1 | negated`),
+/// as the engine's edges (`target << 2 | negated`).
+fn out_edges(ins: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); ins.len()];
+    for (t, l) in ins.iter().enumerate() {
+        for &x in l {
+            edges[(x >> 1) as usize].push((t as u32) << 2 | (x & 1));
+        }
+    }
+    edges
+}
+
 /// The out-edges of each node (`edges[n]`), as a network's `fan_start` and `fan`.
 pub(super) fn fan_table(edges: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
     let mut fan_start = vec![0];
@@ -381,13 +393,7 @@ fn random_net(seed: u64) -> Net {
             _ => 1 + rng.below(k as usize) as u32,
         };
     }
-    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
-    for (t, l) in ins.iter().enumerate() {
-        for &x in l {
-            edges[(x >> 1) as usize].push((t as u32) << 2 | (x & 1));
-        }
-    }
-    let (fan_start, fan) = fan_table(&edges);
+    let (fan_start, fan) = fan_table(&out_edges(&ins));
     Net {
         nodes,
         bits: 12,
@@ -460,13 +466,7 @@ fn wide_net(seed: u64) -> Net {
         ins[(next_base + b) as usize].push(b << 1);
         thresh[(next_base + b) as usize] = 1;
     }
-    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
-    for (t, l) in ins.iter().enumerate() {
-        for &x in l {
-            edges[(x >> 1) as usize].push((t as u32) << 2 | (x & 1));
-        }
-    }
-    let (fan_start, fan) = fan_table(&edges);
+    let (fan_start, fan) = fan_table(&out_edges(&ins));
     Net {
         nodes,
         bits,
