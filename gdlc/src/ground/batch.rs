@@ -6,9 +6,8 @@ use rustc_hash::FxHashSet as HashSet;
 use smallvec::SmallVec;
 
 use super::GroundRule;
-use super::instantiate::{Emitted, ground_rule};
-use super::join::{self, RelKey};
-use crate::normalize::NRule;
+use super::join::{self, RelKey, rel_key};
+use crate::normalize::{NLit, NRule};
 use crate::terms::TermId;
 
 /// How many matches `Instantiator::emit_join` collects before it looks up their heads
@@ -120,4 +119,57 @@ impl Emit<'_> {
         batch.keys.clear();
         going
     }
+}
+
+/// How far [`Instantiator::emit_join`] went.
+pub(super) enum Emitted {
+    All,
+    /// The limits were passed.
+    Overflow,
+    /// Stopped at the number of rules asked.
+    Paused,
+}
+
+/// The ground rule of one match of `rule`, from its head atom and the atoms of its dynamic
+/// literals (see `instantiate::literal_atoms`); `None` when its head is in no atom, or when it needs an
+/// atom both true and false. The negative literals are kept only on atoms that can hold.
+pub(super) fn ground_rule(
+    head: Option<TermId>,
+    lits: &[Option<TermId>],
+    rule: &NRule,
+    db: &join::Db,
+    dynamic: &HashSet<RelKey>,
+    guards: &std::collections::HashSet<crate::ast::Sym>,
+) -> Option<GroundRule> {
+    let head = head?;
+    let mut gr = GroundRule {
+        head,
+        pos: Vec::new(),
+        neg: Vec::new(),
+        origin: rule.origin,
+    };
+    for (i, lit) in rule.body.iter().enumerate() {
+        match lit {
+            NLit::Pos(a) if guards.contains(&a.rel) => {}
+            NLit::Pos(a) if dynamic.contains(&rel_key(a)) => {
+                if let Some(id) = lits[i] {
+                    gr.pos.push(id);
+                }
+            }
+            NLit::Neg(a) if dynamic.contains(&rel_key(a)) => {
+                if let Some(id) = lits[i].filter(|&id| db.contains(id)) {
+                    gr.neg.push(id);
+                }
+            }
+            _ => {}
+        }
+    }
+    gr.pos.sort_unstable();
+    gr.pos.dedup();
+    gr.neg.sort_unstable();
+    gr.neg.dedup();
+    if gr.pos.iter().any(|p| gr.neg.binary_search(p).is_ok()) {
+        return None;
+    }
+    Some(gr)
 }

@@ -10,7 +10,7 @@ use crate::diag::Diagnostic;
 use crate::normalize::{NAtom, NLit, NRule};
 use crate::terms::{TermId, TupleSet};
 
-use super::batch::{Emit, HEAD_BATCH, HeadBatch};
+use super::batch::{Emit, Emitted, HEAD_BATCH, HeadBatch, ground_rule};
 use super::join::{self, JoinError, JoinRequest, NegMode, RelKey, rel_key};
 use super::split::{self, Sizes};
 use super::{GroundRule, Grounder};
@@ -40,15 +40,6 @@ const ESTIMATE_AFTER: usize = 100_000;
 
 /// What the joins of this module are for, in the message of an exhausted budget.
 const INSTANTIATING: &str = "instantiating this rule";
-
-/// How far [`Instantiator::emit_join`] went.
-pub(super) enum Emitted {
-    All,
-    /// The limits were passed.
-    Overflow,
-    /// Stopped at the number of rules asked.
-    Paused,
-}
 
 /// A doomed rule (see `doomed.rs`) estimated to take more than this share of what is
 /// left of the limits is left to run time before its instances are made.
@@ -510,50 +501,6 @@ fn literal_atoms(
             _ => None,
         })
         .collect()
-}
-
-/// The ground rule of one match of `rule`, from its head atom and the atoms of its dynamic
-/// literals (see [`literal_atoms`]); `None` when its head is in no atom, or when it needs an
-/// atom both true and false. The negative literals are kept only on atoms that can hold.
-pub(super) fn ground_rule(
-    head: Option<TermId>,
-    lits: &[Option<TermId>],
-    rule: &NRule,
-    db: &join::Db,
-    dynamic: &HashSet<RelKey>,
-    guards: &std::collections::HashSet<crate::ast::Sym>,
-) -> Option<GroundRule> {
-    let head = head?;
-    let mut gr = GroundRule {
-        head,
-        pos: Vec::new(),
-        neg: Vec::new(),
-        origin: rule.origin,
-    };
-    for (i, lit) in rule.body.iter().enumerate() {
-        match lit {
-            NLit::Pos(a) if guards.contains(&a.rel) => {}
-            NLit::Pos(a) if dynamic.contains(&rel_key(a)) => {
-                if let Some(id) = lits[i] {
-                    gr.pos.push(id);
-                }
-            }
-            NLit::Neg(a) if dynamic.contains(&rel_key(a)) => {
-                if let Some(id) = lits[i].filter(|&id| db.contains(id)) {
-                    gr.neg.push(id);
-                }
-            }
-            _ => {}
-        }
-    }
-    gr.pos.sort_unstable();
-    gr.pos.dedup();
-    gr.neg.sort_unstable();
-    gr.neg.dedup();
-    if gr.pos.iter().any(|p| gr.neg.binary_search(p).is_ok()) {
-        return None;
-    }
-    Some(gr)
 }
 
 /// Sizes read from the grounder's database.
