@@ -185,7 +185,7 @@ pub fn compile<'a>(
     source: impl Into<Source<'a>>,
     options: &CompileOptions,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    let a = run(source, options, Stage::Rust)?;
+    let mut a = run(source, options, Stage::Rust)?;
     if a.embedded_interpreter
         && let Some(rust) = a.rust
     {
@@ -202,7 +202,6 @@ pub fn compile<'a>(
             warnings: a.warnings,
         });
     }
-    let mut a = a;
     let (Some(g), Some(ir), Some(rust), Some(ir_lowered)) =
         (&a.ground, &a.ir, a.rust.take(), a.ir_lowered.take())
     else {

@@ -120,6 +120,11 @@ fn largest_part(d: &[Lit], disjuncts: &HashSet<Vec<Lit>>, read: &HashSet<Lit>) -
         return None;
     }
     let all = (1u32 << d.len()) - 1;
+    // The literals of `d` at the set bits of `mask`, into `part`.
+    let fill = |mask: u32, part: &mut Vec<Lit>| {
+        part.clear();
+        part.extend((0..d.len()).filter(|&i| mask >> i & 1 != 0).map(|i| d[i]));
+    };
     let mut part: Vec<Lit> = Vec::with_capacity(d.len());
     let mut best: Option<(u32, u32)> = None;
     for mask in 1..all {
@@ -127,18 +132,14 @@ fn largest_part(d: &[Lit], disjuncts: &HashSet<Vec<Lit>>, read: &HashSet<Lit>) -
         if mask & !candidates != 0 || size < 2 || best.is_some_and(|(s, _)| s >= size) {
             continue;
         }
-        part.clear();
-        part.extend((0..d.len()).filter(|&i| mask >> i & 1 != 0).map(|i| d[i]));
+        fill(mask, &mut part);
         if disjuncts.contains(part.as_slice()) {
             best = Some((size, mask));
         }
     }
-    best.map(|(_, mask)| {
-        (0..d.len())
-            .filter(|&i| mask >> i & 1 != 0)
-            .map(|i| d[i])
-            .collect()
-    })
+    let (_, mask) = best?;
+    fill(mask, &mut part);
+    Some(part)
 }
 
 #[cfg(test)]
