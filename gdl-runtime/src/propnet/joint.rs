@@ -23,6 +23,8 @@ pub(super) struct Log {
     pub(super) leaves: Vec<u32>,
     /// Whether the propagation gave up on the way (the log is then incomplete).
     pub(super) lost: bool,
+    /// The edges the propagation visited.
+    visits: u64,
     /// Whether the log holds all that the propagation of the held joint move wrote, from none
     /// held.
     pub(super) armed: bool,
@@ -79,13 +81,16 @@ impl Engine<'_> {
         log.events.clear();
         log.leaves.clear();
         log.lost = false;
+        log.visits = 0;
         let from_none = self.joint.iter().all(|&m| m == u32::MAX);
         log.armed = from_none;
         if !self.hold(joint) {
             return;
         }
         if from_none {
+            let at = self.visits;
             self.propagate::<true>();
+            self.log.visits = self.visits - at;
             self.log.armed = !self.log.lost;
         } else {
             self.propagate::<false>();
@@ -93,11 +98,11 @@ impl Engine<'_> {
     }
 
     /// Lets go of the joint move (no move held): undone from the log when it holds what
-    /// [`Engine::set_joint_logged`] wrote, else propagated back.
-    pub(super) fn let_go(&mut self) {
+    /// [`Engine::set_joint_logged`] wrote, else propagated back. Returns the edges undone.
+    pub(super) fn let_go(&mut self) -> u64 {
         if !std::mem::take(&mut self.log.armed) {
             self.set_joint(&[]);
-            return;
+            return 0;
         }
         let Engine {
             nodes,
@@ -153,5 +158,6 @@ impl Engine<'_> {
             }
         }
         joint.fill(u32::MAX);
+        log.visits
     }
 }

@@ -298,7 +298,8 @@ impl super::Engine<'_> {
         self.drawn = joint;
         self.next(next);
         if self.clear.end(self.visits) {
-            self.let_go();
+            let undone = self.let_go();
+            self.clear.undone(undone);
         }
         Ok(())
     }
