@@ -290,12 +290,16 @@ impl super::Engine<'_> {
                 }
             }
         }
-        self.set_joint(&joint);
+        if self.clear.may_let_go() {
+            self.set_joint_logged(&joint);
+        } else {
+            self.set_joint(&joint);
+        }
         self.drawn = joint;
         self.next(next);
-        // (No move held is the same as a move of a role out of range: none.)
         if self.clear.end(self.visits) {
-            self.set_joint(&[]);
+            let undone = self.let_go();
+            self.clear.undone(undone);
         }
         Ok(())
     }

@@ -39,7 +39,8 @@
 //! each move whose output holds, the input its legal output shares with many others, which
 //! the engine keeps no edge for).
 //! A random step may let go of its joint move once it has read the next state, when a trial
-//! says that visits fewer edges (`clear.rs`).
+//! says that visits fewer edges (`clear.rs`); it then undoes the move's propagation from a log
+//! of what it wrote instead of propagating the move back (`joint.rs`).
 //! GDL-II percepts are one node each ([`Net::sees`]), read, like the next state, once the
 //! joint move is set.
 //!
@@ -116,6 +117,7 @@ impl Net {
 
 mod clear;
 mod join;
+mod joint;
 mod legal;
 mod order;
 mod pending;
@@ -196,6 +198,9 @@ pub struct Engine<'n> {
     lowered: Vec<u32>,
     /// Whether random steps let go of their joint move (see `clear.rs`).
     clear: clear::Clear,
+    /// What the propagation of a random step's joint move wrote, to let go of it without
+    /// propagating it back (see `joint.rs`).
+    log: joint::Log,
     /// Scratch of a random draw: the words of a role's legal moves that have one (index and
     /// bits), and the joint move drawn.
     picks: Vec<(u32, u64)>,
@@ -332,6 +337,7 @@ impl<'n> Engine<'n> {
             guards,
             lowered,
             clear: clear::Clear::default(),
+            log: joint::Log::default(),
             picks: Vec::new(),
             drawn: Vec::new(),
             rising: Vec::new(),
@@ -492,15 +498,19 @@ impl<'n> Engine<'n> {
     }
 
     /// Propagates the changes on the stack (see [`Engine::drain`]), then settles the groups
-    /// they reached, least first, until nothing changes.
-    fn propagate(&mut self) {
+    /// they reached, least first, until nothing changes. With `LOG`, what it changes is
+    /// logged (see `joint.rs`).
+    fn propagate<const LOG: bool>(&mut self) {
         let mut left = self.budget;
         loop {
-            let seen = self.drain(left);
+            let seen = self.drain::<LOG>(left);
             let Some(rest) = left.checked_sub(seen) else {
                 self.stack.clear();
                 self.pending.clear();
                 self.evaluate_all();
+                if LOG {
+                    self.log.lost = true;
+                }
                 return;
             };
             left = rest;
@@ -524,7 +534,8 @@ impl<'n> Engine<'n> {
     /// counts, and toggles each gate whose count crosses zero at once, pushing it in turn
     /// (outputs, which have no out-edges, are only toggled); a group reached is marked
     /// pending. Returns the number of edges visited, and stops once it is over `budget`.
-    fn drain(&mut self, budget: u64) -> u64 {
+    /// With `LOG`, each change popped and each output toggled is logged in [`Engine::log`].
+    fn drain<const LOG: bool>(&mut self, budget: u64) -> u64 {
         let Engine {
             net,
             nodes,
@@ -535,11 +546,16 @@ impl<'n> Engine<'n> {
             stack,
             pending,
             visits,
+            log,
             ..
         } = self;
+        let leaves = &mut log.leaves;
         let mut seen = 0u64;
         while seen <= budget {
             let Some(ev) = stack.pop() else { break };
+            if LOG {
+                log.events.push(ev);
+            }
             let n = (ev >> 1) as usize;
             let up = ev & 1;
             let (Some(&at), Some(next)) = (nodes.get(n), nodes.get(n + 1)) else {
@@ -558,11 +574,11 @@ impl<'n> Engine<'n> {
             // zero when it becomes 0; one whose input became false takes one, crossing at -1.
             // (Each polarity its own loop, the constants immediate.)
             if up != 0 {
-                step::<1, 0>(nodes, value, stack, all, pos);
-                step::<-1, -1>(nodes, value, stack, all, negs);
+                step::<1, 0, LOG>(nodes, value, stack, leaves, all, pos);
+                step::<-1, -1, LOG>(nodes, value, stack, leaves, all, negs);
             } else {
-                step::<-1, -1>(nodes, value, stack, all, pos);
-                step::<1, 0>(nodes, value, stack, all, negs);
+                step::<-1, -1, LOG>(nodes, value, stack, leaves, all, pos);
+                step::<1, 0, LOG>(nodes, value, stack, leaves, all, negs);
             }
             if at.fan & INTO == 0 {
                 continue;
@@ -588,12 +604,14 @@ impl<'n> Engine<'n> {
 
 /// Adds `D` to the counts of the targets of `edges` (one polarity), toggling the gates whose
 /// count reaches `CROSS` and pushing those that have out-edges (whose edges, in `all`, are
-/// prefetched: the stack is last in, first out, so they are visited soon).
+/// prefetched: the stack is last in, first out, so they are visited soon); with `LOG`, the
+/// others (outputs) toggled are appended to `leaves`.
 #[inline(always)]
-fn step<const D: i32, const CROSS: i32>(
+fn step<const D: i32, const CROSS: i32, const LOG: bool>(
     nodes: &mut [Node],
     value: &mut [u64],
     stack: &mut Vec<u32>,
+    leaves: &mut Vec<u32>,
     all: &[u32],
     edges: &[u32],
 ) {
@@ -606,6 +624,8 @@ fn step<const D: i32, const CROSS: i32>(
             if e & 2 == 0 {
                 stack.push((t as u32) << 1 | u32::from(x.count >= 0));
                 prefetch(all, x.fan);
+            } else if LOG {
+                leaves.push(t as u32);
             }
         }
     }
@@ -692,44 +712,7 @@ impl Engine<'_> {
         }
         self.rising = rising;
         if changed {
-            self.propagate();
-        }
-    }
-
-    /// Makes the `does` inputs hold the joint move (a move out of range is no move).
-    pub fn set_joint(&mut self, joint: &[u32]) {
-        let net = self.net;
-        let mut changed = false;
-        for r in 0..self.joint.len() {
-            let m = joint
-                .get(r)
-                .copied()
-                .filter(|&m| m < net.moves[r])
-                .unwrap_or(u32::MAX);
-            let old = self.joint[r];
-            if m == old {
-                continue;
-            }
-            changed = true;
-            if old != u32::MAX {
-                let n = net.does_base[r] + old;
-                self.toggle(n);
-                self.push(n << 1);
-            }
-            self.joint[r] = m;
-        }
-        for r in 0..self.joint.len() {
-            let m = self.joint[r];
-            if m != u32::MAX && changed {
-                let n = net.does_base[r] + m;
-                if !self.get(n) {
-                    self.toggle(n);
-                    self.push(n << 1 | 1);
-                }
-            }
-        }
-        if changed {
-            self.propagate();
+            self.propagate::<false>();
         }
     }
 

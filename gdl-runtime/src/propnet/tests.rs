@@ -553,3 +553,63 @@ fn each_run_of_edges_is_ascending_in_the_engine_numbering() {
         "no network was renumbered: the test tests nothing"
     );
 }
+
+/// What the engine holds between steps: every count, every value and the joint move (and it
+/// has nothing left to propagate or settle).
+fn held(e: &mut Engine) -> (Vec<i32>, Vec<u64>, Vec<u32>) {
+    assert!(e.stack.is_empty());
+    assert_eq!(e.pending.take(), None);
+    let counts = e.nodes.iter().map(|n| n.count).collect();
+    (counts, e.value.clone(), e.joint.clone())
+}
+
+/// A joint move set from none held with its propagation logged, then let go of from the log:
+/// the engine holds exactly what it held before (every count, every value, no move), and
+/// while the move was held, the values of a full evaluation; `logged` says whether the log
+/// must have been complete (else the move was propagated back).
+fn undo_restores(n: &Net, budget: Option<u64>, logged: bool, seed: u64) {
+    let mut e = Engine::new(n);
+    if let Some(b) = budget {
+        e.budget = b;
+    }
+    let bits = (1u64 << n.bits) - 1;
+    let mut rng = crate::SplitMix64::new(seed);
+    for step in 0..200 {
+        let state = rng.next_u64() & bits;
+        let joint = [rng.below(n.moves[0] as usize + 1) as u32];
+        e.set_state(&[state]);
+        let before = held(&mut e);
+        e.set_joint_logged(&joint);
+        let none = joint[0] >= n.moves[0];
+        let mut full = Engine::new(n);
+        full.state = vec![state];
+        full.joint = vec![if none { u32::MAX } else { joint[0] }];
+        full.evaluate_all();
+        let moved = held(&mut e);
+        assert_eq!(moved.1, full.value, "seed {seed}, step {step}");
+        // (No move to set is nothing to undo.)
+        assert_eq!(e.log.armed, logged || none, "seed {seed}, step {step}");
+        e.let_go();
+        assert_eq!(held(&mut e), before, "seed {seed}, step {step}");
+        // A move set while another is held is propagated back.
+        e.set_joint(&[0]);
+        e.set_joint_logged(&joint);
+        assert!(!e.log.armed);
+        e.let_go();
+        assert_eq!(held(&mut e), before, "seed {seed}, step {step}");
+    }
+}
+
+/// Letting go of a move from the log restores counts (of gates and of group members), the
+/// values of the gates that changed (pushed), of the outputs that changed (not pushed) and
+/// of the move's inputs, and the joint move held: on the hand-built network (a recursive
+/// group, outputs toggled) and on random ones; and when the propagation gave up (a budget of
+/// none), the move is propagated back instead.
+#[test]
+fn letting_go_from_the_log_restores_what_the_engine_held() {
+    undo_restores(&net(), None, true, 1);
+    undo_restores(&net(), Some(0), false, 2);
+    for seed in 0..40 {
+        undo_restores(&random_net(seed), None, true, seed + 77);
+    }
+}
