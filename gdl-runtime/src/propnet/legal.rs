@@ -7,6 +7,7 @@
 
 use super::{NONE, Net};
 use crate::SplitMix64;
+use crate::bits::Counted;
 
 /// The fewest out-edges a literal needs for the engine to test it when listing moves rather than
 /// visit its edges into legal outputs (see [`lifted`]).
@@ -311,8 +312,16 @@ impl super::Engine<'_> {
     pub fn random_legal(&mut self, role: usize, rng: &mut SplitMix64) -> Option<u32> {
         let mut found = std::mem::take(&mut self.picks);
         found.clear();
-        self.legal_words(role, |w, x| found.push((w as u32, x)));
-        let pick = crate::bits::pick_move_sparse(&found, rng);
+        let mut total = 0;
+        self.legal_words(role, |w, bits| {
+            found.push(Counted {
+                index: w as u32,
+                before: total,
+                bits,
+            });
+            total += bits.count_ones();
+        });
+        let pick = crate::bits::pick_move_counted(&found, total, rng);
         self.picks = found;
         pick
     }

@@ -196,9 +196,9 @@ pub struct Engine<'n> {
     lowered: Vec<u32>,
     /// Whether random steps let go of their joint move (see `clear.rs`).
     clear: clear::Clear,
-    /// Scratch of a random draw: the words of a role's legal moves that have one (index and
-    /// bits), and the joint move drawn.
-    picks: Vec<(u32, u64)>,
+    /// Scratch of a random draw: the words of a role's legal moves that have one (index,
+    /// moves before it and bits), and the joint move drawn.
+    picks: Vec<crate::bits::Counted>,
     drawn: Vec<u32>,
     /// Scratch of [`Engine::set_state`]: the words whose bits rise (index and bits).
     rising: Vec<(u32, u64)>,
