@@ -4,6 +4,11 @@
 //! per move whose output holds. An input that a legal and-gate shares with many others (chosen
 //! by [`lifted`]) is not kept as an edge: the listing tests it for each move whose output
 //! holds.
+//!
+//! When the guard fails (the idle role of a turn-based game), only the role's words that hold
+//! a move outside it are read. A random draw counts the moves of each word as it is found, so
+//! that the word the draw lands in is found by a binary search on the counts
+//! ([`crate::bits::pick_move_counted`]).
 
 use super::{NONE, Net};
 use crate::SplitMix64;
