@@ -25,11 +25,28 @@ pub fn pick_move(words: &[u64], rng: &mut SplitMix64) -> Option<u32> {
     pick(words.iter().enumerate().map(|(i, &w)| (i as u32, w)), rng)
 }
 
-/// [`pick_move`] over the words that have a bit set, each with its index, ascending (the
-/// propnet engine's legal moves, mostly empty words skipped).
+/// A word of legal moves, with its index and the number of moves in the words before it (see
+/// [`pick_move_counted`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counted {
+    pub index: u32,
+    pub before: u32,
+    pub bits: u64,
+}
+
+/// [`pick_move`] over the words that have a bit set, ascending, each with the number of moves
+/// before it, `total` moves in all (the propnet engine's legal moves, counted as they are
+/// found, mostly empty words skipped): the word the draw lands in is found by a binary search
+/// on the counts, without counting the words again.
 #[inline]
-pub fn pick_move_sparse(words: &[(u32, u64)], rng: &mut SplitMix64) -> Option<u32> {
-    pick(words.iter().copied(), rng)
+pub fn pick_move_counted(words: &[Counted], total: u32, rng: &mut SplitMix64) -> Option<u32> {
+    if total == 0 {
+        return None;
+    }
+    let k = rng.below(total as usize) as u32;
+    let at = words.partition_point(|w| w.before <= k).checked_sub(1)?;
+    let w = words.get(at)?;
+    Some(w.index * 64 + nth_bit(w.bits, k - w.before))
 }
 
 /// The draw of [`pick_move`] over `(index, word)` pairs, ascending.
@@ -43,15 +60,21 @@ fn pick(words: impl Iterator<Item = (u32, u64)> + Clone, rng: &mut SplitMix64) -
     for (i, w) in words {
         let c = w.count_ones();
         if k < c {
-            let mut w = w;
-            for _ in 0..k {
-                w &= w - 1;
-            }
-            return Some(i * 64 + w.trailing_zeros());
+            return Some(i * 64 + nth_bit(w, k));
         }
         k -= c;
     }
     None
+}
+
+/// The position of the `k`-th set bit of `w` (from 0, least significant first; 64 if it has
+/// `k` or fewer).
+#[inline(always)]
+fn nth_bit(mut w: u64, k: u32) -> u32 {
+    for _ in 0..k {
+        w &= w.wrapping_sub(1);
+    }
+    w.trailing_zeros()
 }
 
 #[cfg(test)]
@@ -76,6 +99,34 @@ mod tests {
             assert_eq!(picked, Some(listed[b.below(listed.len())]));
             assert_eq!(a.next_u64(), b.next_u64());
         }
+    }
+
+    /// The counted pick draws the move that the pick over all words draws, leaving the
+    /// generator where it does.
+    #[test]
+    fn a_counted_pick_is_the_pick_of_the_same_draw() {
+        let words = [0, 0x8000_0000_0000_0101u64, 0, 0, 0b110, 1 << 40];
+        let mut counted = Vec::new();
+        let mut total = 0;
+        for (i, &bits) in words.iter().enumerate().filter(|w| *w.1 != 0) {
+            counted.push(Counted {
+                index: i as u32,
+                before: total,
+                bits,
+            });
+            total += bits.count_ones();
+        }
+        for seed in 0..200 {
+            let (mut a, mut b) = (SplitMix64::new(seed), SplitMix64::new(seed));
+            assert_eq!(
+                pick_move_counted(&counted, total, &mut a),
+                pick_move(&words, &mut b)
+            );
+            assert_eq!(a.next_u64(), b.next_u64());
+        }
+        let mut a = SplitMix64::new(5);
+        assert_eq!(pick_move_counted(&[], 0, &mut a), None);
+        assert_eq!(a.next_u64(), SplitMix64::new(5).next_u64());
     }
 
     #[test]

@@ -4,9 +4,15 @@
 //! per move whose output holds. An input that a legal and-gate shares with many others (chosen
 //! by [`lifted`]) is not kept as an edge: the listing tests it for each move whose output
 //! holds.
+//!
+//! When the guard fails (the idle role of a turn-based game), only the role's words that hold
+//! a move outside it are read. A random draw counts the moves of each word as it is found, so
+//! that the word the draw lands in is found by a binary search on the counts
+//! ([`crate::bits::pick_move_counted`]).
 
 use super::{NONE, Net};
 use crate::SplitMix64;
+use crate::bits::Counted;
 
 /// The fewest out-edges a literal needs for the engine to test it when listing moves rather than
 /// visit its edges into legal outputs (see [`lifted`]).
@@ -27,6 +33,9 @@ pub(super) struct Guards {
     own: Vec<Vec<u32>>,
     /// Per role: one bit per move, set for the moves with a literal of their own.
     own_masks: Vec<Vec<u64>>,
+    /// Per role: the words that hold a move without the common guard, ascending: all that a
+    /// listing reads when the guard fails (the idle role of a turn-based game).
+    free: Vec<Vec<u32>>,
 }
 
 /// An input edge of a legal output that the engine does not keep: the move's own test.
@@ -66,6 +75,7 @@ impl Guards {
                 }
             }
             g.common.push(translate(common, new_of));
+            g.free.push(free_words(&mask, n as usize));
             g.masks.push(mask);
             g.own.push(own);
             g.own_masks.push(own_mask);
@@ -81,6 +91,25 @@ impl Guards {
             }
         }
         g
+    }
+}
+
+/// The words of a role of `n` moves that hold a move outside `mask` (the moves of the common
+/// guard), ascending.
+fn free_words(mask: &[u64], n: usize) -> Vec<u32> {
+    (0..n.div_ceil(64))
+        .filter(|&w| range_bits(w, n) & !mask.get(w).copied().unwrap_or(0) != 0)
+        .map(|w| w as u32)
+        .collect()
+}
+
+/// The bits of word `w` that are moves of a role of `n` moves.
+#[inline]
+fn range_bits(w: usize, n: usize) -> u64 {
+    match n.saturating_sub(w * 64) {
+        0 => 0,
+        k if k >= 64 => u64::MAX,
+        k => (1u64 << k) - 1,
     }
 }
 
@@ -205,54 +234,74 @@ pub(super) fn translate(g: u32, new_of: &[u32]) -> u32 {
 impl super::Engine<'_> {
     /// Calls `f` with each word of the legal moves of `role` that has a move (its index and
     /// bits: bit `m % 64` of word `m / 64` for move `m`), ascending.
+    ///
+    /// When the common guard fails, only the role's words with moves outside it are read.
+    /// Otherwise the words are read 64 at a time into a summary of those that are not empty
+    /// (without a branch per word: most are empty, and which ones changes from state to
+    /// state), and only those are looked at.
     #[inline]
     fn legal_words(&self, role: usize, mut f: impl FnMut(usize, u64)) {
         let net = self.net;
         let (Some(&base), Some(&n)) = (net.legal_base.get(role), net.moves.get(role)) else {
             return;
         };
-        let common = self.guards.common.get(role).copied().unwrap_or(NONE);
-        let mask = self.guards.masks.get(role).map_or(&[][..], Vec::as_slice);
-        let own = self.guards.own.get(role).map_or(&[][..], Vec::as_slice);
-        let own_mask = self
-            .guards
-            .own_masks
-            .get(role)
-            .map_or(&[][..], Vec::as_slice);
-        // Whether the common guard holds: if not, its moves are masked out word by word.
-        let holds = common == NONE || self.get(common >> 1) != (common & 1 != 0);
-        let w0 = (base / 64) as usize;
+        let g = &self.guards;
+        let common = g.common.get(role).copied().unwrap_or(NONE);
+        let mask = g.masks.get(role).map_or(&[][..], Vec::as_slice);
+        let own = g.own.get(role).map_or(&[][..], Vec::as_slice);
+        let own_mask = g.own_masks.get(role).map_or(&[][..], Vec::as_slice);
         let n = n as usize;
+        let w0 = (base / 64) as usize;
         let Some(words) = self.value.get(w0..w0 + n.div_ceil(64)) else {
             return;
         };
-        for (w, &v) in words.iter().enumerate() {
-            // Most words of a large game hold no legal move: the common case costs one test.
-            if v == 0 {
-                continue;
-            }
-            let mut x = v;
-            if (w + 1) * 64 > n {
-                x &= (1u64 << (n - w * 64)) - 1;
-            }
-            if !holds {
-                x &= !mask.get(w).copied().unwrap_or(0);
-            }
-            // The moves left to test: those with a literal of their own.
+        // The moves of word `w` (of value `v`) whose own literal holds, if they have one.
+        let tested = |w: usize, v: u64| -> u64 {
+            let mut x = v & range_bits(w, n);
             let mut test = x & own_mask.get(w).copied().unwrap_or(0);
             while test != 0 {
                 let b = test.trailing_zeros();
                 test &= test - 1;
-                let m = w * 64 + b as usize;
-                if let Some(&g) = own.get(m)
-                    && g != NONE
-                    && self.get(g >> 1) == (g & 1 != 0)
-                {
-                    x &= !(1 << b);
+                let l = own.get(w * 64 + b as usize).copied().unwrap_or(NONE);
+                // (NONE, never in `own_mask`, reads as a literal that holds.)
+                let node = (l >> 1) as usize;
+                let value = self
+                    .value
+                    .get(node >> 6)
+                    .map_or(0, |&v| v >> (node & 63) & 1);
+                let fails = value ^ u64::from(l & 1) ^ 1;
+                x &= !(fails << b);
+            }
+            x
+        };
+        // Whether the common guard holds: if not, its moves are masked out.
+        let holds = common == NONE || self.get(common >> 1) != (common & 1 != 0);
+        if !holds {
+            for &w in g.free.get(role).map_or(&[][..], Vec::as_slice) {
+                let w = w as usize;
+                let v = words.get(w).copied().unwrap_or(0) & !mask.get(w).copied().unwrap_or(0);
+                if v != 0 {
+                    let x = tested(w, v);
+                    if x != 0 {
+                        f(w, x);
+                    }
                 }
             }
-            if x != 0 {
-                f(w, x);
+            return;
+        }
+        for (c, chunk) in words.chunks(64).enumerate() {
+            let mut full = 0u64;
+            for (i, &v) in chunk.iter().enumerate() {
+                full |= u64::from(v != 0) << i;
+            }
+            while full != 0 {
+                let i = full.trailing_zeros() as usize;
+                full &= full - 1;
+                let w = c * 64 + i;
+                let x = tested(w, chunk.get(i).copied().unwrap_or(0));
+                if x != 0 {
+                    f(w, x);
+                }
             }
         }
     }
@@ -268,8 +317,16 @@ impl super::Engine<'_> {
     pub fn random_legal(&mut self, role: usize, rng: &mut SplitMix64) -> Option<u32> {
         let mut found = std::mem::take(&mut self.picks);
         found.clear();
-        self.legal_words(role, |w, x| found.push((w as u32, x)));
-        let pick = crate::bits::pick_move_sparse(&found, rng);
+        let mut total = 0;
+        self.legal_words(role, |w, bits| {
+            found.push(Counted {
+                index: w as u32,
+                before: total,
+                bits,
+            });
+            total += bits.count_ones();
+        });
+        let pick = crate::bits::pick_move_counted(&found, total, rng);
         self.picks = found;
         pick
     }
@@ -313,3 +370,6 @@ fn push_bits(out: &mut Vec<u32>, w: usize, mut x: u64) {
         x &= x - 1;
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -201,9 +201,9 @@ pub struct Engine<'n> {
     /// What the propagation of a random step's joint move wrote, to let go of it without
     /// propagating it back (see `joint.rs`).
     log: joint::Log,
-    /// Scratch of a random draw: the words of a role's legal moves that have one (index and
-    /// bits), and the joint move drawn.
-    picks: Vec<(u32, u64)>,
+    /// Scratch of a random draw: the words of a role's legal moves that have one (index,
+    /// moves before it and bits), and the joint move drawn.
+    picks: Vec<crate::bits::Counted>,
     drawn: Vec<u32>,
     /// Scratch of [`Engine::set_state`]: the words whose bits rise (index and bits).
     rising: Vec<(u32, u64)>,

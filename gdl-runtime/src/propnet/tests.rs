@@ -4,7 +4,7 @@ use super::*;
 
 /// The out-edges of each node of a network given by each gate's inputs (`source << 1 | negated`),
 /// as the engine's edges (`target << 2 | negated`).
-fn out_edges(ins: &[Vec<u32>]) -> Vec<Vec<u32>> {
+pub(super) fn out_edges(ins: &[Vec<u32>]) -> Vec<Vec<u32>> {
     let mut edges: Vec<Vec<u32>> = vec![Vec::new(); ins.len()];
     for (t, l) in ins.iter().enumerate() {
         for &x in l {
