@@ -448,6 +448,41 @@ fn a_conjunction_no_other_prop_has_a_part_of_is_left_as_it_is() {
     assert_eq!(ir.props, before, "{ir}");
 }
 
+#[test]
+fn a_disjunct_of_one_literal_absorbs_what_the_others_repeat() {
+    // `p = !g | g & y | g & (a 1) & z | y & z`, as chess's `legalMove` reads "not in check, or
+    // in check and a way out": `p = !g | y | (a 1) & z`, so that `g` is read once; `y & z`
+    // is absorbed by `y` once `y` stands alone.
+    let rules = format!(
+        "{GROUP_BITS} (<= p (not (true g))) (<= p (true g) (true y))
+        (<= p (true g) (true (a 1)) (true z)) (<= p (true y) (true z)) (<= terminal p)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let g = bit(&ir, "g");
+    let reads_g = |ir: &Ir| {
+        let p = &ir.props[prop(ir, "p").expect("p") as usize];
+        p.disjuncts
+            .iter()
+            .flatten()
+            .filter(|l| l.input == Input::Bit(g))
+            .count()
+    };
+    assert_eq!(reads_g(&ir), 3, "before: {ir}");
+    let before = terminal_table(&ir);
+    assert!(optimise::absorb(&mut ir));
+    assert_eq!(reads_g(&ir), 1, "{ir}");
+    let p = &ir.props[prop(&ir, "p").expect("p") as usize];
+    assert_eq!(p.disjuncts.len(), 3, "{ir}");
+    assert_eq!(
+        terminal_table(&ir),
+        before,
+        "absorbing changed terminal: {ir}"
+    );
+    // Nothing left to absorb.
+    assert!(!optimise::absorb(&mut ir));
+}
+
 /// The number of selectors of [`selected`].
 const SELECTORS: usize = 36;
 
