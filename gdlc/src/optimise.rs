@@ -11,6 +11,8 @@
 //!   of another prop through a prop of that part (for the propnet backend's network);
 //! - [`absorb`]: a disjunct of one literal `u` absorbs the disjuncts that contain `u` and
 //!   strengthens those that contain `!u` (for the propnet backend's network);
+//! - [`distribute_units`]: conjunctions of a disjunction reading props with the same
+//!   one-literal disjunct `u` read `u` once (for the propnet backend's network);
 //! - [`demux`]: a literal read with many selectors seldom true together reads them through
 //!   blocks (for the propnet backend's network);
 //! - [`remove_dead`]: props no output reads are removed and the rest renumbered (first, after
@@ -18,6 +20,7 @@
 
 mod absorb;
 mod demux;
+mod distribute;
 mod factor;
 mod share;
 
@@ -26,6 +29,7 @@ use std::ops::Range;
 
 pub use absorb::absorb;
 pub use demux::{Activity, DemuxOptions, candidates as demux_candidates, demux};
+pub use distribute::distribute_units;
 pub use factor::{factor, factor_groups};
 pub use share::share_conjunctions;
 

@@ -483,6 +483,53 @@ fn a_disjunct_of_one_literal_absorbs_what_the_others_repeat() {
     assert!(!optimise::absorb(&mut ir));
 }
 
+#[test]
+fn a_unit_that_props_of_a_disjunction_share_is_read_once() {
+    // `(q ?i) = !g | (a ?i) & y` and `h = (q 1) & (a 1) | .. | (q 8) & (a 8)`: as `h = !g &
+    // ((a 1) | .. | (a 8)) | (a 1) & y | ..`, a change of `g` reaches one gate of `h`, not
+    // the eight `(q ?i)`.
+    let rules = format!(
+        "{GROUP_BITS} (<= (q ?i) (not (true g)) (index ?i)) (<= (q ?i) (true (a ?i)) (true y))
+        (<= h (q ?i) (true (a ?i))) (<= terminal h)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let not_g = Lit::pos(Input::Bit(bit(&ir, "g"))).negate();
+    let qs: Vec<Lit> = (1..=8)
+        .map(|i| Lit::pos(Input::Prop(prop(&ir, &format!("(q {i})")).expect("q"))))
+        .collect();
+    let h = prop(&ir, "h").expect("h") as usize;
+    let reads_q = |ir: &Ir, h: usize| {
+        let d = &ir.props[h].disjuncts;
+        d.iter()
+            .filter(|c| c.iter().any(|l| qs.contains(l)))
+            .count()
+    };
+    assert_eq!(reads_q(&ir, h), 8, "before: {ir}");
+    let before = terminal_table(&ir);
+    assert!(optimise::distribute_units(&mut ir));
+    let h = prop(&ir, "h").expect("h") as usize;
+    assert_eq!(reads_q(&ir, h), 0, "{ir}");
+    let with_g: Vec<_> = ir.props[h]
+        .disjuncts
+        .iter()
+        .filter(|c| c.contains(&not_g))
+        .collect();
+    assert_eq!(with_g.len(), 1, "{ir}");
+    assert_eq!(
+        terminal_table(&ir),
+        before,
+        "distributing changed terminal: {ir}"
+    );
+    // Fewer than eight such conjunctions are left as they are.
+    let rules = rules.replace("(index 8)", "").replace("(index 7)", "");
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let props = ir.props.clone();
+    assert!(!optimise::distribute_units(&mut ir));
+    assert_eq!(ir.props, props);
+}
+
 /// The number of selectors of [`selected`].
 const SELECTORS: usize = 36;
 

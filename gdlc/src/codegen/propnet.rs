@@ -767,6 +767,7 @@ fn grouped(ir: &Ir) -> Ir {
     }
     optimise::share_conjunctions(&mut g);
     optimise::factor_groups(&mut g);
+    optimise::distribute_units(&mut g);
     optimise::simplify(&mut g);
     optimise::remove_dead(&mut g);
     if g.joins.is_empty() {
