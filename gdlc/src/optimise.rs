@@ -9,19 +9,27 @@
 //!   also those common to groups of them, for the propnet backend's network);
 //! - [`share_conjunctions`]: a prop of one conjunction reads the part of it that is a disjunct
 //!   of another prop through a prop of that part (for the propnet backend's network);
+//! - [`absorb`]: a disjunct of one literal `u` absorbs the disjuncts that contain `u` and
+//!   strengthens those that contain `!u` (for the propnet backend's network);
+//! - [`distribute_units`]: conjunctions of a disjunction reading props with the same
+//!   one-literal disjunct `u` read `u` once (for the propnet backend's network);
 //! - [`demux`]: a literal read with many selectors seldom true together reads them through
 //!   blocks (for the propnet backend's network);
 //! - [`remove_dead`]: props no output reads are removed and the rest renumbered (first, after
 //!   the first simplification, and last).
 
+mod absorb;
 mod demux;
+mod distribute;
 mod factor;
 mod share;
 
 use std::hash::BuildHasher;
 use std::ops::Range;
 
+pub use absorb::absorb;
 pub use demux::{Activity, DemuxOptions, candidates as demux_candidates, demux};
+pub use distribute::distribute_units;
 pub use factor::{factor, factor_groups};
 pub use share::share_conjunctions;
 

@@ -448,6 +448,88 @@ fn a_conjunction_no_other_prop_has_a_part_of_is_left_as_it_is() {
     assert_eq!(ir.props, before, "{ir}");
 }
 
+#[test]
+fn a_disjunct_of_one_literal_absorbs_what_the_others_repeat() {
+    // `p = !g | g & y | g & (a 1) & z | y & z`, as chess's `legalMove` reads "not in check, or
+    // in check and a way out": `p = !g | y | (a 1) & z`, so that `g` is read once; `y & z`
+    // is absorbed by `y` once `y` stands alone.
+    let rules = format!(
+        "{GROUP_BITS} (<= p (not (true g))) (<= p (true g) (true y))
+        (<= p (true g) (true (a 1)) (true z)) (<= p (true y) (true z)) (<= terminal p)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let g = bit(&ir, "g");
+    let reads_g = |ir: &Ir| {
+        let p = &ir.props[prop(ir, "p").expect("p") as usize];
+        p.disjuncts
+            .iter()
+            .flatten()
+            .filter(|l| l.input == Input::Bit(g))
+            .count()
+    };
+    assert_eq!(reads_g(&ir), 3, "before: {ir}");
+    let before = terminal_table(&ir);
+    assert!(optimise::absorb(&mut ir));
+    assert_eq!(reads_g(&ir), 1, "{ir}");
+    let p = &ir.props[prop(&ir, "p").expect("p") as usize];
+    assert_eq!(p.disjuncts.len(), 3, "{ir}");
+    assert_eq!(
+        terminal_table(&ir),
+        before,
+        "absorbing changed terminal: {ir}"
+    );
+    // Nothing left to absorb.
+    assert!(!optimise::absorb(&mut ir));
+}
+
+#[test]
+fn a_unit_that_props_of_a_disjunction_share_is_read_once() {
+    // `(q ?i) = !g | (a ?i) & y` and `h = (q 1) & (a 1) | .. | (q 8) & (a 8)`: as `h = !g &
+    // ((a 1) | .. | (a 8)) | (a 1) & y | ..`, a change of `g` reaches one gate of `h`, not
+    // the eight `(q ?i)`.
+    let rules = format!(
+        "{GROUP_BITS} (<= (q ?i) (not (true g)) (index ?i)) (<= (q ?i) (true (a ?i)) (true y))
+        (<= h (q ?i) (true (a ?i))) (<= terminal h)"
+    );
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let not_g = Lit::pos(Input::Bit(bit(&ir, "g"))).negate();
+    let qs: Vec<Lit> = (1..=8)
+        .map(|i| Lit::pos(Input::Prop(prop(&ir, &format!("(q {i})")).expect("q"))))
+        .collect();
+    let h = prop(&ir, "h").expect("h") as usize;
+    let reads_q = |ir: &Ir, h: usize| {
+        let d = &ir.props[h].disjuncts;
+        d.iter()
+            .filter(|c| c.iter().any(|l| qs.contains(l)))
+            .count()
+    };
+    assert_eq!(reads_q(&ir, h), 8, "before: {ir}");
+    let before = terminal_table(&ir);
+    assert!(optimise::distribute_units(&mut ir));
+    let h = prop(&ir, "h").expect("h") as usize;
+    assert_eq!(reads_q(&ir, h), 0, "{ir}");
+    let with_g: Vec<_> = ir.props[h]
+        .disjuncts
+        .iter()
+        .filter(|c| c.contains(&not_g))
+        .collect();
+    assert_eq!(with_g.len(), 1, "{ir}");
+    assert_eq!(
+        terminal_table(&ir),
+        before,
+        "distributing changed terminal: {ir}"
+    );
+    // Fewer than eight such conjunctions are left as they are.
+    let rules = rules.replace("(index 8)", "").replace("(index 7)", "");
+    let mut ir = lowered(&rules);
+    optimise::simplify(&mut ir);
+    let props = ir.props.clone();
+    assert!(!optimise::distribute_units(&mut ir));
+    assert_eq!(ir.props, props);
+}
+
 /// The number of selectors of [`selected`].
 const SELECTORS: usize = 36;
 

@@ -753,15 +753,21 @@ pub fn module_net(ir: &Ir) -> Net {
     build_net(&grouped(ir))
 }
 
-/// `ir` with the conjunctions that props share made props of their own
+/// `ir` with the literals that a disjunct of one literal makes needless dropped
+/// ([`optimise::absorb`]: `!c | c & x` as `!c | x`, so that a change of `c` reaches fewer
+/// gates), the conjunctions that props share made props of their own
 /// ([`optimise::share_conjunctions`]) and the literals shared by groups of disjuncts factored
 /// out as well ([`optimise::factor_groups`]): a literal that a role's moves read, such as whose
 /// turn it is, then feeds one gate instead of every move. Only the network is built from it; the cost
 /// model of the backends and everything else read `ir`.
 fn grouped(ir: &Ir) -> Ir {
     let mut g = network_copy(ir, tracing::enabled!(tracing::Level::TRACE));
+    if optimise::absorb(&mut g) {
+        optimise::simplify(&mut g);
+    }
     optimise::share_conjunctions(&mut g);
     optimise::factor_groups(&mut g);
+    optimise::distribute_units(&mut g);
     optimise::simplify(&mut g);
     optimise::remove_dead(&mut g);
     if g.joins.is_empty() {

@@ -131,6 +131,10 @@ struct Tally {
     /// Per source kind: the changes of its nodes that have out-edges (what a change costs
     /// beyond its visits: waiting for its edges and its targets' records).
     changes_by_kind: HashMap<&'static str, u64>,
+    /// Per source node: its changes.
+    changes_by_node: HashMap<u32, u64>,
+    /// Per source label: the changes of its nodes that have out-edges.
+    changes_by_source: HashMap<Label, u64>,
     total: u64,
 }
 
@@ -164,8 +168,10 @@ pub(super) fn report(ir: &Ir, plain: &Net, signals: &Signals, net: &Net, states:
             let l = label(n);
             *tally.by_source_kind.entry(l.kind).or_default() += k;
             *tally.changes_by_kind.entry(l.kind).or_default() += 1;
+            *tally.changes_by_source.entry(l.clone()).or_default() += 1;
             *tally.by_source.entry(l).or_default() += k;
             *tally.by_node.entry(n).or_default() += k;
+            *tally.changes_by_node.entry(n).or_default() += 1;
             tally.total += k;
             for &x in fan {
                 let t = label(x >> 2);
@@ -244,20 +250,41 @@ pub(super) fn report(ir: &Ir, plain: &Net, signals: &Signals, net: &Net, states:
     };
     top("by source", &tally.by_source);
     top("by target", &tally.by_target);
-    let mut v: Vec<_> = tally.by_node.iter().collect();
+    let mut v: Vec<_> = tally.changes_by_source.iter().collect();
     v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    let _ = writeln!(out, "by source node (top 15): visits/state, fan-out");
-    for (&n, &k) in v.into_iter().take(15) {
-        let l = label(n);
-        let fan = net.fan_start[n as usize + 1] - net.fan_start[n as usize];
-        let text = node_text(ir, plain, signals, n);
+    let _ = writeln!(out, "changes by source (top 20):");
+    for (l, &n) in v.into_iter().take(20) {
+        let share = 100.0 * n as f64 / changes.max(1) as f64;
         let _ = writeln!(
             out,
-            "  {:8.1}/state fan {fan:5}  {} {}  {text}",
-            per(k),
+            "  {share:5.1}% {:8.1}/state  {} {}",
+            per(n),
             l.kind,
             l.relation
         );
+    }
+    for (title, m) in [
+        ("by source node (top 15): visits/state", &tally.by_node),
+        (
+            "by source node, changes (top 15): changes/state",
+            &tally.changes_by_node,
+        ),
+    ] {
+        let mut v: Vec<_> = m.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let _ = writeln!(out, "{title}, fan-out");
+        for (&n, &k) in v.into_iter().take(15) {
+            let l = label(n);
+            let fan = net.fan_start[n as usize + 1] - net.fan_start[n as usize];
+            let text = node_text(ir, plain, signals, n);
+            let _ = writeln!(
+                out,
+                "  {:8.2}/state fan {fan:5}  {} {}  {text}",
+                per(k),
+                l.kind,
+                l.relation
+            );
+        }
     }
     out
 }
