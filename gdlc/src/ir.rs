@@ -18,11 +18,12 @@
 //! [`lower`] builds the IR from a [`GroundProgram`]; [`crate::optimise`] simplifies it;
 //! [`crate::codegen`] turns it into Rust.
 
+mod bodies;
 mod layout;
 mod lower;
 mod scc;
 
-pub use lower::{LowerError, lower, lower_with};
+pub use lower::{LowerError, lower, lower_taking, lower_with};
 
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;

@@ -661,3 +661,49 @@ fn a_literal_whose_selectors_hold_together_is_left_as_it_is() {
     optimise::demux(&mut after, &options);
     assert_eq!(after.props, ir.props, "{after}");
 }
+
+/// Two roles, moves read by `next`, state bits read positively and negatively, a recursive
+/// relation and a negated derived atom: every kind of body literal lowering reads.
+const EVERY_LITERAL: &str = "
+(role x) (role o)
+(init (cell 1 b)) (init (cell 2 b)) (init (control x))
+(succ 1 2)
+(<= (legal ?r (mark ?c)) (role ?r) (true (control ?r)) (true (cell ?c b)))
+(<= (legal ?r noop) (role ?r) (not (true (control ?r))))
+(<= (next (cell ?c ?r)) (does ?r (mark ?c)))
+(<= (next (cell ?c b)) (true (cell ?c b)) (not (marked ?c)))
+(<= (marked ?c) (does ?r (mark ?c)))
+(<= (next (control o)) (true (control x)))
+(<= (next (control x)) (true (control o)))
+(<= (reach 1) (true (cell 1 x)))
+(<= (reach ?d) (reach ?c) (succ ?c ?d) (true (cell ?d x)))
+(<= (linked 1) (true (cell 1 o)))
+(<= (linked 1) (linked 2))
+(<= (linked 2) (linked 1) (true (cell 2 o)))
+(<= terminal (reach 2))
+(<= terminal (linked 2))
+(<= terminal (not (open)))
+(<= open (true (cell ?c b)))
+(<= (goal ?r 100) (role ?r) (reach 2))
+(<= (goal ?r 0) (role ?r) (not (reach 2)))
+";
+
+#[test]
+fn lowering_that_takes_the_rules_releases_them_and_lowers_the_same_ir() {
+    let a = pipeline::run(EVERY_LITERAL, &CompileOptions::default(), Stage::Ground)
+        .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    let mut g = a.ground.expect("ground rules");
+    let borrowed = ir::lower(&g).expect("lowers");
+    let rules = g.rules.clone();
+    assert!(rules.len() > 10, "{} ground rules", rules.len());
+    let mut released = Vec::new();
+    let taken =
+        ir::lower_taking(&mut g, &Default::default(), &mut |r| released.push(r)).expect("lowers");
+    assert_eq!(released, [rules], "the rules, released once");
+    assert!(g.rules.is_empty(), "the rules were taken");
+    assert_eq!(format!("{taken:?}"), format!("{borrowed:?}"));
+    assert!(
+        borrowed.groups.len() == 1 && borrowed.moves.iter().all(|m| m.len() == 3),
+        "{borrowed}"
+    );
+}

@@ -5,15 +5,18 @@
 //! `does` literals become state bits and moves; the props of `legal`, `next`, `terminal`,
 //! `goal` and `sees` atoms become the outputs.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap as HashMap;
 
+use super::bodies::{Bodies, LeafOf, Read};
 use super::{
     GoalValue, Input, Ir, IrJoin, IrTable, Lit, Percept, Prop, layout, merge_moves, scc,
     tables_read,
 };
 use crate::ast::{Span, kw};
 use crate::diag::Diagnostic;
-use crate::ground::GroundProgram;
+use crate::ground::{GroundProgram, GroundRule};
 use crate::progress::ProgressHook;
 use crate::terms::TermId;
 use gdl_runtime::propnet::ALWAYS;
@@ -92,18 +95,18 @@ struct RulesOf {
 }
 
 impl RulesOf {
-    fn new(g: &GroundProgram, node_of: &[u32], nodes: usize) -> RulesOf {
+    fn new(bodies: &Bodies, nodes: usize) -> RulesOf {
         let mut start = vec![0u32; nodes + 1];
-        for r in &g.rules {
-            start[node_of[r.head as usize] as usize + 1] += 1;
+        for r in bodies.rules() {
+            start[r.head as usize + 1] += 1;
         }
         for i in 1..start.len() {
             start[i] += start[i - 1];
         }
         let mut fill = start.clone();
-        let mut rules = vec![0u32; g.rules.len()];
-        for (i, r) in g.rules.iter().enumerate() {
-            let n = node_of[r.head as usize] as usize;
+        let mut rules = vec![0u32; bodies.rules().len()];
+        for (i, r) in bodies.rules().iter().enumerate() {
+            let n = r.head as usize;
             rules[fill[n] as usize] = i as u32;
             fill[n] += 1;
         }
@@ -122,6 +125,28 @@ impl RulesOf {
 /// [`lower`], telling `progress` how far it is (rules linked into the dependency graph, then
 /// props lowered).
 pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, LowerError> {
+    lower_rules(g, Cow::Borrowed(&g.rules), progress, &mut |_| {})
+}
+
+/// [`lower_with`], taking the ground rules out of `g` (which is left without them) and handing
+/// them to `release` as soon as lowering has read them into its own table (`bodies.rs`), before
+/// the props are built: the rules and the props are then never held at once.
+pub fn lower_taking(
+    g: &mut GroundProgram,
+    progress: &ProgressHook,
+    release: &mut dyn FnMut(Vec<GroundRule>),
+) -> Result<Ir, LowerError> {
+    let rules = std::mem::take(&mut g.rules);
+    lower_rules(g, Cow::Owned(rules), progress, release)
+}
+
+/// [`lower_with`] of `g` with the ground rules `rules`, released once read (when owned).
+fn lower_rules(
+    g: &GroundProgram,
+    rules: Cow<'_, [GroundRule]>,
+    progress: &ProgressHook,
+    release: &mut dyn FnMut(Vec<GroundRule>),
+) -> Result<Ir, LowerError> {
     let store = &g.store;
     let mut ir = Ir {
         roles: g.roles.iter().map(|&r| g.text(r)).collect(),
@@ -132,8 +157,7 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
     // Every derived atom: the heads of the ground rules and the outputs of the rules evaluated
     // at run time (hybrid grounding). State bits and moves come from all of them, so that every
     // `next` and `legal` output has its bit and its move by construction.
-    let derived: Vec<TermId> = g
-        .rules
+    let derived: Vec<TermId> = rules
         .iter()
         .map(|r| r.head)
         .chain(g.joins.joins.iter().flat_map(|j| j.outputs.iter().copied()))
@@ -195,11 +219,11 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
     // dependencies. Maps from atoms are dense vectors over the store's term ids (`NONE`: not
     // an atom of the graph), not hash maps: lowering touches every atom of every ground rule.
     const NONE: u32 = u32::MAX;
-    let lowered_every = (g.rules.len() / 64).max(4096);
+    let lowered_every = (rules.len() / 64).max(4096);
     let mut node_of: Vec<u32> = vec![NONE; store.len()];
     // The atom of each node of the graph.
-    let mut node_atom: Vec<TermId> = Vec::with_capacity(g.rules.len());
-    for r in &g.rules {
+    let mut node_atom: Vec<TermId> = Vec::with_capacity(rules.len());
+    for r in rules.iter() {
         if node_of[r.head as usize] == NONE {
             node_of[r.head as usize] = node_atom.len() as u32;
             node_atom.push(r.head);
@@ -221,12 +245,43 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
             }
         }
     }
-    // The rules of each head node, in rule order (compressed rows).
-    let rules_of = RulesOf::new(g, &node_of, node_atom.len());
     let node = |a: TermId| -> Option<u32> {
         let n = *node_of.get(a as usize)?;
         (n != NONE).then_some(n)
     };
+    // What a body atom that is not a node reads (it has no prop: props are made of nodes).
+    let leaf = |a: TermId| -> LeafOf {
+        match (store.functor(a), store.args(a)) {
+            (kw::TRUE, [x]) => bit_of(*x).map_or(LeafOf::False, LeafOf::Bit),
+            (kw::DOES, [r, m]) => role_of
+                .get(r)
+                .and_then(|&ri| {
+                    move_of
+                        .get(&(ri, *m))
+                        .map(|&mv| LeafOf::Does { role: ri, mv })
+                })
+                .unwrap_or(LeafOf::False),
+            _ => LeafOf::False,
+        }
+    };
+    let move_counts: Vec<usize> = ir.moves.iter().map(Vec::len).collect();
+    let Some(bodies) = Bodies::new(
+        &rules,
+        (node_atom.len(), ir.bits.len(), &move_counts),
+        &node,
+        &leaf,
+    ) else {
+        return Err(LowerError::Internal {
+            what: "more atoms, state bits and moves than 32-bit codes hold".to_string(),
+        });
+    };
+    // Lowering reads the rules from `bodies` from here on.
+    if let Cow::Owned(rules) = rules {
+        release(rules);
+    }
+    let rule_count = bodies.rules().len() as u64;
+    // The rules of each head node, in rule order (compressed rows).
+    let rules_of = RulesOf::new(&bodies, node_atom.len());
     // The atoms each join's tables read that are nodes, in order.
     let join_reads: Vec<Vec<u32>> = g
         .joins
@@ -257,41 +312,31 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
                 f(b, join_nodes[k]);
             }
         }
-        for r in &g.rules {
-            let h = node_of[r.head as usize];
-            for &a in r.pos.iter().chain(&r.neg) {
-                if let Some(b) = node(a) {
-                    f(b, h);
-                }
+        for r in bodies.rules() {
+            for (b, _) in bodies.nodes_of(r) {
+                f(b, r.head);
             }
         }
     };
     // Negative edges, kept apart, and self-loops.
     let mut negative_edges: Vec<(u32, u32)> = Vec::new();
     let mut self_loops: Vec<bool> = vec![false; node_atom.len()];
-    for (i, r) in g.rules.iter().enumerate() {
+    for (i, r) in bodies.rules().iter().enumerate() {
         if i % lowered_every == 0 {
-            progress.step("rules linked", i as u64, g.rules.len() as u64);
+            progress.step("rules linked", i as u64, rule_count);
         }
-        let h = node_of[r.head as usize];
-        for (&a, negative) in r
-            .pos
-            .iter()
-            .map(|a| (a, false))
-            .chain(r.neg.iter().map(|a| (a, true)))
-        {
-            if let Some(b) = node(a) {
-                if negative {
-                    negative_edges.push((b, h));
-                }
-                if b == h {
-                    self_loops[h as usize] = true;
-                }
+        let h = r.head;
+        for (b, negative) in bodies.nodes_of(r) {
+            if negative {
+                negative_edges.push((b, h));
+            }
+            if b == h {
+                self_loops[h as usize] = true;
             }
         }
     }
     let graph = scc::Graph::new(node_atom.len(), edges);
-    progress.step("rules linked", g.rules.len() as u64, g.rules.len() as u64);
+    progress.step("rules linked", rule_count, rule_count);
     let sccs = scc::components(&graph);
     drop(graph);
     let mut scc_of: Vec<usize> = vec![0; node_atom.len()];
@@ -301,8 +346,13 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
         }
     }
     let mut prop_of: Vec<u32> = vec![NONE; store.len()];
-    // The atom of each prop.
+    // The prop of each node (`NONE`: none; `AS_TERM`: its atom is a `true` or `does` atom,
+    // read as the term it is, as a literal of the description would be).
+    const AS_TERM: u32 = u32::MAX - 1;
+    let mut prop_of_node: Vec<u32> = vec![NONE; node_atom.len()];
+    // The atom and the node of each prop.
     let mut atom_of: Vec<TermId> = Vec::with_capacity(node_atom.len());
+    let mut node_of_prop: Vec<u32> = Vec::with_capacity(node_atom.len());
     // (Before props are made: a join node of a larger component has no atom to make one of.)
     for (k, &jn) in join_nodes.iter().enumerate() {
         if sccs.get(scc_of[jn as usize]).len() > 1 {
@@ -316,12 +366,13 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
             let origin = rules_of.of(h as usize).first().map_or(0, |&r| r as usize);
             return Err(LowerError::NegativeCycle {
                 atom: g.text(node_atom[h as usize]),
-                rule: g.rules[origin].origin,
+                rule: bodies.rule(origin as u32).origin as usize,
             });
         }
     }
     let live = live_nodes(
         g,
+        &bodies,
         &sccs,
         &rules_of,
         &|a| {
@@ -348,7 +399,12 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
         for &n in scc {
             let atom = node_atom[n as usize];
             prop_of[atom as usize] = ir.props.len() as u32;
+            prop_of_node[n as usize] = match (store.functor(atom), store.args(atom).len()) {
+                (kw::TRUE, 1) | (kw::DOES, 2) => AS_TERM,
+                _ => ir.props.len() as u32,
+            };
             atom_of.push(atom);
+            node_of_prop.push(n);
             ir.props.push(Prop {
                 text: g.text(atom),
                 disjuncts: Vec::new(),
@@ -381,19 +437,31 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
     // Prop by prop, its rules in rule order. (Reading the rules in stored order instead,
     // each appended to its head's prop, lowers faster but scatters the props' allocations:
     // crissrace's optimisation, which frees most props, then took 3.5 times as long.)
+    let read_lit = |read: Read| -> Lit {
+        match read {
+            Read::Leaf(l) => l,
+            Read::Node(n) => match prop_of_node[n as usize] {
+                NONE => Lit::FALSE,
+                AS_TERM => lit_of(node_atom[n as usize]),
+                p => Lit::pos(Input::Prop(p)),
+            },
+        }
+    };
     let total = ir.props.len() as u64;
-    for (p, &atom) in atom_of.iter().enumerate() {
+    for (p, &n) in node_of_prop.iter().enumerate() {
         if p % lowered_every == 0 {
             progress.step("props lowered", p as u64, total);
         }
         let prop = &mut ir.props[p];
-        for &ri in rules_of.of(node_of[atom as usize] as usize) {
-            let r = &g.rules[ri as usize];
-            let mut conj: Vec<Lit> = Vec::with_capacity(r.pos.len() + r.neg.len());
-            conj.extend(r.pos.iter().map(|&a| lit_of(a)));
-            conj.extend(r.neg.iter().map(|&a| lit_of(a).negate()));
+        for &ri in rules_of.of(n as usize) {
+            let r = bodies.rule(ri);
+            let mut conj: Vec<Lit> = Vec::with_capacity(r.len());
+            conj.extend(bodies.body(r).map(|(read, negative)| {
+                let l = read_lit(read);
+                if negative { l.negate() } else { l }
+            }));
             prop.disjuncts.push(conj);
-            prop.origins.push(r.origin as u32);
+            prop.origins.push(r.origin);
         }
         prop.origins.sort_unstable();
         prop.origins.dedup();
@@ -499,6 +567,7 @@ pub fn lower_with(g: &GroundProgram, progress: &ProgressHook) -> Result<Ir, Lowe
 /// building the props grounding derives but no output reads (a third of amazonsTorus's).
 fn live_nodes(
     g: &GroundProgram,
+    bodies: &Bodies,
     sccs: &scc::Components,
     rules_of: &RulesOf,
     is_output: &dyn Fn(TermId) -> bool,
@@ -524,11 +593,8 @@ fn live_nodes(
         for &n in scc {
             live[n as usize] = true;
             for &ri in rules_of.of(n as usize) {
-                let r = &g.rules[ri as usize];
-                for &a in r.pos.iter().chain(&r.neg) {
-                    if let Some(b) = node(a) {
-                        live[b as usize] = true;
-                    }
+                for (b, _) in bodies.nodes_of(bodies.rule(ri)) {
+                    live[b as usize] = true;
                 }
             }
         }
