@@ -37,13 +37,7 @@ pub fn absorb(ir: &mut Ir) -> bool {
 fn absorb_dnf(disjuncts: &mut Vec<Vec<Lit>>) -> bool {
     let mut changed = false;
     for _ in 0..MAX_ROUNDS {
-        let units: HashSet<Lit> = disjuncts
-            .iter()
-            .filter_map(|c| match c[..] {
-                [u] if u.constant().is_none() => Some(u),
-                _ => None,
-            })
-            .collect();
+        let units: HashSet<Lit> = disjuncts.iter().filter_map(|c| unit(c)).collect();
         if units.is_empty() {
             break;
         }
@@ -67,6 +61,15 @@ fn absorb_dnf(disjuncts: &mut Vec<Vec<Lit>>) -> bool {
         changed = true;
     }
     changed
+}
+
+/// The literal of a disjunct of one literal (not a constant), which absorbs as the
+/// [module documentation](self) says.
+pub(super) fn unit(disjunct: &[Lit]) -> Option<Lit> {
+    match disjunct[..] {
+        [u] if u.constant().is_none() => Some(u),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

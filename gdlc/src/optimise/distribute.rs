@@ -6,6 +6,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::absorb::unit;
 use super::factor::insert;
 use crate::ir::{Input, Ir, Lit, Prop};
 
@@ -26,10 +27,7 @@ pub fn distribute_units(ir: &mut Ir) -> bool {
             if group_of[q].is_some() || d.len() < 2 {
                 return None;
             }
-            let mut units = d.iter().filter_map(|c| match c[..] {
-                [u] if u.constant().is_none() => Some(u),
-                _ => None,
-            });
+            let mut units = d.iter().filter_map(|c| unit(c));
             match (units.next(), units.next()) {
                 (Some(u), None) => Some(u),
                 _ => None,
