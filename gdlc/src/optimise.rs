@@ -98,28 +98,32 @@ fn apply(l: Lit, subst: &[Lit]) -> Lit {
     }
 }
 
-/// Simplifies a disjunction of conjunctions: `None` means the whole is true.
+/// Simplifies a disjunction of conjunctions: `None` means the whole is true (the disjuncts
+/// are then left in no particular state). In place: the compiler simplifies every prop
+/// several times, and a new vector per prop was a tenth of the pass in the allocator.
 fn simplify_dnf(disjuncts: &mut Vec<Vec<Lit>>) -> Option<()> {
-    let mut out = Vec::with_capacity(disjuncts.len());
-    for mut conj in std::mem::take(disjuncts) {
-        if conj.iter().any(|l| l.constant() == Some(false)) {
-            continue;
+    let mut whole = false;
+    disjuncts.retain_mut(|conj| {
+        if whole || conj.iter().any(|l| l.constant() == Some(false)) {
+            return false;
         }
         conj.retain(|l| l.constant() != Some(true));
         conj.sort_unstable();
         conj.dedup();
         // `x & !x`: sorted literals put the two next to each other.
         if conj.windows(2).any(|w| w[0].input == w[1].input) {
-            continue;
+            return false;
         }
-        if conj.is_empty() {
-            return None;
-        }
-        out.push(conj);
+        whole = conj.is_empty();
+        !whole
+    });
+    if whole {
+        return None;
     }
-    out.sort_unstable();
-    out.dedup();
-    *disjuncts = out;
+    disjuncts.sort_unstable();
+    disjuncts.dedup();
+    // What lowering left spare (a new vector had none, and the props are the peak).
+    disjuncts.shrink_to_fit();
     Some(())
 }
 
@@ -215,15 +219,21 @@ pub fn remove_dead(ir: &mut Ir) {
     }
     let mut renumber: Vec<u32> = (0..n as u32).collect();
     // Nothing to renumber when every prop is live (lowering keeps only live props).
-    if !live.iter().all(|&x| x) {
-        let mut props = Vec::new();
-        for (p, prop) in std::mem::take(&mut ir.props).into_iter().enumerate() {
+    if let Some(first_dead) = live.iter().position(|&x| !x) {
+        let mut next = first_dead as u32;
+        for p in first_dead..n {
             renumber[p] = u32::MAX;
             if live[p] {
-                renumber[p] = props.len() as u32;
-                props.push(prop);
+                renumber[p] = next;
+                next += 1;
             }
         }
+        // Compacted in place (moving every prop into a new vector was a third of the pass).
+        let mut p = 0;
+        ir.props.retain(|_| {
+            p += 1;
+            live[p - 1]
+        });
         let re = |l: Lit| match l.input {
             Input::Prop(p) => Lit {
                 input: Input::Prop(renumber[p as usize]),
@@ -231,14 +241,19 @@ pub fn remove_dead(ir: &mut Ir) {
             },
             _ => l,
         };
-        for prop in &mut props {
+        // A prop before the first dead one keeps its number, and so do the props it reads
+        // unless it is in a recursive group (outside groups a prop reads earlier props only,
+        // which the marking above relies on too).
+        for (p, prop) in ir.props.iter_mut().enumerate() {
+            if p < first_dead && group_of[p].is_none() {
+                continue;
+            }
             for conj in &mut prop.disjuncts {
                 for l in conj.iter_mut() {
                     *l = re(*l);
                 }
             }
         }
-        ir.props = props;
         ir.map_outputs(&mut |l| re(l));
     }
     let groups = std::mem::take(&mut ir.groups);

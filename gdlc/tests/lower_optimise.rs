@@ -707,3 +707,25 @@ fn lowering_that_takes_the_rules_releases_them_and_lowers_the_same_ir() {
         "{borrowed}"
     );
 }
+
+/// The props hold no spare room: lowering sizes each prop's disjuncts exactly (pushed one by
+/// one, a prop of one rule kept room for four: 70 MB of amazonsTorus), and simplification
+/// gives back the room of the disjuncts it drops.
+#[test]
+fn props_hold_no_spare_room() {
+    let mut ir = lowered(
+        "(init a) (init b) (<= p (true a)) (<= q (true a) (true b)) (<= q (true b))
+        (<= terminal p) (<= (goal r 100) q)",
+    );
+    for prop in &ir.props {
+        assert_eq!(prop.disjuncts.capacity(), prop.disjuncts.len(), "{ir}");
+    }
+    let q = prop(&ir, "q").expect("q") as usize;
+    let a = bit(&ir, "a");
+    ir.props[q].disjuncts = vec![vec![Lit::FALSE], vec![Lit::pos(Input::Bit(a))]];
+    optimise::simplify(&mut ir);
+    assert_eq!(ir.props[q].disjuncts, vec![vec![Lit::pos(Input::Bit(a))]]);
+    for prop in &ir.props {
+        assert_eq!(prop.disjuncts.capacity(), prop.disjuncts.len(), "{ir}");
+    }
+}

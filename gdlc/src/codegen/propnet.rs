@@ -35,17 +35,33 @@ pub(super) struct Signal {
     neg: bool,
 }
 
-/// A gate being built.
+/// A gate being built: its inputs are `Builder::inputs[start..start + len]` (one table for
+/// all gates: a vector per gate was a million allocations on amazonsTorus). An input node
+/// (state bit, move) has a gate of no inputs.
+#[derive(Clone, Copy)]
 struct Gate {
     thresh: u32,
-    inputs: Vec<Signal>,
     group: u32,
+    start: u32,
+    len: u32,
+}
+
+impl Gate {
+    /// The gate of an input node.
+    const INPUT: Gate = Gate {
+        thresh: 0,
+        group: NONE,
+        start: 0,
+        len: 0,
+    };
 }
 
 struct Builder<'a> {
     ir: &'a Ir,
-    /// Per node: its gate (inputs have none).
-    gates: Vec<Option<Gate>>,
+    /// Per node: its gate.
+    gates: Vec<Gate>,
+    /// The inputs of the gates.
+    inputs: Vec<Signal>,
     does_base: Vec<u32>,
     true_node: u32,
     false_node: u32,
@@ -61,13 +77,27 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn add(&mut self, thresh: u32, inputs: Vec<Signal>, group: u32) -> u32 {
-        self.gates.push(Some(Gate {
+    fn add(&mut self, thresh: u32, inputs: &[Signal], group: u32) -> u32 {
+        let start = self.push_inputs(inputs);
+        self.gates.push(Gate {
             thresh,
-            inputs,
             group,
-        }));
+            start,
+            len: inputs.len() as u32,
+        });
         (self.gates.len() - 1) as u32
+    }
+
+    /// Appends `inputs` to the table of inputs, returning where they start.
+    fn push_inputs(&mut self, inputs: &[Signal]) -> u32 {
+        let start = self.inputs.len() as u32;
+        self.inputs.extend_from_slice(inputs);
+        start
+    }
+
+    /// The inputs of `gate`.
+    fn inputs_of(&self, gate: &Gate) -> &[Signal] {
+        &self.inputs[gate.start as usize..(gate.start + gate.len) as usize]
     }
 
     fn constant(&self, value: bool) -> Signal {
@@ -155,7 +185,7 @@ impl Builder<'_> {
                 } else {
                     Vec::new()
                 };
-                self.add(u32::MAX, ins, gid);
+                self.add(u32::MAX, &ins, gid);
             }
             self.groups.push((start, self.gates.len() as u32));
             self.group_join.push(j as u32);
@@ -168,8 +198,9 @@ impl Builder<'_> {
     fn terms(&mut self, disjuncts: &[Vec<Lit>], group: u32) -> Option<Vec<Signal>> {
         self.joins_of(disjuncts);
         let mut terms: Vec<Signal> = Vec::with_capacity(disjuncts.len());
+        let mut ins: Vec<Signal> = Vec::new();
         for c in disjuncts {
-            let mut ins: Vec<Signal> = Vec::with_capacity(c.len());
+            ins.clear();
             let mut falsified = false;
             for &l in c {
                 match l.constant() {
@@ -185,7 +216,7 @@ impl Builder<'_> {
                 0 => return None,
                 1 => terms.push(ins[0]),
                 n => {
-                    let node = self.add(n as u32, ins, group);
+                    let node = self.add(n as u32, &ins, group);
                     terms.push(Signal { node, neg: false });
                 }
             }
@@ -202,7 +233,7 @@ impl Builder<'_> {
             [] => self.constant(false),
             [t] => t,
             _ => Signal {
-                node: self.add(1, terms, NONE),
+                node: self.add(1, &terms, NONE),
                 neg: false,
             },
         }
@@ -274,11 +305,11 @@ impl Builder<'_> {
     fn buffer(&mut self, l: Lit) -> u32 {
         self.joins_of(&[vec![l]]);
         match l.constant() {
-            Some(true) => self.add(0, Vec::new(), NONE),
-            Some(false) => self.add(u32::MAX, Vec::new(), NONE),
+            Some(true) => self.add(0, &[], NONE),
+            Some(false) => self.add(u32::MAX, &[], NONE),
             None => {
                 let s = self.signal(l);
-                self.add(1, vec![s], NONE)
+                self.add(1, &[s], NONE)
             }
         }
     }
@@ -286,7 +317,7 @@ impl Builder<'_> {
     /// Pads with never-true gates up to a multiple of 64 nodes.
     fn align(&mut self) {
         while self.gates.len() & 63 != 0 {
-            self.add(u32::MAX, Vec::new(), NONE);
+            self.add(u32::MAX, &[], NONE);
         }
     }
 }
@@ -324,15 +355,16 @@ impl Signals {
 #[allow(clippy::needless_range_loop)] // Roles, moves and bits index several tables.
 fn build_plain(ir: &Ir) -> (Net, Signals) {
     let bits = ir.bits.len() as u32;
-    let mut gates: Vec<Option<Gate>> = (0..bits).map(|_| None).collect();
+    let mut gates: Vec<Gate> = vec![Gate::INPUT; bits as usize];
     let mut does_base = Vec::new();
     for ms in &ir.moves {
         does_base.push(gates.len() as u32);
-        gates.extend(ms.iter().map(|_| None));
+        gates.extend(ms.iter().map(|_| Gate::INPUT));
     }
     let mut b = Builder {
         ir,
         gates,
+        inputs: Vec::new(),
         does_base,
         true_node: 0,
         false_node: 0,
@@ -342,14 +374,14 @@ fn build_plain(ir: &Ir) -> (Net, Signals) {
         group_join: Vec::new(),
         join_nodes: vec![None; ir.joins.joins.len()],
     };
-    b.true_node = b.add(0, Vec::new(), NONE);
-    b.false_node = b.add(u32::MAX, Vec::new(), NONE);
+    b.true_node = b.add(0, &[], NONE);
+    b.false_node = b.add(u32::MAX, &[], NONE);
     for set in &b.ir.move_sets.sets {
         let r = set.role as usize;
         let n = b.ir.moves[r].len() as u32;
         let base = b.does_base[r];
         let sig = if set.moves.len() as u32 * 2 <= n {
-            let ins = set
+            let ins: Vec<Signal> = set
                 .moves
                 .iter()
                 .map(|&m| Signal {
@@ -358,7 +390,7 @@ fn build_plain(ir: &Ir) -> (Net, Signals) {
                 })
                 .collect();
             Signal {
-                node: b.add(1, ins, NONE),
+                node: b.add(1, &ins, NONE),
                 neg: false,
             }
         } else {
@@ -374,7 +406,7 @@ fn build_plain(ir: &Ir) -> (Net, Signals) {
                 b.constant(true)
             } else {
                 Signal {
-                    node: b.add(1, others, NONE),
+                    node: b.add(1, &others, NONE),
                     neg: true,
                 }
             }
@@ -404,16 +436,24 @@ fn build_plain(ir: &Ir) -> (Net, Signals) {
         let gid = b.groups.len() as u32;
         let start = b.gates.len() as u32;
         for q in range.clone() {
-            let node = b.add(1, Vec::new(), gid);
+            let node = b.add(1, &[], gid);
             b.props[q as usize] = Some(Signal { node, neg: false });
         }
         for q in range.clone() {
             let terms = b.terms(&ir.props[q as usize].disjuncts, gid);
             let node = b.props[q as usize].map_or(0, |s| s.node);
-            if let Some(Some(gate)) = b.gates.get_mut(node as usize) {
-                match terms {
-                    None => gate.thresh = 0,
-                    Some(t) => gate.inputs = t,
+            match terms {
+                None => {
+                    if let Some(gate) = b.gates.get_mut(node as usize) {
+                        gate.thresh = 0;
+                    }
+                }
+                Some(t) => {
+                    let start = b.push_inputs(&t);
+                    if let Some(gate) = b.gates.get_mut(node as usize) {
+                        gate.start = start;
+                        gate.len = t.len() as u32;
+                    }
                 }
             }
         }
@@ -467,7 +507,7 @@ fn build_plain(ir: &Ir) -> (Net, Signals) {
             match t {
                 Some(t) => {
                     gs.push(t.guard.map_or(NONE, |g| g.node << 1 | u32::from(g.neg)));
-                    b.add(t.thresh, t.inputs, NONE);
+                    b.add(t.thresh, &t.inputs, NONE);
                 }
                 None => {
                     gs.push(NONE);
@@ -483,7 +523,7 @@ fn build_plain(ir: &Ir) -> (Net, Signals) {
         let l = ir.next.get(bit).copied().unwrap_or(Lit::FALSE);
         match next_top[bit].and_then(|i| tops[i].take()) {
             Some(t) => {
-                b.add(t.thresh, t.inputs, NONE);
+                b.add(t.thresh, &t.inputs, NONE);
             }
             None => {
                 b.buffer(l);
@@ -634,8 +674,8 @@ fn finish(
     // Compressed rows, counted first (two vectors per node would be millions of allocations).
     let mut fan_start = vec![0u32; nodes + 1];
     let mut inner_start = vec![0u32; nodes + 1];
-    for gate in b.gates.iter().flatten() {
-        for s in &gate.inputs {
+    for gate in &b.gates {
+        for s in b.inputs_of(gate) {
             let starts = if route(gate, s).0 {
                 &mut inner_start
             } else {
@@ -653,9 +693,8 @@ fn finish(
     let mut fan_at = fan_start.clone();
     let mut inner_at = inner_start.clone();
     for (n, gate) in b.gates.iter().enumerate() {
-        let Some(gate) = gate else { continue };
         thresh[n] = gate.thresh;
-        for s in &gate.inputs {
+        for s in b.inputs_of(gate) {
             let src = s.node as usize;
             let (inner, kind) = route(gate, s);
             if inner {
@@ -816,6 +855,9 @@ fn network_copy(ir: &Ir, texts: bool) -> Ir {
     }
 }
 
+/// An IR of the network of more props than this is freed on a thread of its own.
+const FREED_APART: usize = 100_000;
+
 /// The states of playouts the visit profile (`profile.rs`, at trace level) plays.
 const PROFILE_STATES: u64 = 2000;
 
@@ -832,6 +874,10 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
         );
         net
     } else {
+        // Only the profile reads the IR of the network, a large one freed apart (millions of
+        // small vectors).
+        let large = g.props.len() > FREED_APART;
+        crate::pipeline::drop_apart(g, large);
         let mut net = plain;
         net.simplify();
         net

@@ -20,8 +20,6 @@
 //!
 //! All are equivalences, so every output keeps its value.
 
-use rustc_hash::FxHashSet as HashSet;
-
 use crate::ir::{Input, Ir, Lit, Prop};
 
 /// Which literals [`factor_with`] factors out.
@@ -141,9 +139,9 @@ fn factor_with(ir: &mut Ir, shared: Shared) {
             .enumerate()
             .filter_map(|(i, r)| r.map(|r| (i, r)))
             .collect();
-        let conjs: Vec<Vec<Lit>> = members
+        let conjs: Vec<&[Lit]> = members
             .iter()
-            .map(|&(_, r)| ir.props[r as usize].disjuncts[0].clone())
+            .map(|&(_, r)| &ir.props[r as usize].disjuncts[0][..])
             .collect();
         let all = members.len() == single.len();
         let found: Vec<(Vec<usize>, Vec<Lit>)> = groups(&conjs, shared, MIN_GROUP)
@@ -190,17 +188,24 @@ fn factor_with(ir: &mut Ir, shared: Shared) {
     }
 }
 
-/// The literals every conjunction has, in the order of the first one.
-fn common_literals(conjs: &[Vec<Lit>]) -> Vec<Lit> {
-    let Some((first, rest)) = conjs.split_first() else {
+/// The literals every conjunction has, in the order of the first one: those of the first
+/// narrowed by each other conjunction in turn (no set per conjunction: most disjunctions
+/// share nothing, which the first few conjunctions tell).
+fn common_literals<'a>(mut conjs: impl Iterator<Item = &'a [Lit]>) -> Vec<Lit> {
+    let Some(first) = conjs.next() else {
         return Vec::new();
     };
-    let sets: Vec<HashSet<Lit>> = rest.iter().map(|c| c.iter().copied().collect()).collect();
     let mut out: Vec<Lit> = Vec::new();
     for &l in first {
-        if !out.contains(&l) && sets.iter().all(|s| s.contains(&l)) {
+        if !out.contains(&l) {
             out.push(l);
         }
+    }
+    for c in conjs {
+        if out.is_empty() {
+            break;
+        }
+        out.retain(|l| c.contains(l));
     }
     out
 }
@@ -209,8 +214,8 @@ fn common_literals(conjs: &[Vec<Lit>]) -> Vec<Lit> {
 /// of them when they share some; else, while at least `min` of those not grouped yet share a
 /// literal, those that read the literal most of them read (with [`Shared::ByGroups`]).
 /// Indices into `conjs`.
-fn groups(conjs: &[Vec<Lit>], shared: Shared, min: usize) -> Vec<(Vec<usize>, Vec<Lit>)> {
-    let common = common_literals(conjs);
+fn groups<C: AsRef<[Lit]>>(conjs: &[C], shared: Shared, min: usize) -> Vec<(Vec<usize>, Vec<Lit>)> {
+    let common = common_literals(conjs.iter().map(AsRef::as_ref));
     if !common.is_empty() {
         return vec![((0..conjs.len()).collect(), common)];
     }
@@ -219,15 +224,22 @@ fn groups(conjs: &[Vec<Lit>], shared: Shared, min: usize) -> Vec<(Vec<usize>, Ve
     }
     let mut out = Vec::new();
     let mut free: Vec<usize> = (0..conjs.len()).collect();
-    while free.len() >= min {
-        let mut counts: rustc_hash::FxHashMap<Lit, usize> = Default::default();
-        for &i in &free {
-            for &l in &conjs[i] {
-                *counts.entry(l).or_default() += 1;
-            }
+    if free.len() < min {
+        return out;
+    }
+    // The readers of each literal among the free conjunctions, counted once and decreased as
+    // groups are taken (a literal no free conjunction reads any more counts 0, and 0 is
+    // below `min`).
+    let mut counts: rustc_hash::FxHashMap<Lit, usize> = Default::default();
+    for c in conjs {
+        for &l in c.as_ref() {
+            *counts.entry(l).or_default() += 1;
         }
+    }
+    while free.len() >= min {
         let Some((g, k)) = counts
-            .into_iter()
+            .iter()
+            .map(|(&l, &k)| (l, k))
             .filter(|&(l, _)| l.constant().is_none())
             .max_by_key(|&(l, k)| (k, std::cmp::Reverse(l)))
         else {
@@ -237,9 +249,16 @@ fn groups(conjs: &[Vec<Lit>], shared: Shared, min: usize) -> Vec<(Vec<usize>, Ve
             break;
         }
         let (members, rest): (Vec<usize>, Vec<usize>) =
-            free.iter().partition(|&&i| conjs[i].contains(&g));
-        let shared: Vec<Vec<Lit>> = members.iter().map(|&i| conjs[i].clone()).collect();
-        out.push((members, common_literals(&shared)));
+            free.iter().partition(|&&i| conjs[i].as_ref().contains(&g));
+        for &i in &members {
+            for l in conjs[i].as_ref() {
+                if let Some(k) = counts.get_mut(l) {
+                    *k -= 1;
+                }
+            }
+        }
+        let common = common_literals(members.iter().map(|&i| conjs[i].as_ref()));
+        out.push((members, common));
         free = rest;
     }
     out
@@ -318,26 +337,33 @@ fn lift(
 pub(super) fn insert(ir: &mut Ir, added: Vec<(u32, Prop)>) {
     let n = ir.props.len();
     let total = n + added.len();
-    let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (k, (b, _)) in added.iter().enumerate() {
-        before[*b as usize].push(n + k);
-    }
-    // A new prop may itself go before a new prop's target: place new props before old
-    // ones recursively (they only ever go before an old prop or before another new one).
-    let mut order: Vec<usize> = Vec::with_capacity(total);
-    for p in 0..n {
-        order.extend(before[p].iter().copied());
-        order.push(p);
-    }
-    let mut index = vec![0u32; total];
-    for (i, &p) in order.iter().enumerate() {
-        index[p] = i as u32;
-    }
-    let mut old: Vec<Option<Prop>> = std::mem::take(&mut ir.props)
-        .into_iter()
-        .map(Some)
+    // The new props by the old prop they go before (in the order added), each with its
+    // number: a stable sort, not a vector per old prop.
+    let mut slots: Vec<(u32, usize)> = added
+        .iter()
+        .enumerate()
+        .map(|(k, &(b, _))| (b, n + k))
         .collect();
-    old.extend(added.into_iter().map(|(_, p)| Some(p)));
+    slots.sort_by_key(|&(b, _)| b);
+    let mut index = vec![0u32; total];
+    let mut at = 0;
+    let mut i = 0u32;
+    for p in 0..n {
+        while let Some(&(b, k)) = slots.get(at)
+            && b as usize == p
+        {
+            index[k] = i;
+            i += 1;
+            at += 1;
+        }
+        index[p] = i;
+        i += 1;
+    }
+    // None should go after the last old prop; if one did, it goes last.
+    for &(_, k) in &slots[at..] {
+        index[k] = i;
+        i += 1;
+    }
     let re = |l: Lit| match l.input {
         Input::Prop(p) => Lit {
             input: Input::Prop(index[p as usize]),
@@ -345,22 +371,35 @@ pub(super) fn insert(ir: &mut Ir, added: Vec<(u32, Prop)>) {
         },
         _ => l,
     };
-    ir.props = order
-        .iter()
-        .map(|&p| {
-            let mut prop = old[p].take().unwrap_or(Prop {
-                text: String::new(),
-                disjuncts: Vec::new(),
-                origins: Vec::new(),
-            });
-            for c in &mut prop.disjuncts {
-                for l in c.iter_mut() {
-                    *l = re(*l);
-                }
+    let mut new: Vec<Option<Prop>> = added.into_iter().map(|(_, p)| Some(p)).collect();
+    let mut props = Vec::with_capacity(total);
+    let mut at = 0;
+    // Each prop moved once, renumbered as it is moved.
+    let place = |mut prop: Prop, props: &mut Vec<Prop>| {
+        for c in &mut prop.disjuncts {
+            for l in c.iter_mut() {
+                *l = re(*l);
             }
-            prop
-        })
-        .collect();
+        }
+        props.push(prop);
+    };
+    for (p, prop) in std::mem::take(&mut ir.props).into_iter().enumerate() {
+        while let Some(&(b, k)) = slots.get(at)
+            && b as usize == p
+        {
+            at += 1;
+            if let Some(q) = new[k - n].take() {
+                place(q, &mut props);
+            }
+        }
+        place(prop, &mut props);
+    }
+    for &(_, k) in &slots[at..] {
+        if let Some(q) = new[k - n].take() {
+            place(q, &mut props);
+        }
+    }
+    ir.props = props;
     ir.map_outputs(&mut |l| re(l));
     for g in &mut ir.groups {
         *g = index[g.start as usize]..index[g.end as usize - 1] + 1;
