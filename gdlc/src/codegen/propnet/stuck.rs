@@ -114,7 +114,7 @@ fn stuck_of(ir: &Ir, legal: &LegalIndex, in_group: &[Option<u32>], d: &[Lit]) ->
         if r != role {
             return None;
         }
-        words[m as usize / 64] |= 1 << (m % 64);
+        *words.get_mut(m as usize / 64)? |= 1 << (m % 64);
     }
     Some(Stuck {
         guard: guard_bit << 1 | u32::from(bit.negated),
