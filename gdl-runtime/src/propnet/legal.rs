@@ -231,7 +231,38 @@ pub(super) fn translate(g: u32, new_of: &[u32]) -> u32 {
         .map_or(g, |&n| n << 1 | (g & 1))
 }
 
+/// A disjunct of `terminal` that the engine tests from the legal moves rather than the network
+/// computing it: the state bit of `guard` (`bit << 1 | negated`) holds and `role` has none of
+/// the legal moves of `moves` (words of move bits: bit `m % 64` of word `m / 64`). A network
+/// that computed "a move of the role is legal" gave its legal moves fan-out and changes to
+/// carry (checkers' `has_legal_move`, read by `stuck`: a quarter of a step).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stuck {
+    pub guard: u32,
+    pub role: u32,
+    pub moves: Vec<u64>,
+}
+
 impl super::Engine<'_> {
+    /// Whether a [`Stuck`] disjunct of the network holds in the held state.
+    pub(super) fn stuck(&self) -> bool {
+        self.net.stuck.iter().any(|s| {
+            let b = (s.guard >> 1) as usize;
+            let bit = self
+                .state
+                .get(b / 64)
+                .is_some_and(|&w| w >> (b % 64) & 1 != 0);
+            if bit == (s.guard & 1 != 0) {
+                return false;
+            }
+            let mut any = false;
+            self.legal_words(s.role as usize, |w, x| {
+                any |= x & s.moves.get(w).copied().unwrap_or(0) != 0;
+            });
+            !any
+        })
+    }
+
     /// Calls `f` with each word of the legal moves of `role` that has a move (its index and
     /// bits: bit `m % 64` of word `m / 64` for move `m`), ascending.
     ///

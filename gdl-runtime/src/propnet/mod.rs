@@ -100,6 +100,9 @@ pub struct Net {
     /// GDL-II: per role, per percept (in the order of the game's percept table), the node
     /// that says the role sees it after the joint move. Empty for games without `sees`.
     pub sees: Vec<Vec<u32>>,
+    /// Disjuncts of `terminal` the engine tests from the legal moves instead of the network
+    /// ("whose turn it is, and it has no legal move"; see [`Stuck`]).
+    pub stuck: Vec<Stuck>,
 }
 
 impl Net {
@@ -125,6 +128,7 @@ mod simplify;
 mod text;
 
 pub use join::{ALWAYS, Arg, JoinProgram, JoinScratch, Rule, Step, Table, Value};
+pub use legal::Stuck;
 pub use text::{DecodeError, FORMAT_VERSION};
 
 /// A count that never reaches zero: the base of a gate that is never true.
@@ -716,9 +720,9 @@ impl Engine<'_> {
         }
     }
 
-    /// Whether the state is terminal.
+    /// Whether the state is terminal: the network's `terminal`, or a [`Stuck`] disjunct.
     pub fn terminal(&self) -> bool {
-        self.read(self.net.terminal)
+        self.read(self.net.terminal) || self.stuck()
     }
 
     /// The goal value of `role`: `None` unless exactly one of its goals holds and it is an

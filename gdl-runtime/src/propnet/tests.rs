@@ -84,6 +84,7 @@ fn net() -> Net {
         joins: JoinProgram::default(),
         // Percepts: p0 = y (after the move), p1 = !a.
         sees: vec![vec![128, 129]],
+        stuck: Vec::new(),
     }
 }
 
@@ -612,4 +613,40 @@ fn letting_go_from_the_log_restores_what_the_engine_held() {
     for seed in 0..40 {
         undo_restores(&random_net(seed), None, true, seed + 77);
     }
+}
+
+/// A `Stuck` disjunct of terminal holds when its state bit does and the role has none of its
+/// moves legal; it survives the text form, and a guard past the state bits does not decode.
+#[test]
+fn a_role_without_legal_moves_on_its_turn_is_terminal() {
+    let mut n = net();
+    // Terminal also when b holds and m0 (legal when a holds) is not legal.
+    n.stuck = vec![super::Stuck {
+        guard: 1 << 1,
+        role: 0,
+        moves: vec![0b01],
+    }];
+    let text = n.encode();
+    let n = Net::decode(&text).unwrap();
+    assert_eq!(n.stuck.len(), 1);
+    let mut e = Engine::new(&n);
+    // a = 0, b = 1: no legal move (m1's guard !b fails), the network's terminal is false.
+    e.set_state(&[0b10]);
+    let mut l = Vec::new();
+    e.legal(0, &mut l);
+    assert!(l.is_empty());
+    assert!(e.terminal());
+    // a = 1, b = 1: m0 is legal.
+    e.set_state(&[0b11]);
+    assert!(!e.terminal());
+    // a = 0, b = 0: the guard fails (m1 is legal, outside the disjunct's moves anyway).
+    e.set_state(&[0b00]);
+    assert!(!e.terminal());
+    let mut bad = net();
+    bad.stuck = vec![super::Stuck {
+        guard: 2 << 1,
+        role: 0,
+        moves: vec![1],
+    }];
+    assert!(Net::decode(&bad.encode()).is_err());
 }

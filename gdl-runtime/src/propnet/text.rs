@@ -10,7 +10,7 @@ pub struct DecodeError(pub &'static str);
 /// The version of the text format of [`Net::encode`]: the first number of every encoded
 /// network. Generated code asserts at compile time that the runtime it is built with reads the
 /// version it was written in, so a mismatched runtime is a compile error, never a wrong game.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Reads the numbers of [`Net::encode`]'s text.
 pub(super) struct Reader<'a> {
@@ -174,6 +174,16 @@ impl Net {
             w.put(j.wrapping_add(1));
         }
         self.joins.encode(&mut w);
+        w.put(self.stuck.len() as u32);
+        for st in &self.stuck {
+            w.put(st.guard);
+            w.put(st.role);
+            w.put(st.moves.len() as u32);
+            for &x in &st.moves {
+                w.put(x as u32);
+                w.put((x >> 32) as u32);
+            }
+        }
         // GDL-II percepts last, and only when there are some: a network without them reads
         // the same as before they existed.
         if self.sees.iter().any(|s| !s.is_empty()) {
@@ -307,6 +317,23 @@ impl Net {
         {
             return Err(DecodeError("bad join program"));
         }
+        let stuck_count = r.len(limit)?;
+        let mut stuck = Vec::with_capacity(stuck_count);
+        for _ in 0..stuck_count {
+            let guard = r.next()?;
+            let role = r.next()?;
+            let words = r.len(limit)?;
+            let mut moves = Vec::with_capacity(words);
+            for _ in 0..words {
+                let lo = r.next()?;
+                let hi = r.next()?;
+                moves.push(u64::from(lo) | (u64::from(hi) << 32));
+            }
+            if guard >> 1 >= bits as u32 || role as usize >= roles {
+                return Err(DecodeError("bad stuck disjunct"));
+            }
+            stuck.push(super::Stuck { guard, role, moves });
+        }
         let mut sees = Vec::new();
         if !r.at_end() {
             for _ in 0..roles {
@@ -342,6 +369,7 @@ impl Net {
             group_join,
             joins,
             sees,
+            stuck,
         };
         net.validate()?;
         Ok(net)

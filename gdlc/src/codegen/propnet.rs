@@ -14,7 +14,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use gdl_runtime::propnet::{ALWAYS, JoinProgram, Net, Table};
+use gdl_runtime::propnet::{ALWAYS, JoinProgram, Net, Stuck, Table};
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Input, Ir, Lit, Prop};
@@ -23,6 +23,7 @@ use crate::optimise;
 mod in_process;
 mod profile;
 mod sample;
+mod stuck;
 
 pub use in_process::NetGame;
 
@@ -737,6 +738,7 @@ fn finish(
         group_join: b.group_join,
         joins,
         sees: Vec::new(),
+        stuck: Vec::new(),
     }
 }
 
@@ -789,7 +791,10 @@ pub fn visits_per_state(net: &Net) -> f64 {
 
 /// The network that the module generated for `ir` ([`items`]) plays.
 pub fn module_net(ir: &Ir) -> Net {
-    build_net(&grouped(ir))
+    let (g, stuck) = grouped(ir);
+    let mut net = build_net(&g);
+    net.stuck = stuck;
+    net
 }
 
 /// `ir` with the literals that a disjunct of one literal makes needless dropped
@@ -798,9 +803,12 @@ pub fn module_net(ir: &Ir) -> Net {
 /// ([`optimise::share_conjunctions`]) and the literals shared by groups of disjuncts factored
 /// out as well ([`optimise::factor_groups`]): a literal that a role's moves read, such as whose
 /// turn it is, then feeds one gate instead of every move. Only the network is built from it; the cost
-/// model of the backends and everything else read `ir`.
-fn grouped(ir: &Ir) -> Ir {
+/// model of the backends and everything else read `ir`. First, the disjuncts of terminal that
+/// say "whose turn it is, and it has no legal move" are taken out ([`stuck::split`]) and
+/// returned, for the engine to test from the legal moves.
+fn grouped(ir: &Ir) -> (Ir, Vec<Stuck>) {
     let mut g = network_copy(ir, tracing::enabled!(tracing::Level::TRACE));
+    let stuck = stuck::split(&mut g);
     if optimise::absorb(&mut g) {
         optimise::simplify(&mut g);
     }
@@ -814,7 +822,7 @@ fn grouped(ir: &Ir) -> Ir {
         optimise::simplify(&mut g);
         optimise::remove_dead(&mut g);
     }
-    g
+    (g, stuck)
 }
 
 /// A copy of `ir` to build the network from: without `texts`, the texts of its props, moves
@@ -863,7 +871,7 @@ const PROFILE_STATES: u64 = 2000;
 
 /// The items of the module, and the text of the network to append after them.
 pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
-    let g = grouped(ir);
+    let (g, stuck) = grouped(ir);
     let (plain, signals) = build_plain(&g);
     let net = if tracing::enabled!(tracing::Level::TRACE) {
         let mut net = plain.clone();
@@ -882,6 +890,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
         net.simplify();
         net
     };
+    let net = Net { stuck, ..net };
     let text = net.encode();
     let bodies = GameBodies {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },

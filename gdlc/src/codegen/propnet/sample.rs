@@ -150,8 +150,10 @@ pub(super) fn sample(net: &Net, limit: Limit, watch: &[Signal]) -> Sample {
             for (r, j) in joint.iter_mut().enumerate() {
                 moves.clear();
                 e.legal(r, &mut moves);
+                // A role without a legal move ends the playout: `terminal` says so too,
+                // unless it was taken out of the network (`stuck.rs`).
                 if moves.is_empty() {
-                    break 'playouts;
+                    continue 'playouts;
                 }
                 *j = moves[rng.below(moves.len())];
             }
