@@ -4,9 +4,10 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use super::attempt::{Probe, ground_with};
 use super::join::{RelKey, rel_key};
-use super::{Deadline, GroundError, GroundOptions, GroundProgram, Grounder, Probe};
-use super::{fixpoint, ground_with, is_game_output};
+use super::{Deadline, GroundError, GroundOptions, GroundProgram, Grounder};
+use super::{fixpoint, is_game_output};
 use crate::ast::kw;
 use crate::normalize::{NLit, NProgram, NRule};
 
