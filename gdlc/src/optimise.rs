@@ -15,10 +15,13 @@
 //!   one-literal disjunct `u` read `u` once (for the propnet backend's network);
 //! - [`demux`]: a literal read with many selectors seldom true together reads them through
 //!   blocks (for the propnet backend's network);
+//! - [`guard_chains`]: a chain of one-conjunction props read with a seldom-true state bit is
+//!   read again starting from the bit (for the propnet backend's network);
 //! - [`remove_dead`]: props no output reads are removed and the rest renumbered (first, after
 //!   the first simplification, and last).
 
 mod absorb;
+mod chain;
 mod demux;
 mod distribute;
 mod factor;
@@ -28,6 +31,7 @@ use std::hash::BuildHasher;
 use std::ops::Range;
 
 pub use absorb::absorb;
+pub use chain::{ChainOptions, candidates as guard_chain_candidates, guard_chains};
 pub use demux::{Activity, DemuxOptions, candidates as demux_candidates, demux};
 pub use distribute::distribute_units;
 pub use factor::{factor, factor_groups};

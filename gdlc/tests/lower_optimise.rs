@@ -530,6 +530,48 @@ fn a_unit_that_props_of_a_disjunction_share_is_read_once() {
     assert_eq!(ir.props, props);
 }
 
+/// A ray of cells `(c 2)`..`(c 6)` from a piece `(p 1)`: `(open ?i ?k)`, "the cells from `i`
+/// to `k` are empty", is a chain (`(c i)` empty and `(open i+1 k)`), which `(reach ?k)` reads
+/// with the piece, as chess's moves along a line read `openStretch`.
+const RAY: &str =
+    "(init (p 1)) (<= (next (p 1)) (does r m)) (<= (next (c ?i)) (does r n) (index ?i))
+    (index 2) (index 3) (index 4) (index 5) (index 6) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
+    (<= (open ?i ?i) (not (true (c ?i))) (index ?i))
+    (<= (open ?i ?k) (not (true (c ?i))) (succ ?i ?j) (open ?j ?k))
+    (<= (reach ?k) (true (p 1)) (open 2 ?k))
+    (<= (next x) (does r n)) (<= terminal (reach 6) (true x)) (<= terminal (reach 4) (not (true x)))
+    (<= (goal r 100) (true x))";
+
+#[test]
+fn a_chain_read_with_a_seldom_true_bit_is_read_under_it() {
+    let ir = optimised(RAY);
+    let p1 = bit(&ir, "(p 1)") as usize;
+    let piece = Lit::pos(Input::Bit(p1 as u32));
+    assert_eq!(readers(&ir, piece), 2, "before: {ir}");
+    let activity = |held| optimise::Activity {
+        held,
+        changes: held,
+    };
+    let mut options = optimise::ChainOptions {
+        bits: vec![activity(0.5); ir.bits.len()],
+        ..Default::default()
+    };
+    options.bits[p1] = activity(0.01);
+    let mut after = ir.clone();
+    assert!(optimise::guard_chains(&mut after, &options));
+    optimise::simplify(&mut after);
+    optimise::remove_dead(&mut after);
+    // The piece is read once, by the first link, which both rays share; no `open` is left.
+    assert_eq!(readers(&after, piece), 1, "{after}");
+    assert!(prop(&after, "(open 2 6)").is_none(), "{after}");
+    assert_eq!(terminal_table(&after), terminal_table(&ir), "{after}");
+    // A piece that is often there is not a guard.
+    options.bits[p1] = activity(0.5);
+    let mut same = ir.clone();
+    assert!(!optimise::guard_chains(&mut same, &options));
+    assert_eq!(same.props, ir.props);
+}
+
 /// The number of selectors of [`selected`].
 const SELECTORS: usize = 36;
 

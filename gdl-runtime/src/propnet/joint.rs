@@ -12,7 +12,7 @@
 //! a group's fixpoint reads only counts and values); a propagation that gave up and evaluated
 //! the network afresh leaves the log incomplete, and the move is propagated back.
 
-use super::{AT, Engine, INTO};
+use super::{Engine, INTO, Run, into_groups, run};
 
 /// What the logged propagation of a joint move wrote.
 #[derive(Clone, Debug, Default)]
@@ -119,16 +119,9 @@ impl Engine<'_> {
             if let Some(w) = value.get_mut(n >> 6) {
                 *w ^= 1 << (n & 63);
             }
-            let (Some(&at), Some(&next)) = (nodes.get(n), nodes.get(n + 1)) else {
+            let Some(Run { fan, pos, negs, .. }) = run(nodes, edges, n) else {
                 continue;
             };
-            let Some((&p, out)) = edges
-                .get((at.fan & AT) as usize..(next.fan & AT) as usize)
-                .and_then(<[u32]>::split_first)
-            else {
-                continue;
-            };
-            let (pos, negs) = out.split_at((p as usize).min(out.len()));
             // What the propagation added: +1 to the plain edges' targets of an input that
             // became true and -1 to the negated ones', the other way round for one that fell.
             let d = if ev & 1 != 0 { 1 } else { -1 };
@@ -142,11 +135,10 @@ impl Engine<'_> {
                     x.count += d;
                 }
             }
-            if at.fan & INTO == 0 {
+            if fan & INTO == 0 {
                 continue;
             }
-            let at = |i: usize| into_start.get(i).copied().unwrap_or(0) as usize;
-            for &e in into.get(at(n)..at(n + 1)).unwrap_or(&[]) {
+            for &e in into_groups(into, into_start, n) {
                 if let Some(x) = nodes.get_mut((e >> 2) as usize) {
                     x.count -= ((ev ^ e) & 1) as i32 * 2 - 1;
                 }

@@ -562,17 +562,16 @@ impl<'n> Engine<'n> {
             }
             let n = (ev >> 1) as usize;
             let up = ev & 1;
-            let (Some(&at), Some(next)) = (nodes.get(n), nodes.get(n + 1)) else {
+            let Some(Run {
+                fan,
+                len,
+                pos,
+                negs,
+            }) = run(nodes, edges, n)
+            else {
                 continue;
             };
-            let Some(run) = edges.get((at.fan & AT) as usize..(next.fan & AT) as usize) else {
-                continue;
-            };
-            let Some((&p, out)) = run.split_first() else {
-                continue;
-            };
-            seen += run.len() as u64;
-            let (pos, negs) = out.split_at((p as usize).min(out.len()));
+            seen += len as u64;
             let all = &edges[..];
             // An edge whose input became true adds one to its target's count, which crosses
             // zero when it becomes 0; one whose input became false takes one, crossing at -1.
@@ -584,11 +583,10 @@ impl<'n> Engine<'n> {
                 step::<-1, -1, LOG>(nodes, value, stack, leaves, all, pos);
                 step::<1, 0, LOG>(nodes, value, stack, leaves, all, negs);
             }
-            if at.fan & INTO == 0 {
+            if fan & INTO == 0 {
                 continue;
             }
-            let at = |i: usize| into_start.get(i).copied().unwrap_or(0) as usize;
-            let group_edges = into.get(at(n)..at(n + 1)).unwrap_or(&[]);
+            let group_edges = into_groups(into, into_start, n);
             seen += group_edges.len() as u64;
             for &e in group_edges {
                 let t = (e >> 2) as usize;
@@ -604,6 +602,42 @@ impl<'n> Engine<'n> {
         *visits += seen;
         seen
     }
+}
+
+/// A node's out-edges, as propagating a change ([`Engine::drain`]) and undoing one
+/// (`joint.rs`) read them: its run in [`Engine::edges`] split into the plain edges and the
+/// negated ones.
+struct Run<'e> {
+    /// The node's [`Node::fan`] (whether it has edges into groups).
+    fan: u32,
+    /// The run's length: the edges a visit counts.
+    len: usize,
+    pos: &'e [u32],
+    negs: &'e [u32],
+}
+
+/// The out-edges of node `n` (see [`Run`]); none for a node out of range.
+#[inline(always)]
+fn run<'e>(nodes: &[Node], edges: &'e [u32], n: usize) -> Option<Run<'e>> {
+    let (Some(&at), Some(next)) = (nodes.get(n), nodes.get(n + 1)) else {
+        return None;
+    };
+    let run = edges.get((at.fan & AT) as usize..(next.fan & AT) as usize)?;
+    let (&p, out) = run.split_first()?;
+    let (pos, negs) = out.split_at((p as usize).min(out.len()));
+    Some(Run {
+        fan: at.fan,
+        len: run.len(),
+        pos,
+        negs,
+    })
+}
+
+/// The edges of node `n` into groups, in `into` (see [`Engine::into`]).
+#[inline(always)]
+fn into_groups<'e>(into: &'e [u32], into_start: &[u32], n: usize) -> &'e [u32] {
+    let at = |i: usize| into_start.get(i).copied().unwrap_or(0) as usize;
+    into.get(at(n)..at(n + 1)).unwrap_or(&[])
 }
 
 /// Adds `D` to the counts of the targets of `edges` (one polarity), toggling the gates whose

@@ -818,9 +818,13 @@ fn grouped(ir: &Ir) -> (Ir, Vec<Stuck>) {
     optimise::simplify(&mut g);
     optimise::remove_dead(&mut g);
     if g.joins.is_empty() {
-        sample::demux(&mut g);
+        let bits = sample::demux(&mut g);
         optimise::simplify(&mut g);
         optimise::remove_dead(&mut g);
+        if sample::guard_chains(&mut g, bits) {
+            optimise::simplify(&mut g);
+            optimise::remove_dead(&mut g);
+        }
     }
     (g, stuck)
 }

@@ -8,7 +8,9 @@ use crate::ir::{Input, Ir};
 use crate::optimise;
 
 /// [`optimise::demux`] on `ir`, with the activity of its literals sampled on its network.
-pub(super) fn demux(ir: &mut Ir) {
+/// Returns the activity of the state bits, when it sampled them (any network of the game
+/// plays the same states).
+pub(super) fn demux(ir: &mut Ir) -> Option<Vec<optimise::Activity>> {
     // The legal moves read by their output only keep their guard (see `legal_guards`).
     let only = output_only(ir);
     let mut keep = vec![false; ir.props.len()];
@@ -27,7 +29,7 @@ pub(super) fn demux(ir: &mut Ir) {
     options.bits = vec![optimise::Activity::default(); ir.bits.len()];
     let candidates = optimise::demux_candidates(ir, &options);
     if candidates.is_empty() {
-        return;
+        return None;
     }
     let (net, signals) = build_plain(ir);
     let watched: Vec<(Input, Signal)> = candidates
@@ -54,6 +56,41 @@ pub(super) fn demux(ir: &mut Ir) {
     options.states = s.states;
     options.inputs = watched.iter().map(|w| w.0).zip(s.watched).collect();
     optimise::demux(ir, &options);
+    Some(options.bits)
+}
+
+/// [`optimise::guard_chains`] on `ir`, with the activity of the state bits: `bits`, else
+/// sampled on its network (when some conjunction is a candidate).
+pub(super) fn guard_chains(ir: &mut Ir, bits: Option<Vec<optimise::Activity>>) -> bool {
+    let at = std::time::Instant::now();
+    let bits = match bits {
+        Some(bits) => bits,
+        None if optimise::guard_chain_candidates(ir) => {
+            let (net, _) = build_plain(ir);
+            let limit = Limit {
+                states: 1000,
+                work: Some(DEMUX_WORK),
+                engine: Default::default(),
+            };
+            sample(&net, limit, &[]).bits
+        }
+        None => return false,
+    };
+    let sampled = at.elapsed();
+    let options = optimise::ChainOptions {
+        bits,
+        ..Default::default()
+    };
+    let props = ir.props.len();
+    let changed = optimise::guard_chains(ir, &options);
+    tracing::debug!(
+        ?sampled,
+        took = ?at.elapsed(),
+        props,
+        added = ir.props.len() - props,
+        "guard chains"
+    );
+    changed
 }
 
 /// The work (see [`Limit::work`]) of the sample [`demux`] plays: 1,000 states of a network

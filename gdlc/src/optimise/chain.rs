@@ -1,0 +1,238 @@
+//! Chains of conjunctions read under a guard (the propnet backend's network only).
+//!
+//! A conjunction `g & q & r` whose prop `q` is one conjunction `l_1 & q'`, `q'` one conjunction
+//! `l_2 & q''`, and so on (a *chain*: chess's `(openStretch ?x1 ?y1 ?x3 ?y3 ?dir)`, "the cells
+//! from 1 to 3 are empty", is "1 is empty and the stretch from the next cell is"), and a state
+//! bit `g` seldom true (a piece on the ray's first cell) is rewritten as `t & r`, where `t` is
+//! the chain again with `g` read first: `t_1 = g & l_1`, `t_2 = t_1 & l_2`, .. The props `t_k`
+//! are shared by every conjunction with the same guard and the same start of its chain (the
+//! moves of one piece along one ray share the cells they cross), and while `g` is false none
+//! of them holds, so a change of a cell changes the gates of the rays of the pieces that see
+//! it, where the chain changed every stretch of empty cells through it, a piece at its end or
+//! not. Once every reader of a chain reads it so, the chain is dead.
+//!
+//! Which bits are seldom true is measured (the caller samples playouts), never assumed; a
+//! wrong guess costs speed, never correctness: every prop keeps its value in every state.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::Activity;
+use super::factor::insert;
+use crate::ir::{Input, Ir, Lit, Prop};
+
+/// Options of [`guard_chains`].
+#[derive(Clone, Debug)]
+pub struct ChainOptions {
+    /// Per state bit, its activity in sampled playouts.
+    pub bits: Vec<Activity>,
+    /// The most a guard may hold (fraction of states).
+    pub max_held: f64,
+    /// The most links of a chain read under a guard.
+    pub max_links: usize,
+}
+
+impl Default for ChainOptions {
+    fn default() -> Self {
+        ChainOptions {
+            bits: Vec::new(),
+            max_held: 0.125,
+            max_links: 32,
+        }
+    }
+}
+
+/// One link of a chain: the literals of a prop of one conjunction but for the next link.
+struct Link {
+    rest: Vec<Lit>,
+    next: Option<u32>,
+}
+
+/// Per prop outside recursive groups that is one conjunction, its link.
+fn links(ir: &Ir) -> Vec<Option<Link>> {
+    let group_of = ir.group_of();
+    let single = |q: u32| {
+        let q = q as usize;
+        q < ir.props.len() && group_of[q].is_none() && ir.props[q].disjuncts.len() == 1
+    };
+    (0..ir.props.len())
+        .map(|p| {
+            if !single(p as u32) {
+                return None;
+            }
+            let c = &ir.props[p].disjuncts[0];
+            let mut nexts = c.iter().filter_map(|l| match l.input {
+                Input::Prop(q) if !l.negated && single(q) => Some(q),
+                _ => None,
+            });
+            let next = match (nexts.next(), nexts.next()) {
+                (Some(q), None) => Some(q),
+                _ => None,
+            };
+            let rest = c
+                .iter()
+                .copied()
+                .filter(|l| next.is_none_or(|q| l.input != Input::Prop(q) || l.negated))
+                .collect();
+            Some(Link { rest, next })
+        })
+        .collect()
+}
+
+/// The guard of conjunction `c`: its positive state bit that holds in at most
+/// [`ChainOptions::max_held`] of the states and changes least.
+fn guard(c: &[Lit], options: &ChainOptions) -> Option<Lit> {
+    c.iter()
+        .filter_map(|&l| match (l.input, l.negated) {
+            (Input::Bit(b), false) => {
+                let a = options.bits.get(b as usize)?;
+                (a.held <= options.max_held).then_some((a.changes, l))
+            }
+            _ => None,
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+        .map(|(_, l)| l)
+}
+
+/// Whether some conjunction reads a positive state bit and a positive prop of one conjunction
+/// (outside recursive groups): what [`guard_chains`] may rewrite, given the bits' activity.
+pub fn candidates(ir: &Ir) -> bool {
+    let group_of = ir.group_of();
+    let single = |q: u32| {
+        let q = q as usize;
+        q < ir.props.len() && group_of[q].is_none() && ir.props[q].disjuncts.len() == 1
+    };
+    ir.props.iter().enumerate().any(|(h, p)| {
+        group_of[h].is_none()
+            && p.disjuncts.iter().any(|c| {
+                let pos = |f: &dyn Fn(Input) -> bool| c.iter().any(|l| !l.negated && f(l.input));
+                pos(&|i| matches!(i, Input::Bit(_)))
+                    && pos(&|i| matches!(i, Input::Prop(q) if single(q)))
+            })
+    })
+}
+
+/// Rewrites the conjunctions that read a chain with a guard, as the
+/// [module documentation](self) says. Returns whether any prop changed.
+#[allow(clippy::needless_range_loop)] // `h` indexes the props and their groups.
+pub fn guard_chains(ir: &mut Ir, options: &ChainOptions) -> bool {
+    let n = ir.props.len();
+    let links = links(ir);
+    let group_of = ir.group_of();
+    // The chain props made so far, by what they read: the previous link (or the guard) and
+    // the literals of their link.
+    let mut made: HashMap<(Lit, u32), u32> = HashMap::default();
+    let mut added: Vec<(u32, Prop)> = Vec::new();
+    for h in 0..n {
+        if group_of[h].is_some() {
+            continue;
+        }
+        let mut disjuncts = std::mem::take(&mut ir.props[h].disjuncts);
+        for c in &mut disjuncts {
+            // About as many props added as there were, at most (or 4,096 in a small IR).
+            if added.len() >= n.max(4096) {
+                break;
+            }
+            let Some(g) = guard(c, options) else {
+                continue;
+            };
+            // The chain read: the positive prop of one conjunction with the most links.
+            let Some((q, _)) = c
+                .iter()
+                .filter_map(|l| match l.input {
+                    Input::Prop(q) if !l.negated && links[q as usize].is_some() => {
+                        Some((q, chain_len(&links, q, options.max_links)))
+                    }
+                    _ => None,
+                })
+                .filter(|&(q, len)| len >= 2 || plain(&links, q))
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            else {
+                continue;
+            };
+            let mut t = g;
+            let mut at = Some(q);
+            let mut k = 0;
+            while let Some(p) = at
+                && k < options.max_links
+                && let Some(link) = &links[p as usize]
+            {
+                let id = *made.entry((t, p)).or_insert_with(|| {
+                    let mut lits = link.rest.clone();
+                    lits.push(t);
+                    lits.sort_unstable();
+                    lits.dedup();
+                    let text = format!("{} (under {g})", ir.props[p as usize].text);
+                    added.push((
+                        h as u32,
+                        Prop {
+                            text,
+                            disjuncts: vec![lits],
+                            origins: ir.props[p as usize].origins.clone(),
+                        },
+                    ));
+                    (n + added.len() - 1) as u32
+                });
+                t = Lit::pos(Input::Prop(id));
+                at = link.next;
+                k += 1;
+            }
+            if let Some(p) = at {
+                // Links past the limit: read as they are.
+                let id = *made.entry((t, p)).or_insert_with(|| {
+                    let mut lits = vec![t, Lit::pos(Input::Prop(p))];
+                    lits.sort_unstable();
+                    added.push((
+                        h as u32,
+                        Prop {
+                            text: ir.props[p as usize].text.clone(),
+                            disjuncts: vec![lits],
+                            origins: ir.props[p as usize].origins.clone(),
+                        },
+                    ));
+                    (n + added.len() - 1) as u32
+                });
+                t = Lit::pos(Input::Prop(id));
+            }
+            tracing::trace!(
+                "chain: {} reads {} under {g}",
+                ir.props[h].text,
+                ir.props[q as usize].text
+            );
+            let q_lit = Lit::pos(Input::Prop(q));
+            c.retain(|&l| l != g && l != q_lit);
+            c.push(t);
+            c.sort_unstable();
+        }
+        ir.props[h].disjuncts = disjuncts;
+    }
+    let changed = !added.is_empty();
+    if changed {
+        insert(ir, added);
+    }
+    changed
+}
+
+/// Whether the link `q` reads no prop but negated ones (the cells of a stretch are empty): a
+/// chain of one link is read under a guard only then, not demux's blocks (`l & (s_1 | ..)`,
+/// read with a selector `s_k` each: under it, the selectors would be read one by one again).
+fn plain(links: &[Option<Link>], q: u32) -> bool {
+    links[q as usize].as_ref().is_some_and(|link| {
+        link.rest
+            .iter()
+            .all(|l| l.negated || !matches!(l.input, Input::Prop(_)))
+    })
+}
+
+/// The links of the chain from `q`, at most `max`.
+fn chain_len(links: &[Option<Link>], q: u32, max: usize) -> usize {
+    let mut k = 0;
+    let mut at = Some(q);
+    while let Some(p) = at
+        && k < max
+        && let Some(link) = &links[p as usize]
+    {
+        at = link.next;
+        k += 1;
+    }
+    k
+}
