@@ -17,7 +17,7 @@ use std::fmt::Write;
 use gdl_runtime::SplitMix64;
 use gdl_runtime::propnet::{Engine, Net};
 
-use super::Signals;
+use super::build::Signals;
 use crate::ir::Ir;
 
 /// What a node of the network is, for grouping.

@@ -3,7 +3,7 @@
 
 use gdl_runtime::propnet::Net;
 
-use super::{Signal, build_plain, output_only};
+use super::build::{Signal, build_plain, output_only};
 use crate::ir::{Input, Ir};
 use crate::optimise;
 
