@@ -121,31 +121,47 @@ impl Game for NetGame<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use gdl_runtime::compare::{CompareOptions, compare};
+    use gdl_runtime::propnet::Net;
 
     use super::*;
     use crate::interp::Interpreter;
-    use crate::pipeline::{CompileOptions, Stage, run};
+    use crate::pipeline::{Artifacts, CompileOptions, Stage, run};
 
-    /// The network of `text` and the interpreter agree on `seeds` playouts.
-    fn agree(text: &str, seeds: std::ops::RangeInclusive<u64>) {
-        let a = run(text, &CompileOptions::default(), Stage::Ir).expect("compiles");
-        let ir = a.ir.expect("an IR");
-        let net = super::super::module_net(&ir);
-        let game = NetGame::new(&ir, &net);
+    /// The IR of `text` (compiled up to the IR stage), with the artifacts it came from.
+    pub(in crate::codegen::propnet) fn ir_of(text: &str) -> (Artifacts, Ir) {
+        let mut a = run(text, &CompileOptions::default(), Stage::Ir).expect("compiles");
+        let ir = a.ir.take().expect("an IR");
+        (a, ir)
+    }
+
+    /// `net`, the network of `ir`, plays `seeds` playouts of at most `max_steps` as the
+    /// interpreter of `a`'s program does; states compared.
+    pub(in crate::codegen::propnet) fn plays_as_interpreter(
+        a: &Artifacts,
+        ir: &Ir,
+        net: &Net,
+        seeds: std::ops::RangeInclusive<u64>,
+        max_steps: usize,
+    ) -> u64 {
+        let game = NetGame::new(ir, net);
         let interp = Interpreter::new(&a.program).expect("plays");
         let stats = compare(
             &interp,
             &game,
             ["interpreter", "network"],
-            &CompareOptions {
-                seeds,
-                max_steps: 200,
-            },
+            &CompareOptions { seeds, max_steps },
         )
         .unwrap_or_else(|m| panic!("{m}"));
-        assert!(stats.states > 0);
+        stats.states
+    }
+
+    /// The network of `text` and the interpreter agree on `seeds` playouts.
+    fn agree(text: &str, seeds: std::ops::RangeInclusive<u64>) {
+        let (a, ir) = ir_of(text);
+        let net = super::super::module_net(&ir);
+        assert!(plays_as_interpreter(&a, &ir, &net, seeds, 200) > 0);
     }
 
     #[test]

@@ -186,11 +186,7 @@ fn leaves(ir: &Ir, in_group: &[Option<u32>], l: Lit, leaf: &mut impl FnMut(Lit) 
 
 #[cfg(test)]
 mod tests {
-    use gdl_runtime::compare::{CompareOptions, compare};
-
-    use super::super::in_process::NetGame;
-    use crate::interp::Interpreter;
-    use crate::pipeline::{CompileOptions, Stage, run};
+    use super::super::in_process::tests::{ir_of, plays_as_interpreter};
 
     /// Whose turn it is takes a free cell it may take; a player without one is stuck, which
     /// ends the game (the only way it ends).
@@ -212,8 +208,7 @@ mod tests {
 
     #[test]
     fn a_turn_without_legal_moves_is_tested_by_the_engine() {
-        let a = run(TAKE, &CompileOptions::default(), Stage::Ir).expect("compiles");
-        let ir = a.ir.expect("an IR");
+        let (a, ir) = ir_of(TAKE);
         let net = super::super::module_net(&ir);
         let roles: Vec<u32> = net.stuck.iter().map(|s| s.role).collect();
         assert_eq!(
@@ -229,19 +224,7 @@ mod tests {
                 assert_eq!(tested, text.starts_with("(take"), "{text}");
             }
         }
-        let game = NetGame::new(&ir, &net);
-        let interp = Interpreter::new(&a.program).expect("plays");
-        let stats = compare(
-            &interp,
-            &game,
-            ["interpreter", "network"],
-            &CompareOptions {
-                seeds: 1..=40,
-                max_steps: 50,
-            },
-        )
-        .unwrap_or_else(|m| panic!("{m}"));
-        assert!(stats.states > 0);
+        assert!(plays_as_interpreter(&a, &ir, &net, 1..=40, 50) > 0);
     }
 
     /// A goal that reads "has a legal move" too keeps it in the network, and the game plays
@@ -253,20 +236,8 @@ mod tests {
             "(<= (goal ?p 0) (true (control ?p)) (hasmove ?p))
              (<= (goal ?p 0) (true (control ?p)) (not (hasmove ?p)))",
         );
-        let a = run(&text, &CompileOptions::default(), Stage::Ir).expect("compiles");
-        let ir = a.ir.expect("an IR");
+        let (a, ir) = ir_of(&text);
         let net = super::super::module_net(&ir);
-        let game = NetGame::new(&ir, &net);
-        let interp = Interpreter::new(&a.program).expect("plays");
-        compare(
-            &interp,
-            &game,
-            ["interpreter", "network"],
-            &CompareOptions {
-                seeds: 1..=20,
-                max_steps: 50,
-            },
-        )
-        .unwrap_or_else(|m| panic!("{m}"));
+        assert!(plays_as_interpreter(&a, &ir, &net, 1..=20, 50) > 0);
     }
 }
