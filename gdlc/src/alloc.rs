@@ -1,4 +1,5 @@
-//! Process-wide settings of the memory allocator for a process that compiles: the `gdlc`
+//! Memory: [`drop_apart`], freeing a large value on a thread of its own; and process-wide
+//! settings of the memory allocator for a process that compiles: the `gdlc`
 //! command and the children of `cargo xtask` that compile one game each (so that the compile
 //! times in BENCHMARKS.md are the command's). Only with the `tuned-alloc` feature (part of `cli`), on glibc Linux;
 //! elsewhere [`tune`] does nothing.
@@ -23,3 +24,16 @@ pub fn tune() {
 /// Nothing to tune on this target or without the `tuned-alloc` feature.
 #[cfg(not(all(feature = "tuned-alloc", target_os = "linux", target_env = "gnu")))]
 pub fn tune() {}
+
+/// Drops `value` on a thread of its own when it is `large` (millions of small vectors), so
+/// that the caller goes on at once; here when it is small, or when no thread can be started.
+pub(crate) fn drop_apart<T: Send + 'static>(value: T, large: bool) {
+    if !large {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("gdlc-free".into())
+        .spawn(move || drop(value));
+    // On failure the closure, and so what it holds, is dropped here.
+    drop(spawned);
+}

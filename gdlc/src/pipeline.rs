@@ -235,24 +235,11 @@ const FREED_APART: usize = 100_000;
 
 /// Frees what the passes made. A large ground program and its IR (millions of small vectors:
 /// 0.5-1 s of ruleDepthExponential's or amazonsTorus's compile) are freed on a thread of their
-/// own ([`drop_apart`]), so that the caller has the module at once.
+/// own ([`crate::alloc::drop_apart`]), so that the caller has the module at once.
 fn free(ground: Option<GroundProgram>, ir: Option<Ir>) {
     // (Lowering freed the rules: the ground program's statistics count them.)
     let large = ground.as_ref().is_some_and(|g| g.stats.rules > FREED_APART);
-    drop_apart((ground, ir), large);
-}
-
-/// Drops `value` on a thread of its own when it is `large` (millions of small vectors), so
-/// that the caller goes on at once; here when it is small, or when no thread can be started.
-pub(crate) fn drop_apart<T: Send + 'static>(value: T, large: bool) {
-    if !large {
-        return;
-    }
-    let spawned = std::thread::Builder::new()
-        .name("gdlc-free".into())
-        .spawn(move || drop(value));
-    // On failure the closure, and so what it holds, is dropped here.
-    drop(spawned);
+    crate::alloc::drop_apart((ground, ir), large);
 }
 
 /// Runs the passes up to and including `stop`, reporting each to [`CompileOptions::progress`].

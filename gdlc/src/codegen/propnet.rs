@@ -145,7 +145,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
         // Only the profile reads the IR of the network, a large one freed apart (millions of
         // small vectors).
         let large = g.props.len() > FREED_APART;
-        crate::pipeline::drop_apart(g, large);
+        crate::alloc::drop_apart(g, large);
         let mut net = plain;
         net.simplify();
         net

@@ -76,7 +76,7 @@ pub(super) struct Probe {
     pub(super) over_atoms: Vec<(Vec<RelKey>, GroundError)>,
     /// The join work the attempt may spend (0: the options' limit).
     pub(super) work: u64,
-    /// Dynamic relations to make lazy (see [`defer::ground_hybrid`]).
+    /// Dynamic relations to make lazy (see [`super::ground_hybrid`]).
     pub(super) deferred: HashSet<RelKey>,
     /// When the attempt failed as too large: its dynamic relations (not read by the game)
     /// with more than a [`LARGE_DYNAMIC_SHARE`] of the atom limit, with their atoms.

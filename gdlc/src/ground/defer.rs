@@ -1,80 +1,14 @@
-//! Hybrid grounding's attempts: which dynamic relations are *deferred* (asked at run time by
-//! the joins that read them, see [`super::hybrid`]), and the attempts made again with more of
-//! them deferred.
+//! Hybrid grounding's deferred relations: which dynamic relations are *deferred* (asked at run
+//! time by the joins that read them, see [`super::hybrid`]); the attempts made again with more
+//! of them deferred are `super::ground_hybrid`'s.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::attempt::{Probe, ground_with};
+use super::Grounder;
 use super::join::{RelKey, rel_key};
-use super::{Deadline, GroundError, GroundOptions, GroundProgram, Grounder};
 use super::{fixpoint, is_game_output};
 use crate::ast::kw;
-use crate::normalize::{NLit, NProgram, NRule};
-
-/// The most dynamic relations one hybrid grounding may defer to run time.
-const MAX_DEFERRED: usize = 24;
-
-/// Hybrid grounding (the rules too large to ground evaluated at run time). When an attempt
-/// fails on a rule whose head would have too many atoms, and its relation may be asked on
-/// demand instead ([`GroundError::defer`]), it is tried again with that relation *deferred*:
-/// lazy, its rules run at run time with the arguments its readers bind. `start`: what an
-/// earlier attempt learnt. Returns the result and whether the time ran out.
-pub(super) fn ground_hybrid(
-    nprog: &NProgram,
-    options: &GroundOptions,
-    deadline: Option<Deadline>,
-    start: Hybrid<'_>,
-) -> (Result<GroundProgram, GroundError>, bool) {
-    let over_atoms = start.over_atoms;
-    let mut deferred: HashSet<RelKey> = start.deferred.iter().copied().collect();
-    let max_deferred = MAX_DEFERRED + deferred.len();
-    let mut attempts = 0;
-    loop {
-        attempts += 1;
-        let mut probe = Probe {
-            hybrid: true,
-            deferred: deferred.clone(),
-            over_atoms: over_atoms.to_vec(),
-            ..Probe::default()
-        };
-        let result = ground_with(
-            nprog,
-            options,
-            &std::collections::HashSet::new(),
-            deadline,
-            &mut probe,
-        );
-        match result {
-            Err(e) if !probe.out_of_time && deferred.len() < max_deferred => match e.defer {
-                Some(rel) if deferred.insert(rel) => {
-                    tracing::debug!(
-                        relation = %format!("{}/{}", nprog.symbols.name(rel.0), rel.1),
-                        cpu = ?gdl_runtime::bench::thread_cpu_time(),
-                        error = %e.summary(),
-                        "hybrid grounding defers a relation to run time"
-                    );
-                }
-                _ => return (Err(e), false),
-            },
-            r => {
-                let r = r.map(|mut g| {
-                    g.stats.hybrid_attempts = attempts;
-                    g
-                });
-                return (r, probe.out_of_time);
-            }
-        }
-    }
-}
-
-/// What a hybrid attempt starts from, learnt by an earlier attempt.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Hybrid<'a> {
-    /// The static components found to have too many atoms (made lazy at once).
-    pub over_atoms: &'a [(Vec<RelKey>, GroundError)],
-    /// Dynamic relations found to have too many atoms (deferred at once).
-    pub deferred: &'a [RelKey],
-}
+use crate::normalize::{NLit, NRule};
 
 /// A dynamic relation with more than this share of the atom limit when an attempt fails on
 /// it is deferred to run time by the hybrid attempt (chess's `clear_row_ig` and the other

@@ -12,7 +12,7 @@
 //! number of its insertion; a scan reads only a window of those numbers, which is how the
 //! semi-naive rounds of [`super::fixpoint`] read "the atoms new in the last round".
 
-use crate::normalize::{NAtom, NLit, NRule, NTerm};
+use crate::normalize::{NAtom, NLit, NTerm};
 use crate::terms::{TermId, TermStore};
 
 use super::pattern::{Args, Binds, RAtom, RTerm, Resolved, lookup, lookup_atom, unify};
@@ -20,11 +20,7 @@ use super::plan::{Step, heads_bound_at, plan};
 pub use super::plan::{plan_order, prepare};
 
 pub use super::db::RelKey;
-
-/// The key of an atom pattern.
-pub fn rel_key(a: &NAtom) -> RelKey {
-    (a.rel, a.args.len() as u32)
-}
+pub use super::request::{JoinRequest, NegMode, rel_key};
 
 pub use super::db::Db;
 use super::db::IndexKey;
@@ -118,60 +114,6 @@ fn same(x: &NTerm, y: &NTerm, store: &TermStore, b: &Binds) -> bool {
             f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(a, c)| same(a, c, store, b))
         }
         _ => false,
-    }
-}
-
-/// How a negative literal is treated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NegMode {
-    /// The literal's relation is complete in the database: the literal holds when the atom is
-    /// absent.
-    Exact,
-    /// The relation is still open: the literal is assumed to hold (an over-approximation).
-    Assume,
-}
-
-impl NegMode {
-    /// The mode of each negative literal when the relations in `open` are still open:
-    /// `Assume` for theirs, `Exact` for the others.
-    pub fn open_in(open: &rustc_hash::FxHashSet<RelKey>) -> impl Fn(&NAtom) -> NegMode + '_ {
-        move |a| {
-            if open.contains(&rel_key(a)) {
-                NegMode::Assume
-            } else {
-                NegMode::Exact
-            }
-        }
-    }
-}
-
-/// What a match is asked for.
-pub struct JoinRequest<'a> {
-    pub rule: &'a NRule,
-    /// The positive literal that reads only atoms inserted within `lo..hi`; the others read
-    /// `0..hi`.
-    pub delta: Option<usize>,
-    pub lo: u32,
-    pub hi: u32,
-    /// The treatment of each negative literal, by literal index (ignored for others).
-    pub neg_mode: &'a dyn Fn(&NAtom) -> NegMode,
-    /// The caller reads only the head atoms of the matches, and wants only those not yet in
-    /// the database: once the steps have bound the head's variables, a head already there is
-    /// not looked for further, and the rest of the join stops at its first match.
-    pub new_heads_only: bool,
-}
-
-impl<'a> JoinRequest<'a> {
-    /// Every match of `rule` over the atoms before `hi` (no delta, every head wanted).
-    pub fn whole(rule: &'a NRule, hi: u32, neg_mode: &'a dyn Fn(&NAtom) -> NegMode) -> Self {
-        JoinRequest {
-            rule,
-            delta: None,
-            lo: 0,
-            hi,
-            neg_mode,
-            new_heads_only: false,
-        }
     }
 }
 

@@ -42,6 +42,7 @@ pub mod join;
 mod pattern;
 mod plan;
 mod relations;
+mod request;
 mod scan_order;
 pub mod split;
 #[cfg(test)]
@@ -57,7 +58,7 @@ use crate::terms::{TermId, TermStore};
 
 use attempt::{Probe, ground_with};
 pub use deadline::Deadline;
-use defer::{Hybrid, LARGE_DYNAMIC_SHARE, ground_hybrid};
+use defer::LARGE_DYNAMIC_SHARE;
 use early::EarlyStop;
 pub use error::{GroundError, GroundErrorKind};
 use join::{Budget, Db, Exhausted, JoinError, RelKey, rel_key};
@@ -544,4 +545,69 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         }
         Err(e) => Err(e),
     }
+}
+
+/// The most dynamic relations one hybrid grounding may defer to run time.
+const MAX_DEFERRED: usize = 24;
+
+/// Hybrid grounding (the rules too large to ground evaluated at run time). When an attempt
+/// fails on a rule whose head would have too many atoms, and its relation may be asked on
+/// demand instead ([`GroundError::defer`]), it is tried again with that relation *deferred*:
+/// lazy, its rules run at run time with the arguments its readers bind. `start`: what an
+/// earlier attempt learnt. Returns the result and whether the time ran out.
+pub(super) fn ground_hybrid(
+    nprog: &NProgram,
+    options: &GroundOptions,
+    deadline: Option<Deadline>,
+    start: Hybrid<'_>,
+) -> (Result<GroundProgram, GroundError>, bool) {
+    let over_atoms = start.over_atoms;
+    let mut deferred: HashSet<RelKey> = start.deferred.iter().copied().collect();
+    let max_deferred = MAX_DEFERRED + deferred.len();
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let mut probe = Probe {
+            hybrid: true,
+            deferred: deferred.clone(),
+            over_atoms: over_atoms.to_vec(),
+            ..Probe::default()
+        };
+        let result = ground_with(
+            nprog,
+            options,
+            &std::collections::HashSet::new(),
+            deadline,
+            &mut probe,
+        );
+        match result {
+            Err(e) if !probe.out_of_time && deferred.len() < max_deferred => match e.defer {
+                Some(rel) if deferred.insert(rel) => {
+                    tracing::debug!(
+                        relation = %format!("{}/{}", nprog.symbols.name(rel.0), rel.1),
+                        cpu = ?gdl_runtime::bench::thread_cpu_time(),
+                        error = %e.summary(),
+                        "hybrid grounding defers a relation to run time"
+                    );
+                }
+                _ => return (Err(e), false),
+            },
+            r => {
+                let r = r.map(|mut g| {
+                    g.stats.hybrid_attempts = attempts;
+                    g
+                });
+                return (r, probe.out_of_time);
+            }
+        }
+    }
+}
+
+/// What a hybrid attempt starts from, learnt by an earlier attempt.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Hybrid<'a> {
+    /// The static components found to have too many atoms (made lazy at once).
+    pub over_atoms: &'a [(Vec<RelKey>, GroundError)],
+    /// Dynamic relations found to have too many atoms (deferred at once).
+    pub deferred: &'a [RelKey],
 }

@@ -5,7 +5,8 @@
 use crate::normalize::{NAtom, NLit, NRule, NTerm};
 use crate::terms::TermStore;
 
-use super::join::{Db, JoinRequest, rel_key};
+use super::db::Db;
+use super::request::{JoinRequest, rel_key};
 
 /// One step of a join plan.
 #[derive(Clone, Copy, Debug)]
