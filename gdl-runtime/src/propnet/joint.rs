@@ -100,6 +100,7 @@ impl Engine<'_> {
     /// Lets go of the joint move (no move held): undone from the log when it holds what
     /// [`Engine::set_joint_logged`] wrote, else propagated back. Returns the edges undone.
     pub(super) fn let_go(&mut self) -> u64 {
+        self.listed = super::NONE;
         if !std::mem::take(&mut self.log.armed) {
             self.set_joint(&[]);
             return 0;

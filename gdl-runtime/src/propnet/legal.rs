@@ -244,9 +244,12 @@ pub struct Stuck {
 }
 
 impl super::Engine<'_> {
-    /// Whether a [`Stuck`] disjunct of the network holds in the held state.
-    pub(super) fn stuck(&self) -> bool {
-        self.net.stuck.iter().any(|s| {
+    /// Whether a [`Stuck`] disjunct of the network holds in the held state. The role's legal
+    /// moves are listed as a draw lists them and kept (see [`Engine::listing`]), so that the
+    /// draw of a random step from this state reads them without listing them again.
+    pub(super) fn stuck(&mut self) -> bool {
+        let net = self.net;
+        net.stuck.iter().any(|s| {
             let b = (s.guard >> 1) as usize;
             let bit = self
                 .state
@@ -255,12 +258,45 @@ impl super::Engine<'_> {
             if bit == (s.guard & 1 != 0) {
                 return false;
             }
-            let mut any = false;
-            self.legal_words(s.role as usize, |w, x| {
-                any |= x & s.moves.get(w).copied().unwrap_or(0) != 0;
-            });
-            !any
+            self.listing(s.role as usize);
+            !self
+                .picks
+                .iter()
+                .any(|c| c.bits & s.moves.get(c.index as usize).copied().unwrap_or(0) != 0)
         })
+    }
+
+    /// Lists the legal moves of `role` into `picks` and their number into `picked`, unless
+    /// they hold them already for the held values.
+    fn listing(&mut self, role: usize) {
+        if self.listed == role as u32 {
+            return;
+        }
+        let mut found = std::mem::take(&mut self.picks);
+        self.picked = self.counted(role, &mut found);
+        self.picks = found;
+        self.listed = role as u32;
+        #[cfg(test)]
+        {
+            self.lists += 1;
+        }
+    }
+
+    /// Replaces `found` with the words of the legal moves of `role` that have one, each with
+    /// the moves before it, and returns their number.
+    #[inline]
+    fn counted(&self, role: usize, found: &mut Vec<Counted>) -> u32 {
+        found.clear();
+        let mut total = 0;
+        self.legal_words(role, |w, bits| {
+            found.push(Counted {
+                index: w as u32,
+                before: total,
+                bits,
+            });
+            total += bits.count_ones();
+        });
+        total
     }
 
     /// Calls `f` with each word of the legal moves of `role` that has a move (its index and
@@ -346,17 +382,13 @@ impl super::Engine<'_> {
     /// ascending, which is the move [`Engine::legal`]'s list gives for the same draw. `None`
     /// (and no draw) when it has none.
     pub fn random_legal(&mut self, role: usize, rng: &mut SplitMix64) -> Option<u32> {
+        if self.listed == role as u32 {
+            return crate::bits::pick_move_counted(&self.picks, self.picked, rng);
+        }
+        // (Listed as before, the listing of `terminal` forgotten: `picks` is scratch here.)
+        self.listed = NONE;
         let mut found = std::mem::take(&mut self.picks);
-        found.clear();
-        let mut total = 0;
-        self.legal_words(role, |w, bits| {
-            found.push(Counted {
-                index: w as u32,
-                before: total,
-                bits,
-            });
-            total += bits.count_ones();
-        });
+        let total = self.counted(role, &mut found);
         let pick = crate::bits::pick_move_counted(&found, total, rng);
         self.picks = found;
         pick

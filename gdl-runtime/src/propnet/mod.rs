@@ -209,6 +209,14 @@ pub struct Engine<'n> {
     /// moves before it and bits), and the joint move drawn.
     picks: Vec<crate::bits::Counted>,
     drawn: Vec<u32>,
+    /// The role whose legal moves of the held values `picks` lists (with `picked` moves in
+    /// all), or [`NONE`]: what [`Engine::terminal`] listed to test a [`Stuck`] disjunct, which
+    /// the draw of a random step reads again. Any change of the values forgets it.
+    listed: u32,
+    picked: u32,
+    /// The listings made into `picks` (what the tests count).
+    #[cfg(test)]
+    lists: u32,
     /// Scratch of [`Engine::set_state`]: the words whose bits rise (index and bits).
     rising: Vec<(u32, u64)>,
     /// The number of edges visited so far (a measure of the work done).
@@ -344,6 +352,10 @@ impl<'n> Engine<'n> {
             log: joint::Log::default(),
             picks: Vec::new(),
             drawn: Vec::new(),
+            listed: NONE,
+            picked: 0,
+            #[cfg(test)]
+            lists: 0,
             rising: Vec::new(),
             visits: 0,
             budget: 0,
@@ -383,6 +395,7 @@ impl<'n> Engine<'n> {
     /// (which is topological outside groups).
     fn evaluate_all(&mut self) {
         let net = self.net;
+        self.listed = NONE;
         for w in &mut self.value {
             *w = 0;
         }
@@ -505,6 +518,7 @@ impl<'n> Engine<'n> {
     /// they reached, least first, until nothing changes. With `LOG`, what it changes is
     /// logged (see `joint.rs`).
     fn propagate<const LOG: bool>(&mut self) {
+        self.listed = NONE;
         let mut left = self.budget;
         loop {
             let seen = self.drain::<LOG>(left);
@@ -755,7 +769,7 @@ impl Engine<'_> {
     }
 
     /// Whether the state is terminal: the network's `terminal`, or a [`Stuck`] disjunct.
-    pub fn terminal(&self) -> bool {
+    pub fn terminal(&mut self) -> bool {
         self.read(self.net.terminal) || self.stuck()
     }
 

@@ -143,3 +143,62 @@ fn an_idle_role_reads_only_the_words_of_its_moves_outside_the_guard() {
     e.legal(1, &mut l);
     assert!(l.is_empty());
 }
+
+/// [`listing_net`] with each role stuck on its turn without a legal move: terminal tests it
+/// from the listing, which a draw of the same values reads again instead of listing anew,
+/// and which any change of the values (a state, a joint move held or let go) forgets: through
+/// random states, terminal, the moves drawn and the moves listed are those of the network.
+#[test]
+fn a_listing_for_terminal_is_drawn_from_until_the_values_change() {
+    let mut n = listing_net();
+    n.stuck = (0..2)
+        .map(|r| super::Stuck {
+            guard: u32::from(r == 1),
+            role: r,
+            moves: vec![u64::MAX; MOVES[r as usize].div_ceil(64) as usize],
+        })
+        .collect();
+    let n = Net::decode(&n.encode()).unwrap();
+    let mut e = Engine::new(&n);
+    let mut rng = SplitMix64::new(5);
+    let mut l = Vec::new();
+    let mut stuck = 0;
+    for step in 0..600 {
+        // No pieces a quarter of the time: the mover is stuck.
+        let pieces = match rng.below(4) {
+            0 => 0,
+            _ => rng.next_u64() & rng.next_u64() & rng.next_u64() & ((1 << 51) - 2),
+        };
+        let state = pieces | rng.below(2) as u64 | (rng.below(2) as u64) << 51;
+        e.set_state(&[state]);
+        let mover = usize::from(state & 1 == 0);
+        let want = by_hand(state, mover);
+        stuck += usize::from(want.is_empty());
+        let lists = e.lists;
+        assert_eq!(e.terminal(), want.is_empty(), "step {step}");
+        assert_eq!(e.lists, lists + 1, "terminal lists the mover's moves");
+        let (mut a, mut b) = (SplitMix64::new(step), SplitMix64::new(step));
+        let drawn = e.random_legal(mover, &mut a);
+        assert_eq!(drawn, (!want.is_empty()).then(|| want[b.below(want.len())]));
+        assert_eq!(e.lists, lists + 1, "the draw reads terminal's listing");
+        // A joint move held, or let go, forgets the listing; so does another state.
+        match step % 3 {
+            0 => e.set_joint(&[0, 0]),
+            1 => e.set_joint(&[]),
+            _ => e.set_state(&[state ^ 1 << (1 + step % 50)]),
+        }
+        let after = e.state[0];
+        for r in 0..2 {
+            l.clear();
+            e.legal(r, &mut l);
+            assert_eq!(l, by_hand(after, r), "step {step}, role {r}");
+            let (mut a, mut b) = (SplitMix64::new(step), SplitMix64::new(step));
+            let drawn = e.random_legal(r, &mut a);
+            assert_eq!(drawn, (!l.is_empty()).then(|| l[b.below(l.len())]));
+        }
+    }
+    assert!(
+        stuck > 30 && stuck < 570,
+        "the states test too little: {stuck}"
+    );
+}
