@@ -35,6 +35,11 @@ pub(super) fn split(ir: &mut Ir) -> Vec<Stuck> {
             None => kept.push(d),
         }
     }
+    tracing::debug!(
+        taken = found.len(),
+        kept = kept.len(),
+        "disjuncts of terminal the engine tests from the legal moves (stuck)"
+    );
     ir.props[t as usize].disjuncts = kept;
     found
 }
@@ -106,7 +111,7 @@ fn stuck_of(ir: &Ir, legal: &LegalIndex, in_group: &[Option<u32>], d: &[Lit]) ->
     if !has.negated {
         return None;
     }
-    let moves = has_legal_move(ir, legal, in_group, p)?;
+    let moves = has_legal_move(ir, legal, in_group, p, bit)?;
     let (role, _) = *moves.first()?;
     let count = ir.moves.get(role as usize)?.len();
     let mut words = vec![0u64; count.div_ceil(64)];
@@ -123,24 +128,32 @@ fn stuck_of(ir: &Ir, legal: &LegalIndex, in_group: &[Option<u32>], d: &[Lit]) ->
     })
 }
 
-/// The moves (role, move) whose legality prop `p` is the or of, if it is one: an or (through
-/// props of single-literal disjuncts) of legal literals, or one disjunct `guard & q` with `q`
-/// such an or of the bodies of legal moves `guard & body`.
+/// The moves (role, move) whose legality prop `p` is the or of while `bit` (the disjunct's
+/// state bit) holds, if it is one: an or (through props of single-literal disjuncts) of legal
+/// literals; an or of the bodies of legal moves `bit & body` (speedChess's `hasAnyLegalMove`,
+/// an or of `legalMove`, where `legal` is `control & legalMove`: while `bit` holds, a body
+/// holds exactly when its move is legal); or one disjunct `guard & q` with `q` an or of the
+/// bodies of legal moves `guard & body`.
 fn has_legal_move(
     ir: &Ir,
     legal: &LegalIndex,
     in_group: &[Option<u32>],
     p: u32,
+    bit: Lit,
 ) -> Option<Vec<(u32, u32)>> {
     let prop = ir.props.get(p as usize)?;
     if in_group[p as usize].is_some() {
         return None;
     }
-    // An or of legal moves.
-    let mut moves = Vec::new();
-    if leaves(ir, in_group, Lit::pos(Input::Prop(p)), &mut |l| {
-        legal.whole.get(&l).map(|&rm| moves.push(rm)).is_some()
-    }) {
+    let whole = Lit::pos(Input::Prop(p));
+    // An or of legal moves, or of the bodies of legal moves under the disjunct's own bit.
+    if let Some(moves) =
+        or_of(ir, in_group, whole, |l| legal.whole.get(&l).copied()).or_else(|| {
+            or_of(ir, in_group, whole, |l| {
+                legal.guarded.get(&(bit, l)).copied()
+            })
+        })
+    {
         return Some(moves);
     }
     // A guard and an or of the bodies of legal moves under that guard.
@@ -150,19 +163,24 @@ fn has_legal_move(
     let [a, b] = d.as_slice() else {
         return None;
     };
-    for (guard, q) in [(*a, *b), (*b, *a)] {
-        let mut moves = Vec::new();
-        if leaves(ir, in_group, q, &mut |l| {
-            legal
-                .guarded
-                .get(&(guard, l))
-                .map(|&rm| moves.push(rm))
-                .is_some()
-        }) {
-            return Some(moves);
-        }
-    }
-    None
+    [(*a, *b), (*b, *a)]
+        .into_iter()
+        .find_map(|(guard, q)| or_of(ir, in_group, q, |l| legal.guarded.get(&(guard, l)).copied()))
+}
+
+/// The moves of the leaves of `l` when it is an or of literals that `move_of` gives a move
+/// (see [`leaves`]).
+fn or_of(
+    ir: &Ir,
+    in_group: &[Option<u32>],
+    l: Lit,
+    move_of: impl Fn(Lit) -> Option<(u32, u32)>,
+) -> Option<Vec<(u32, u32)>> {
+    let mut moves = Vec::new();
+    leaves(ir, in_group, l, &mut |x| {
+        move_of(x).map(|rm| moves.push(rm)).is_some()
+    })
+    .then_some(moves)
 }
 
 /// Whether `l` is an or of literals that `leaf` accepts (it calls `leaf` on each): `l` itself,
@@ -224,6 +242,31 @@ mod tests {
                 assert_eq!(tested, text.starts_with("(take"), "{text}");
             }
         }
+        assert!(plays_as_interpreter(&a, &ir, &net, 1..=40, 50) > 0);
+    }
+
+    /// "Has a legal move" as an or of the bodies of the legal moves, whose guard (whose turn it
+    /// is) is the terminal disjunct's own state bit (speedChess's `hasAnyLegalMove`).
+    #[test]
+    fn an_or_of_the_bodies_under_the_disjuncts_bit_is_tested_by_the_engine() {
+        let text = TAKE
+            .replace(
+                "(<= (legal ?p (take ?c)) (true (control ?p)) (true (free ?c)) (may ?p ?c))",
+                "(<= (canTake ?p ?c) (true (free ?c)) (may ?p ?c))
+                 (<= (legal ?p (take ?c)) (true (control ?p)) (canTake ?p ?c))",
+            )
+            .replace(
+                "(<= (hasmove ?p) (legal ?p (take ?c)))",
+                "(<= (hasmove ?p) (canTake ?p ?c))",
+            );
+        let (a, ir) = ir_of(&text);
+        let net = super::super::module_net(&ir);
+        let roles: Vec<u32> = net.stuck.iter().map(|s| s.role).collect();
+        assert_eq!(
+            roles,
+            [0, 1],
+            "both roles' `stuck` disjuncts leave the network"
+        );
         assert!(plays_as_interpreter(&a, &ir, &net, 1..=40, 50) > 0);
     }
 
