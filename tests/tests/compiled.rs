@@ -197,10 +197,11 @@ const FIXTURES: &str = "fixtures";
 /// props decided by one role's move are computed per move in its `@shared` module
 /// (`played_<r>`, snapshot in `gdlc/tests/played_arms.rs`); `knightMoves.kif`, whose legal
 /// moves from one square share the state bit that makes them legal (listed through tables of
-/// first bit to move). They need no corpus.
+/// first bit to move); `stuckTake.kif`, whose `terminal` reads "has a legal move", tested
+/// from the legal words (inline: `legal_<r>` memoised). They need no corpus.
 fn fixture_games() -> Vec<CorpusGame> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["playedArms", "knightMoves"]
+    ["playedArms", "knightMoves", "stuckTake"]
         .into_iter()
         .map(|name| CorpusGame {
             collection: FIXTURES.into(),

@@ -24,7 +24,7 @@ mod build;
 mod in_process;
 mod profile;
 mod sample;
-mod stuck;
+pub(super) mod stuck;
 
 pub use in_process::NetGame;
 

@@ -279,7 +279,9 @@ fn inlined_size(ir: &Ir) -> usize {
 /// [`CodegenOptions::inline_props`] props of code; `roots`: every literal the output
 /// functions read.
 pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions, roots: &[Lit]) -> Option<Shared> {
-    if inlined_size(ir) <= options.inline_props {
+    let size = inlined_size(ir);
+    tracing::debug!(size, limit = options.inline_props, "inline cones");
+    if size <= options.inline_props {
         return None;
     }
     let n = ir.props.len();

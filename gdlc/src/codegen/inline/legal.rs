@@ -533,8 +533,13 @@ const MAX_LEGAL_WORDS: usize = 4;
 /// The words of moves of role `r` when its legal-move functions return words of legal bits
 /// (at most [`MAX_LEGAL_WORDS`]).
 pub(super) fn legal_words(ir: &Ir, r: usize) -> Option<usize> {
+    legal_words_upto(ir, r, MAX_LEGAL_WORDS)
+}
+
+/// The words of moves of role `r`, when at most `max`.
+pub(super) fn legal_words_upto(ir: &Ir, r: usize, max: usize) -> Option<usize> {
     let n = ir.moves[r].len().div_ceil(64).max(1);
-    (n <= MAX_LEGAL_WORDS).then_some(n)
+    (n <= max).then_some(n)
 }
 
 /// A state-bit literal (bit, negated) that at least half of role `r`'s legal moves (and at

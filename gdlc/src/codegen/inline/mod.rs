@@ -45,17 +45,35 @@ mod next;
 mod next_tables;
 mod played;
 mod shifts;
+mod stuck;
 mod together;
 mod tokens;
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Lit};
+pub(crate) use cone::prop_weight;
 use cone::{cone_fn, shared_chunk_fns, shared_chunks};
-pub(crate) use cone::{cost_per_state, prop_weight};
 use legal::{legal_fn, legal_guard, legal_words};
+
+/// The literals (plus one per prop) that the inline code evaluates per state of a playout
+/// ([`cone::cost_per_state`]), of the code [`items`] writes: with the stuck disjuncts of
+/// `terminal` read from the legal words (`stuck.rs`).
+pub(crate) fn cost_per_state(ir: &Ir) -> usize {
+    match stuck::split(ir) {
+        Some((g, _)) => cone::cost_per_state(&g),
+        None => cone::cost_per_state(ir),
+    }
+}
 
 /// The items of the module.
 pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
+    // "Whose turn it is and it has no legal move" tested from the legal words (`stuck.rs`).
+    let split = stuck::split(ir);
+    let (ir, stuck) = match &split {
+        Some((g, s)) => (g, s.as_slice()),
+        None => (ir, &[][..]),
+    };
+    let memoised = stuck::roles(stuck);
     let nroles = ir.roles.len();
     let mut items = Vec::new();
     masks::begin(ir);
@@ -73,7 +91,10 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
         items.extend(shared_chunk_fns(ir, options, sh));
     }
     // `terminal` and the legal moves computed together (`together.rs`), or each apart.
-    let together = shared.is_none().then(|| together::plan(ir)).flatten();
+    // Not with stuck disjuncts: `terminal` reads the legal words there.
+    let together = (shared.is_none() && stuck.is_empty())
+        .then(|| together::plan(ir))
+        .flatten();
     if let Some(words) = &together {
         items.extend(together::items(ir, options, words));
     }
@@ -83,7 +104,14 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             options,
             shared.as_ref(),
             &ConeSpec {
-                name: "terminal",
+                // With stuck disjuncts, `terminal` is `terminal_rest` or one of them, tested
+                // outside the function (the legal words are not read under the shared
+                // chunks' memo).
+                name: if stuck.is_empty() {
+                    "terminal"
+                } else {
+                    "terminal_rest"
+                },
                 per_state: true,
                 moves: false,
                 roots: vec![ir.terminal],
@@ -95,6 +123,15 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
         )
     });
     items.extend(terminal);
+    if together.is_none() && !stuck.is_empty() {
+        let holds = stuck::holds(stuck);
+        items.push(quote! {
+            #[inline]
+            fn terminal(state: &State) -> bool {
+                terminal_rest(state) || #holds
+            }
+        });
+    }
     let mut legal_arms = Vec::new();
     // `None` once a role's moves are pushed rather than returned as words.
     let mut pick_arms = Some(Vec::new());
@@ -104,10 +141,22 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
     let mut goal_arms = Vec::new();
     let mut goal_value_arms = Vec::new();
     for r in 0..nroles {
-        let name = format!("legal_{r}");
+        let memo = memoised.contains(&r);
+        // A role whose moves a stuck disjunct reads: `legal_<r>` is the memo of
+        // `legal_<r>_compute`.
+        let name = match memo {
+            true => format!("legal_{r}_compute"),
+            false => format!("legal_{r}"),
+        };
         let f = format_ident!("{}", name);
         let all: Vec<usize> = (0..ir.legal[r].len()).collect();
-        let words = legal_words(ir, r);
+        let words = match memo {
+            true => legal::legal_words_upto(ir, r, stuck::MAX_STUCK_WORDS),
+            false => legal_words(ir, r),
+        };
+        if let (true, Some(n)) = (memo, words) {
+            items.push(stuck::memo_fn(ir, r, n));
+        }
         match legal_guard(ir, r) {
             // Made by `together::items`.
             _ if together.is_some() => {}
@@ -192,6 +241,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             )),
         }
         let ri = Literal::usize_unsuffixed(r);
+        let f = format_ident!("legal_{}", r);
         match words {
             Some(_) => {
                 legal_arms.push(quote! { #ri => gdl_runtime::bits::push_moves(&#f(state), out), });

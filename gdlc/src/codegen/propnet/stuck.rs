@@ -14,7 +14,7 @@ use crate::ir::{Input, Ir, Lit};
 /// Takes the disjuncts of `ir`'s terminal prop that the engine can test itself out of it and
 /// returns them (see the [module documentation](self)). The terminal prop must be read by
 /// nothing else, and the props involved by no recursive group.
-pub(super) fn split(ir: &mut Ir) -> Vec<Stuck> {
+pub(in crate::codegen) fn split(ir: &mut Ir) -> Vec<Stuck> {
     let Lit {
         input: Input::Prop(t),
         negated: false,
