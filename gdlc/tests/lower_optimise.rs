@@ -572,6 +572,40 @@ fn a_chain_read_with_a_seldom_true_bit_is_read_under_it() {
     assert_eq!(same.props, ir.props);
 }
 
+#[test]
+fn the_chains_of_one_ray_share_their_links() {
+    // Every cell of the ray is reached: each chain's last link, `(c k-1)` and `(c k)` empty
+    // once `(open k k)` is inlined, steps through the links of the longer chains (made
+    // first), so that a cell is read by one link under the piece, not by the last link of
+    // every chain too; but for the cell before the ray's end, which the last link of the
+    // longest chain reads as well.
+    let rules = format!(
+        "{RAY} (<= terminal (reach 5) (true x)) (<= terminal (reach 3) (not (true x)))
+        (<= terminal (reach 2) (true x))"
+    );
+    let ir = optimised(&rules);
+    let p1 = bit(&ir, "(p 1)") as usize;
+    let activity = |held| optimise::Activity {
+        held,
+        changes: held,
+    };
+    let mut options = optimise::ChainOptions {
+        bits: vec![activity(0.5); ir.bits.len()],
+        ..Default::default()
+    };
+    options.bits[p1] = activity(0.01);
+    let mut after = ir.clone();
+    assert!(optimise::guard_chains(&mut after, &options));
+    optimise::simplify(&mut after);
+    optimise::remove_dead(&mut after);
+    for i in 2..=6 {
+        let empty = Lit::pos(Input::Bit(bit(&after, &format!("(c {i})")))).negate();
+        let expected = if i == 5 { 2 } else { 1 };
+        assert_eq!(readers(&after, empty), expected, "(c {i}): {after}");
+    }
+    assert_eq!(terminal_table(&after), terminal_table(&ir), "{after}");
+}
+
 /// The number of selectors of [`selected`].
 const SELECTORS: usize = 36;
 

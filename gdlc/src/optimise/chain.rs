@@ -113,30 +113,29 @@ pub fn candidates(ir: &Ir) -> bool {
 
 /// Rewrites the conjunctions that read a chain with a guard, as the
 /// [module documentation](self) says. Returns whether any prop changed.
-#[allow(clippy::needless_range_loop)] // `h` indexes the props and their groups.
+///
+/// The longest chains are read first, so that a link of several literals of a shorter one
+/// (the last: `(openPath 3 1 3 5 n)` is `!(occupied 3 4) & !(occupied 3 5)` once its last
+/// link, one literal, is inlined) steps through the links of one literal that the longer
+/// ones made (`t & !(occupied 3 4)`, then `& !(occupied 3 5)`): the target of each ray reads
+/// one link of the ray's chain, not a link of its own.
 pub fn guard_chains(ir: &mut Ir, options: &ChainOptions) -> bool {
     let n = ir.props.len();
     let links = links(ir);
     let group_of = ir.group_of();
-    // The chain props made so far, by what they read: the previous link (or the guard) and
-    // the literals of their link.
-    let mut made: HashMap<(Lit, u32), u32> = HashMap::default();
-    let mut added: Vec<(u32, Prop)> = Vec::new();
-    for h in 0..n {
+    // Per conjunction to rewrite (prop, disjunct): its guard, the chain it reads and the
+    // chain's length.
+    let mut jobs: Vec<(usize, usize, Lit, u32, usize)> = Vec::new();
+    for (h, prop) in ir.props.iter().enumerate() {
         if group_of[h].is_some() {
             continue;
         }
-        let mut disjuncts = std::mem::take(&mut ir.props[h].disjuncts);
-        for c in &mut disjuncts {
-            // About as many props added as there were, at most (or 4,096 in a small IR).
-            if added.len() >= n.max(4096) {
-                break;
-            }
+        for (i, c) in prop.disjuncts.iter().enumerate() {
             let Some(g) = guard(c, options) else {
                 continue;
             };
             // The chain read: the positive prop of one conjunction with the most links.
-            let Some((q, _)) = c
+            let Some((q, len)) = c
                 .iter()
                 .filter_map(|l| match l.input {
                     Input::Prop(q) if !l.negated && links[q as usize].is_some() => {
@@ -149,67 +148,162 @@ pub fn guard_chains(ir: &mut Ir, options: &ChainOptions) -> bool {
             else {
                 continue;
             };
-            let mut t = g;
-            let mut at = Some(q);
-            let mut k = 0;
-            while let Some(p) = at
-                && k < options.max_links
-                && let Some(link) = &links[p as usize]
-            {
-                let id = *made.entry((t, p)).or_insert_with(|| {
-                    let mut lits = link.rest.clone();
-                    lits.push(t);
-                    lits.sort_unstable();
-                    lits.dedup();
-                    let text = format!("{} (under {g})", ir.props[p as usize].text);
-                    added.push((
-                        h as u32,
-                        Prop {
-                            text,
-                            disjuncts: vec![lits],
-                            origins: ir.props[p as usize].origins.clone(),
-                        },
-                    ));
-                    (n + added.len() - 1) as u32
-                });
-                t = Lit::pos(Input::Prop(id));
-                at = link.next;
-                k += 1;
-            }
-            if let Some(p) = at {
-                // Links past the limit: read as they are.
-                let id = *made.entry((t, p)).or_insert_with(|| {
-                    let mut lits = vec![t, Lit::pos(Input::Prop(p))];
-                    lits.sort_unstable();
-                    added.push((
-                        h as u32,
-                        Prop {
-                            text: ir.props[p as usize].text.clone(),
-                            disjuncts: vec![lits],
-                            origins: ir.props[p as usize].origins.clone(),
-                        },
-                    ));
-                    (n + added.len() - 1) as u32
-                });
-                t = Lit::pos(Input::Prop(id));
-            }
-            tracing::trace!(
-                "chain: {} reads {} under {g}",
-                ir.props[h].text,
-                ir.props[q as usize].text
-            );
-            let q_lit = Lit::pos(Input::Prop(q));
+            jobs.push((h, i, g, q, len));
+        }
+    }
+    // Longest first; then in the order of the props (a stable sort).
+    jobs.sort_by_key(|j| std::cmp::Reverse(j.4));
+    let mut made = Made {
+        n,
+        links: HashMap::default(),
+        steps: HashMap::default(),
+        added: Vec::new(),
+    };
+    let mut rewrites: Vec<(usize, usize, Lit, Lit, Lit)> = Vec::new();
+    for &(h, i, g, q, _) in &jobs {
+        // About as many props added as there were, at most (or 4,096 in a small IR).
+        if made.added.len() >= n.max(4096) {
+            break;
+        }
+        let t = made.chain(ir, &links, options, (h, g, q));
+        rewrites.push((h, i, g, Lit::pos(Input::Prop(q)), t));
+    }
+    let changed = !rewrites.is_empty();
+    if changed {
+        let added = made.placed(&rewrites);
+        for (h, i, g, q_lit, t) in rewrites {
+            tracing::trace!("chain: {} reads {q_lit} under {g}", ir.props[h].text);
+            let c = &mut ir.props[h].disjuncts[i];
             c.retain(|&l| l != g && l != q_lit);
             c.push(t);
             c.sort_unstable();
         }
-        ir.props[h].disjuncts = disjuncts;
-    }
-    let changed = !added.is_empty();
-    if changed {
         insert(ir, added);
     }
     changed
+}
+
+/// The links [`guard_chains`] has made.
+struct Made {
+    /// The props of the IR before (the links are numbered from here).
+    n: usize,
+    /// By what a link reads: the link before it (or the guard) and its chain prop.
+    links: HashMap<(Lit, u32), Lit>,
+    /// The links of one literal besides the link before: by the two.
+    steps: HashMap<(Lit, Lit), Lit>,
+    /// The links made: the first prop that reads them, and each as a prop.
+    added: Vec<(u32, Prop)>,
+}
+
+impl Made {
+    /// The last link of the chain from `q` read under guard `g` by prop `h`, made as far as
+    /// needed.
+    fn chain(
+        &mut self,
+        ir: &Ir,
+        links: &[Option<Link>],
+        options: &ChainOptions,
+        (h, g, q): (usize, Lit, u32),
+    ) -> Lit {
+        let mut t = g;
+        let mut at = Some(q);
+        let mut k = 0;
+        while let Some(p) = at
+            && k < options.max_links
+            && let Some(link) = &links[p as usize]
+        {
+            let text = || format!("{} (under {g})", ir.props[p as usize].text);
+            t = self.link(ir, h, (t, p), &link.rest, text);
+            at = link.next;
+            k += 1;
+        }
+        if let Some(p) = at {
+            // Links past the limit: read as they are.
+            let text = || ir.props[p as usize].text.clone();
+            t = self.link(ir, h, (t, p), &[Lit::pos(Input::Prop(p))], text);
+        }
+        t
+    }
+
+    /// The links made, each to go before the first prop that reads it, through the links
+    /// that read it too (`rewrites`: the props that read a link, and which): a link is made
+    /// after those it reads, but may be read by a prop before the one it was made for.
+    fn placed(self, rewrites: &[(usize, usize, Lit, Lit, Lit)]) -> Vec<(u32, Prop)> {
+        let n = self.n;
+        let mut added = self.added;
+        let mut before = vec![u32::MAX; added.len()];
+        let link = |l: Lit| match l.input {
+            Input::Prop(q) if q as usize >= n => Some(q as usize - n),
+            _ => None,
+        };
+        for &(h, .., t) in rewrites {
+            if let Some(k) = link(t) {
+                before[k] = before[k].min(h as u32);
+            }
+        }
+        for k in (0..added.len()).rev() {
+            let b = before[k];
+            for l in added[k].1.disjuncts.iter().flatten() {
+                if let Some(j) = link(*l) {
+                    before[j] = before[j].min(b);
+                }
+            }
+        }
+        for (a, b) in added.iter_mut().zip(before) {
+            a.0 = a.0.min(b);
+        }
+        added
+    }
+
+    /// The link `t & rest` of the chain prop `p`, read (first) by prop `h`: made once per `t`
+    /// and `p`, and through the links of one literal from `t` that are made already for the
+    /// literals of `rest`, so that it is one of them when `rest` is.
+    fn link(
+        &mut self,
+        ir: &Ir,
+        h: usize,
+        (t, p): (Lit, u32),
+        rest: &[Lit],
+        text: impl Fn() -> String,
+    ) -> Lit {
+        if let Some(&l) = self.links.get(&(t, p)) {
+            return l;
+        }
+        let mut rest: Vec<Lit> = rest.iter().copied().filter(|&l| l != t).collect();
+        rest.sort_unstable();
+        rest.dedup();
+        let mut from = t;
+        while let Some(k) = rest
+            .iter()
+            .position(|&l| self.steps.contains_key(&(from, l)))
+        {
+            from = self.steps[&(from, rest.remove(k))];
+        }
+        let l = match rest[..] {
+            [] => from,
+            _ => {
+                let mut lits = rest.clone();
+                lits.push(from);
+                lits.sort_unstable();
+                let id = (self.n + self.added.len()) as u32;
+                self.added.push((
+                    h as u32,
+                    Prop {
+                        text: text(),
+                        disjuncts: vec![lits],
+                        origins: ir.props[p as usize].origins.clone(),
+                    },
+                ));
+                let l = Lit::pos(Input::Prop(id));
+                if let [one] = rest[..] {
+                    self.steps.insert((from, one), l);
+                }
+                l
+            }
+        };
+        self.links.insert((t, p), l);
+        l
+    }
 }
 
 /// Whether the link `q` reads no prop but negated ones (the cells of a stretch are empty): a
