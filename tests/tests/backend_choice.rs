@@ -5,6 +5,8 @@
 //! 3`, playouts per CPU second, load 3-5.5), the slower at most two thirds as fast as the faster. A change to either engine
 //! that moves these games across the line means re-fitting the cost model
 //! (`gdlc/src/codegen/mod.rs`, `inline_nanos` and `propnet_nanos`) against new measurements.
+//! (checkers, 3,861-3,872 / 7,142-7,218 per CPU s in 2026-11, is inline since session 21's
+//! inline stuck test, 12.1-12.7k / 10.0-10.5k: no longer a clear difference, so not listed.)
 
 use gdlc::codegen::{Backend, chosen_backend};
 use gdlc::pipeline::{self, CompileOptions, Stage};
@@ -28,9 +30,19 @@ const MEASURED: &[(&str, Backend, &str)] = &[
         "16.4-17.7k / 10.6-10.7k per CPU s",
     ),
     (
-        "checkers",
+        "knightwar",
+        Backend::Inline,
+        "128-132k / 66-70k per CPU s (2026-11-28, load 1.0-1.3)",
+    ),
+    (
+        "futoshiki6",
+        Backend::Inline,
+        "309-312k / 160-162k per CPU s (2026-11-28, load 1.0-1.3)",
+    ),
+    (
+        "amazons_8x8",
         Backend::Propnet,
-        "3,861-3,872 / 7,142-7,218 per CPU s",
+        "2.50k / 11.1-11.3k per CPU s (2026-11-28, load 0.9-1.0)",
     ),
 ];
 

@@ -158,9 +158,16 @@ pub fn chosen_backend(ir: &Ir, options: &CodegenOptions) -> Backend {
 /// `gdlc bench --engine compiled --backend inline|propnet`): about 0.06-0.19 ns per literal up
 /// to a few thousand (tic-tac-toe 323 literals: 47 ns; nineBoardTicTacToe 3,291: 320-420 ns),
 /// and more per literal as the code outgrows the caches (englishDraughts 10,475: 3,100-4,300 ns;
-/// reversi 23,885: 6,700-8,400 ns; checkers 31,733: 11,000 ns).
+/// reversi 23,885: 6,700-8,400 ns; checkers 31,733: 11,000 ns). Refitted (2026-11-28, per CPU
+/// s, three alternating pairs each, load 1.0-1.3) when inline code got cheaper per literal
+/// (shift families, terminal's stuck test from the legal words): the five corpus games whose
+/// choice a superlinear term of `literals / 25,000` instead of `/ 15,000` flips, inline /
+/// propnet: knightwar 128-132k / 66-70k, futoshiki6 309-312k / 160-162k, checkers
+/// 12.1-12.7k / 10.0-10.5k, checkers-newgoals 12.0-12.3k / 11.0-11.1k, 4pffa 30.8-31.6k /
+/// 36.5-37.8k (the one it gets wrong, by 1.2x; no term of this form separates it from
+/// checkers).
 fn inline_nanos(literals: f64) -> f64 {
-    0.15 * literals * (1.0 + literals / 15_000.0)
+    0.15 * literals * (1.0 + literals / 25_000.0)
 }
 
 /// The estimated time (ns) of a state of a playout on the propnet engine that visits `visits`
