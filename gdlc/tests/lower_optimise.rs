@@ -542,21 +542,31 @@ const RAY: &str =
     (<= (next x) (does r n)) (<= terminal (reach 6) (true x)) (<= terminal (reach 4) (not (true x)))
     (<= (goal r 100) (true x))";
 
+/// An activity of `held` (the share of sampled states) for a state bit, changing as often.
+fn activity(held: f64) -> optimise::Activity {
+    optimise::Activity {
+        held,
+        changes: held,
+    }
+}
+
+/// Options of [`optimise::guard_chains`] under which only state bit `seldom` is seldom true.
+fn seldom_bit(ir: &Ir, seldom: usize) -> optimise::ChainOptions {
+    let mut options = optimise::ChainOptions {
+        bits: vec![activity(0.5); ir.bits.len()],
+        ..Default::default()
+    };
+    options.bits[seldom] = activity(0.01);
+    options
+}
+
 #[test]
 fn a_chain_read_with_a_seldom_true_bit_is_read_under_it() {
     let ir = optimised(RAY);
     let p1 = bit(&ir, "(p 1)") as usize;
     let piece = Lit::pos(Input::Bit(p1 as u32));
     assert_eq!(readers(&ir, piece), 2, "before: {ir}");
-    let activity = |held| optimise::Activity {
-        held,
-        changes: held,
-    };
-    let mut options = optimise::ChainOptions {
-        bits: vec![activity(0.5); ir.bits.len()],
-        ..Default::default()
-    };
-    options.bits[p1] = activity(0.01);
+    let mut options = seldom_bit(&ir, p1);
     let mut after = ir.clone();
     assert!(optimise::guard_chains(&mut after, &options));
     optimise::simplify(&mut after);
@@ -585,15 +595,7 @@ fn the_chains_of_one_ray_share_their_links() {
     );
     let ir = optimised(&rules);
     let p1 = bit(&ir, "(p 1)") as usize;
-    let activity = |held| optimise::Activity {
-        held,
-        changes: held,
-    };
-    let mut options = optimise::ChainOptions {
-        bits: vec![activity(0.5); ir.bits.len()],
-        ..Default::default()
-    };
-    options.bits[p1] = activity(0.01);
+    let options = seldom_bit(&ir, p1);
     let mut after = ir.clone();
     assert!(optimise::guard_chains(&mut after, &options));
     optimise::simplify(&mut after);

@@ -224,16 +224,21 @@ mod tests {
         (<= (goal ?p 100) (role ?p) (not (true (control ?p))))
     ";
 
-    #[test]
-    fn a_turn_without_legal_moves_is_tested_by_the_engine() {
-        let (a, ir) = ir_of(TAKE);
-        let net = super::super::module_net(&ir);
+    /// Asserts that `net` tests a `stuck` disjunct of each of the two roles itself.
+    fn both_roles_taken_out(net: &gdl_runtime::propnet::Net) {
         let roles: Vec<u32> = net.stuck.iter().map(|s| s.role).collect();
         assert_eq!(
             roles,
             [0, 1],
             "both roles' `stuck` disjuncts leave the network"
         );
+    }
+
+    #[test]
+    fn a_turn_without_legal_moves_is_tested_by_the_engine() {
+        let (a, ir) = ir_of(TAKE);
+        let net = super::super::module_net(&ir);
+        both_roles_taken_out(&net);
         // Each tests the role's `take` moves, not its `noop`.
         for s in &net.stuck {
             let moves = &ir.moves[s.role as usize];
@@ -261,12 +266,7 @@ mod tests {
             );
         let (a, ir) = ir_of(&text);
         let net = super::super::module_net(&ir);
-        let roles: Vec<u32> = net.stuck.iter().map(|s| s.role).collect();
-        assert_eq!(
-            roles,
-            [0, 1],
-            "both roles' `stuck` disjuncts leave the network"
-        );
+        both_roles_taken_out(&net);
         assert!(plays_as_interpreter(&a, &ir, &net, 1..=40, 50) > 0);
     }
 
