@@ -289,6 +289,18 @@ fn mark(disjuncts: &[Vec<Lit>], live: &mut [bool]) {
     }
 }
 
+/// `ir` as it is where state bit `bit` has the value `value`: the bit replaced by that
+/// constant and the props simplified (the code of `legal_<r>_turn`, called only where whose
+/// turn it is holds, need not test it in every move).
+pub fn assume_bit(ir: &mut Ir, bit: u32, value: bool) {
+    let mut values = vec![None; ir.bits.len()];
+    if let Some(v) = values.get_mut(bit as usize) {
+        *v = Some(value);
+    }
+    fix_bits(ir, &values);
+    simplify(ir);
+}
+
 /// Replaces bit `b` by `value[b]` wherever it is `Some`.
 fn fix_bits(ir: &mut Ir, value: &[Option<bool>]) {
     let f = |l: Lit| match l.input {

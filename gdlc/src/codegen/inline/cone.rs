@@ -47,7 +47,20 @@ pub(super) fn cone_fn(
     if single {
         lazy_slots(ir, &needed, spec.lazy, &mut slot);
     }
+    // The placed props first, at their bits; the other exports after them.
     let mut exports = 0u32;
+    if !single {
+        for &(p, bit) in spec.placed {
+            if let Some(Slot::Local {
+                export: export @ None,
+                ..
+            }) = slot.get_mut(p as usize)
+            {
+                *export = Some(bit);
+                exports = exports.max(bit + 1);
+            }
+        }
+    }
     if !single {
         // Export what a later chunk or the tail reads.
         let mut export = |p: u32, slot: &mut Vec<Slot>| {

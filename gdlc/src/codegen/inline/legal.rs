@@ -42,6 +42,18 @@ pub(super) fn legal_fn(
     assume: Option<Lit>,
     words: Option<usize>,
 ) -> TokenStream {
+    // Where the props are computed in the function (not in shared chunks), the guard known
+    // to hold is a constant of its code.
+    let assumed;
+    let ir = match (shared, assume.map(|a| (a.input, a.negated))) {
+        (None, Some((Input::Bit(b), negated))) => {
+            let mut g = ir.clone();
+            crate::optimise::assume_bit(&mut g, b, !negated);
+            assumed = g;
+            &assumed
+        }
+        _ => ir,
+    };
     // Families only where the props are computed in the function (not in shared chunks).
     let plan = match shared {
         None => LegalPlan::new(ir, options, r, name, moves, assume),
@@ -67,6 +79,7 @@ pub(super) fn legal_fn(
             extra_param,
             tail: &|e| plan.tail(ir, e, words),
             lazy: &[],
+            placed: &plan.placed(ir),
         },
     );
     let tables = &plan.tables;
@@ -124,6 +137,21 @@ impl LegalPlan {
     /// The literals the moves tested one by one read.
     pub(super) fn roots(&self, ir: &Ir) -> Vec<Lit> {
         self.rest.iter().map(|&m| ir.legal[self.r][m]).collect()
+    }
+
+    /// The props of the moves tested one by one, each at its move's bit (see
+    /// `ConeSpec::placed`).
+    fn placed(&self, ir: &Ir) -> Vec<(u32, u32)> {
+        self.rest
+            .iter()
+            .filter_map(|&m| match ir.legal[self.r][m] {
+                Lit {
+                    input: Input::Prop(p),
+                    negated: false,
+                } => Some((p, m as u32)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The end of the function, given the expressions of literals: with `words`, an

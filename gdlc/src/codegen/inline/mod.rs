@@ -119,6 +119,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 extra_param: quote! {},
                 tail: &|e| e(ir.terminal),
                 lazy: &[],
+                placed: &[],
             },
         )
     });
@@ -278,6 +279,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 ret: Some(quote! { Option<i32> }),
                 extra_param: quote! { mut all: Option<&mut Vec<Option<i32>>>, },
                 lazy: &[],
+                placed: &[],
                 tail: &|e| {
                     let tests = ir.goals[r].iter().zip(&values).map(|(g, v)| {
                         let x = e(g.when);
@@ -324,6 +326,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             extra_param: quote! {},
             tail: &|e| next::tail(ir, &next_plan, e),
             lazy: &next_plan.arm_only,
+            placed: &[],
         },
     ));
     let (sees_fns, sees_arms) = sees_fns(ir, options, shared.as_ref());
@@ -424,6 +427,7 @@ fn sees_fns(
                 ret: None,
                 extra_param: quote! { out: &mut Vec<String>, },
                 lazy: &[],
+                placed: &[],
                 tail: &|e| {
                     let pushes = percepts.iter().enumerate().filter_map(|(k, p)| {
                         let x = e(p.when);
@@ -516,4 +520,9 @@ pub(super) struct ConeSpec<'a> {
     /// Props that only some branches of the tail read, computed there rather than up front
     /// (when the function is one piece): tests of state bits ([`cone::lazy_props`]).
     lazy: &'a [u32],
+    /// Props (prop, bit) stored at a bit of the scratch words of their own when the function
+    /// is split into chunks, before the other props the tail or a later chunk reads: a legal
+    /// move's prop at its move's bit, so that the tail reads each word of legal bits as a
+    /// word of scratch under a mask rather than bit by bit.
+    placed: &'a [(u32, u32)],
 }

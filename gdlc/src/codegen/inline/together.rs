@@ -109,6 +109,7 @@ pub(super) fn items(ir: &Ir, options: &CodegenOptions, words: &[usize]) -> Vec<T
                     }
                 },
                 lazy: &[],
+                placed: &[],
             },
         );
     let tables = plans.iter().map(|p| &p.tables);
