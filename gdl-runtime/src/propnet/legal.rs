@@ -385,12 +385,12 @@ impl super::Engine<'_> {
         if self.listed == role as u32 {
             return crate::bits::pick_move_counted(&self.picks, self.picked, rng);
         }
-        // (Listed as before, the listing of `terminal` forgotten: `picks` is scratch here.)
-        self.listed = NONE;
-        let mut found = std::mem::take(&mut self.picks);
+        // (Listed as before, into a scratch of its own: the listing of `terminal`, of
+        // another role, stays for that role's draw.)
+        let mut found = std::mem::take(&mut self.other_picks);
         let total = self.counted(role, &mut found);
         let pick = crate::bits::pick_move_counted(&found, total, rng);
-        self.picks = found;
+        self.other_picks = found;
         pick
     }
 

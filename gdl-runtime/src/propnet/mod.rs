@@ -208,6 +208,10 @@ pub struct Engine<'n> {
     /// Scratch of a random draw: the words of a role's legal moves that have one (index,
     /// moves before it and bits), and the joint move drawn.
     picks: Vec<crate::bits::Counted>,
+    /// Scratch of the draw of a role other than the one `picks` lists, so that the listing
+    /// stays for that role's draw (amazons: `terminal` lists the mover, black, whose draw
+    /// comes after white's).
+    other_picks: Vec<crate::bits::Counted>,
     drawn: Vec<u32>,
     /// The role whose legal moves of the held values `picks` lists (with `picked` moves in
     /// all), or [`NONE`]: what [`Engine::terminal`] listed to test a [`Stuck`] disjunct, which
@@ -351,6 +355,7 @@ impl<'n> Engine<'n> {
             clear: clear::Clear::default(),
             log: joint::Log::default(),
             picks: Vec::new(),
+            other_picks: Vec::new(),
             drawn: Vec::new(),
             listed: NONE,
             picked: 0,

@@ -136,6 +136,8 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
     let net = if tracing::enabled!(tracing::Level::TRACE) {
         let mut net = plain.clone();
         net.simplify();
+        // The engine tests the stuck disjuncts of terminal, as the module's does.
+        net.stuck = stuck.clone();
         tracing::trace!(
             "{}",
             profile::report(&g, &plain, &signals, &net, PROFILE_STATES)

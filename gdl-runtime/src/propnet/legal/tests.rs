@@ -177,6 +177,16 @@ fn a_listing_for_terminal_is_drawn_from_until_the_values_change() {
         let lists = e.lists;
         assert_eq!(e.terminal(), want.is_empty(), "step {step}");
         assert_eq!(e.lists, lists + 1, "terminal lists the mover's moves");
+        // The other role drawn first (a random step draws in role order) keeps the listing.
+        let other = 1 - mover;
+        let (mut a, mut b) = (SplitMix64::new(step), SplitMix64::new(step));
+        let idle = by_hand(state, other);
+        let drawn = e.random_legal(other, &mut a);
+        assert_eq!(drawn, (!idle.is_empty()).then(|| idle[b.below(idle.len())]));
+        assert_eq!(
+            e.listed, mover as u32,
+            "the other role's draw keeps the listing"
+        );
         let (mut a, mut b) = (SplitMix64::new(step), SplitMix64::new(step));
         let drawn = e.random_legal(mover, &mut a);
         assert_eq!(drawn, (!want.is_empty()).then(|| want[b.below(want.len())]));

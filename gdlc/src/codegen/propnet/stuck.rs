@@ -31,7 +31,7 @@ pub(in crate::codegen) fn split(ir: &mut Ir) -> Vec<Stuck> {
     let mut kept = Vec::new();
     for d in std::mem::take(&mut ir.props[t as usize].disjuncts) {
         match stuck_of(ir, &legal, &in_group, &d) {
-            Some(s) => found.push(s),
+            Some(s) => found.extend(s),
             None => kept.push(d),
         }
     }
@@ -94,23 +94,62 @@ impl LegalIndex {
     }
 }
 
-/// The [`Stuck`] a disjunct of terminal is, if it is one: a state bit and the negation of a
-/// prop that holds exactly when the role has one of a set of legal moves.
-fn stuck_of(ir: &Ir, legal: &LegalIndex, in_group: &[Option<u32>], d: &[Lit]) -> Option<Stuck> {
+/// The [`Stuck`]s a disjunct of terminal is, if it is such: a guard and the negation of a
+/// prop that holds exactly when the role has one of a set of legal moves. The guard is a state
+/// bit, or a prop that is an or of state bits (amazons' `(true (turn ?player ?any))`, whose
+/// turn it is in either phase), which is one [`Stuck`] per bit.
+fn stuck_of(
+    ir: &Ir,
+    legal: &LegalIndex,
+    in_group: &[Option<u32>],
+    d: &[Lit],
+) -> Option<Vec<Stuck>> {
     let [a, b] = d else {
         return None;
     };
-    let (bit, has) = match (a.input, b.input) {
-        (Input::Bit(_), Input::Prop(_)) => (*a, *b),
-        (Input::Prop(_), Input::Bit(_)) => (*b, *a),
-        _ => return None,
-    };
-    let (Input::Bit(guard_bit), Input::Prop(p)) = (bit.input, has.input) else {
-        return None;
-    };
-    if !has.negated {
-        return None;
+    [(*a, *b), (*b, *a)].into_iter().find_map(|(guard, has)| {
+        let (Input::Prop(p), true) = (has.input, has.negated) else {
+            return None;
+        };
+        guard_bits(ir, in_group, guard)?
+            .into_iter()
+            .map(|bit| stuck_under(ir, legal, in_group, p, bit))
+            .collect()
+    })
+}
+
+/// The state bits whose or `l` is: `l` itself if it is a state bit, or the disjuncts of a
+/// prop outside groups each of which is a state bit.
+fn guard_bits(ir: &Ir, in_group: &[Option<u32>], l: Lit) -> Option<Vec<Lit>> {
+    match (l.input, l.negated) {
+        (Input::Bit(_), _) => Some(vec![l]),
+        (Input::Prop(p), false) if in_group.get(p as usize)?.is_none() => {
+            let ds = &ir.props.get(p as usize)?.disjuncts;
+            (!ds.is_empty()).then_some(()).and_then(|()| {
+                ds.iter()
+                    .map(|d| match d.as_slice() {
+                        [x] if matches!(x.input, Input::Bit(_)) => Some(*x),
+                        _ => None,
+                    })
+                    .collect()
+            })
+        }
+        _ => None,
     }
+}
+
+/// The [`Stuck`] "state bit `bit` holds and `!p`", when `p` says the role has a legal move
+/// while `bit` holds.
+fn stuck_under(
+    ir: &Ir,
+    legal: &LegalIndex,
+    in_group: &[Option<u32>],
+    p: u32,
+    bit: Lit,
+) -> Option<Stuck> {
+    let Input::Bit(guard_bit) = bit.input else {
+        return None;
+    };
     let moves = has_legal_move(ir, legal, in_group, p, bit)?;
     let (role, _) = *moves.first()?;
     let count = ir.moves.get(role as usize)?.len();
@@ -267,6 +306,39 @@ mod tests {
         let (a, ir) = ir_of(&text);
         let net = super::super::module_net(&ir);
         both_roles_taken_out(&net);
+        assert!(plays_as_interpreter(&a, &ir, &net, 1..=40, 50) > 0);
+    }
+
+    /// A turn of two phases (take a cell, then take another): terminal's
+    /// `(true (control ?p ?phase)) (not (hasmove ?p))` factors to "`?p` has the turn in one
+    /// of the phases and no legal move", an or of two state bits as the guard (amazons'
+    /// `(true (turn ?player ?any))`), which is tested as one stuck disjunct per bit.
+    #[test]
+    fn a_guard_that_is_an_or_of_state_bits_is_tested_by_the_engine() {
+        let text = "
+            (role a) (role b)
+            (init (control a 1)) (init (free 1)) (init (free 2)) (init (free 3))
+            (init (free 4)) (init (free 5)) (init (free 6))
+            (may a 1) (may a 2) (may a 4) (may a 6) (may b 2) (may b 3) (may b 4) (may b 5)
+            (<= (legal ?p (take ?c)) (true (control ?p ?k)) (true (free ?c)) (may ?p ?c))
+            (<= (legal a noop) (true (control b ?k)))
+            (<= (legal b noop) (true (control a ?k)))
+            (<= (taken ?c) (does ?p (take ?c)))
+            (<= (next (free ?c)) (true (free ?c)) (not (taken ?c)))
+            (<= (next (control ?p 2)) (true (control ?p 1)))
+            (<= (next (control b 1)) (true (control a 2)))
+            (<= (next (control a 1)) (true (control b 2)))
+            (<= (hasmove ?p) (legal ?p ?m))
+            (<= terminal (true (control ?p ?k)) (not (hasmove ?p)))
+            (<= (goal ?p 0) (true (control ?p ?k)))
+            (<= (goal a 100) (true (control b ?k)))
+            (<= (goal b 100) (true (control a ?k)))
+        ";
+        let (a, ir) = ir_of(text);
+        let net = super::super::module_net(&ir);
+        let mut roles: Vec<u32> = net.stuck.iter().map(|s| s.role).collect();
+        roles.sort_unstable();
+        assert_eq!(roles, [0, 0, 1, 1], "one stuck disjunct per role and phase");
         assert!(plays_as_interpreter(&a, &ir, &net, 1..=40, 50) > 0);
     }
 
