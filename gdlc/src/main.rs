@@ -44,6 +44,10 @@ enum Command {
     Tournament(cli::tournament::Args),
 }
 
+/// The system's allocator, with huge pages for large tables (see `gdlc::alloc`).
+#[global_allocator]
+static ALLOC: gdlc::alloc::CompilerAlloc = gdlc::alloc::CompilerAlloc;
+
 fn main() -> ExitCode {
     gdlc::alloc::tune();
     // Diagnostics of the engines, e.g. `GDLC_LOG=gdlc=trace gdlc trace game.kif`.

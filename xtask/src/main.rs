@@ -64,6 +64,11 @@ enum Task {
     },
 }
 
+/// The `gdlc` command's allocator (huge pages for large tables, see `gdlc::alloc`), so that
+/// the children that compile one game each measure the command's compile times.
+#[global_allocator]
+static ALLOC: gdlc::alloc::CompilerAlloc = gdlc::alloc::CompilerAlloc;
+
 fn main() -> ExitCode {
     gdlc::alloc::tune();
     let cli = match Cli::try_parse() {
