@@ -13,6 +13,7 @@ pub mod depgraph;
 pub mod diag;
 pub mod frontend;
 pub mod ground;
+pub mod inert;
 pub mod infix;
 pub mod interp;
 pub mod ir;

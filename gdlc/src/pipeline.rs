@@ -8,7 +8,7 @@
 //! | parse | [`crate::frontend`] (KIF or infix, by the source's name) | [`Program`] (the syntax tree) |
 //! | check | [`crate::frontend`], [`crate::check`] | diagnostics; the relation strata ([`Strata`]) |
 //! | normalise | [`crate::normalize`] | flat rules ([`NProgram`]) |
-//! | project | [`crate::project`] | the same, local variables projected out |
+//! | project | [`crate::inert`], [`crate::project`] | the same, inert argument positions dropped, local variables projected out |
 //! | ground | [`crate::ground`] | ground rules over reachable atoms ([`GroundProgram`]) |
 //! | lower | [`crate::ir`] | the propositional circuit ([`Ir`]) |
 //! | optimise | [`crate::optimise`] | the same, simplified |
@@ -31,8 +31,8 @@ use crate::ir::{self, Ir, IrStats};
 use crate::normalize::{self, NProgram, NormalizeOptions};
 use crate::optimise::{self, OptimiseOptions};
 use crate::progress::{Pass, Progress, ProgressHook};
-use crate::project;
 use crate::stratify::Strata;
+use crate::{inert, project};
 
 mod race;
 mod render;
@@ -281,7 +281,9 @@ pub fn run<'a>(
     let nprog = normalize::normalize(&a.program, options.normalize)?;
     passes.done(&mut a);
     passes.start(Pass::Project);
-    let projected = project::project(&nprog);
+    let reduced = inert::drop_inert(&nprog);
+    let projected = project::project(reduced.as_ref().unwrap_or(&nprog));
+    drop(reduced);
     passes.done(&mut a);
     passes.start(Pass::Ground);
     let mut ground_options = options.ground.clone();

@@ -198,10 +198,11 @@ const FIXTURES: &str = "fixtures";
 /// (`played_<r>`, snapshot in `gdlc/tests/played_arms.rs`); `knightMoves.kif`, whose legal
 /// moves from one square share the state bit that makes them legal (listed through tables of
 /// first bit to move); `stuckTake.kif`, whose `terminal` reads "has a legal move", tested
-/// from the legal words (inline: `legal_<r>` memoised). They need no corpus.
+/// from the legal words (inline: `legal_<r>` memoised); `bitDepth.kif`, whose relations of
+/// inert bits are grounded without them (`gdlc/src/inert.rs`). They need no corpus.
 fn fixture_games() -> Vec<CorpusGame> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["playedArms", "knightMoves", "stuckTake"]
+    ["playedArms", "knightMoves", "stuckTake", "bitDepth"]
         .into_iter()
         .map(|name| CorpusGame {
             collection: FIXTURES.into(),
