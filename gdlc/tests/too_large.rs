@@ -10,12 +10,14 @@ use gdlc::compile;
 use gdlc::ground::GroundOptions;
 use gdlc::pipeline::{CompileOptions, Stage, run};
 
-/// A counter to 14 and `pair`, 15 x 15 atoms of which `terminal` reads one.
+/// A counter to 14 and `pair`, 15 x 15 atoms of which `terminal` reads one (`(distinct ?y
+/// 15)`, always true, keeps `?y` from being an inert position, which `src/inert.rs` would
+/// drop: `pair` would be 15 atoms).
 fn counter() -> String {
     let mut text = String::from(
         "(role p) (init (c 0)) (<= (legal p go) (true (c ?x))) \
          (<= (next (c ?y)) (true (c ?x)) (succ ?x ?y)) \
-         (<= (pair ?x ?y) (true (c ?x)) (n ?y)) \
+         (<= (pair ?x ?y) (true (c ?x)) (n ?y) (distinct ?y 15)) \
          (<= terminal (true (c 14)) (pair 14 3)) (goal p 100)",
     );
     for i in 0..15 {
