@@ -221,6 +221,9 @@ pub struct Engine<'n> {
     /// The listings made into `picks` (what the tests count).
     #[cfg(test)]
     lists: u32,
+    /// The changes whose out-edges were visited (what the tests count).
+    #[cfg(test)]
+    popped: u64,
     /// Scratch of [`Engine::set_state`]: the words whose bits rise (index and bits).
     rising: Vec<(u32, u64)>,
     /// The number of edges visited so far (a measure of the work done).
@@ -286,11 +289,15 @@ impl<'n> Engine<'n> {
         let kept = |n: usize| {
             move |&&e: &&u32| dropped.get((e >> 2) as usize).copied().unwrap_or(NONE) != n as u32
         };
+        // The or-gates whose legal outputs read their inputs instead (see `legal.rs`): their
+        // own edges dropped, each edge into one replaced by edges into its outputs.
+        let bypassed = legal::bypassed(net, &lifted);
         let fan_of = |n: usize| {
             net.fan
                 .get(net.fan_start[n] as usize..net.fan_start[n + 1] as usize)
                 .unwrap_or(&[])
         };
+        let gone = |n: usize| bypassed.get(n).is_some_and(Option::is_some);
         // A plain edge to a gate without out-edges (an output) says so: such a gate is
         // toggled when its count crosses zero, with nothing to push.
         let leaves: Vec<bool> = (0..nodes)
@@ -305,7 +312,14 @@ impl<'n> Engine<'n> {
         for &n in &order.old_of {
             let n = n as usize;
             out.clear();
-            out.extend(fan_of(n).iter().filter(kept(n)));
+            if !gone(n) {
+                for &e in fan_of(n).iter().filter(kept(n)) {
+                    match bypassed.get((e >> 2) as usize) {
+                        Some(Some(outputs)) => out.extend(outputs.iter().map(|&o| o << 2 | e & 1)),
+                        _ => out.push(e),
+                    }
+                }
+            }
             let into_groups = out.iter().any(|&e| e & 2 != 0);
             records.push(Node {
                 count: 0,
@@ -361,6 +375,8 @@ impl<'n> Engine<'n> {
             picked: 0,
             #[cfg(test)]
             lists: 0,
+            #[cfg(test)]
+            popped: 0,
             rising: Vec::new(),
             visits: 0,
             budget: 0,
@@ -570,12 +586,18 @@ impl<'n> Engine<'n> {
             pending,
             visits,
             log,
+            #[cfg(test)]
+            popped,
             ..
         } = self;
         let leaves = &mut log.leaves;
         let mut seen = 0u64;
         while seen <= budget {
             let Some(ev) = stack.pop() else { break };
+            #[cfg(test)]
+            {
+                *popped += 1;
+            }
             if LOG {
                 log.events.push(ev);
             }

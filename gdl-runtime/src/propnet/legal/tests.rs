@@ -4,6 +4,7 @@
 
 use super::super::tests::{fan_table, out_edges};
 use super::super::{Engine, EngineOptions, NONE, Net};
+use super::{bypassed, lifted};
 use crate::SplitMix64;
 
 /// State bits: `turn` (0), fifty pieces (1..=50), `busy` (51).
@@ -211,4 +212,79 @@ fn a_listing_for_terminal_is_drawn_from_until_the_values_change() {
         stuck > 30 && stuck < 570,
         "the states test too little: {stuck}"
     );
+}
+
+/// Amazons' arrows, small: per role a "fire" turn bit (0, 1), eight cells (2..10); for each of
+/// 16 targets `c` an or-gate `x_c = cell(c % 8) | !cell((c + 3) % 8)` (node 42 + c), which both
+/// roles' legal outputs read under their turn (`fire c` of role `r` is `turn_r & x_c`).
+fn arrow_net() -> Net {
+    let (bits, nodes) = (10u32, 256u32);
+    let legal = [64u32, 128];
+    let mut thresh = vec![u32::MAX; nodes as usize];
+    let mut ins: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+    for c in 0..16u32 {
+        let x = (42 + c) as usize;
+        ins[x] = vec![(2 + c % 8) << 1, (2 + (c + 3) % 8) << 1 | 1];
+        thresh[x] = 1;
+        for (r, &base) in legal.iter().enumerate() {
+            ins[(base + c) as usize] = vec![(r as u32) << 1, (x as u32) << 1];
+            thresh[(base + c) as usize] = 2;
+        }
+    }
+    for b in 0..bits {
+        ins[(192 + b) as usize].push(b << 1);
+        thresh[(192 + b) as usize] = 1;
+    }
+    let (fan_start, fan) = fan_table(&out_edges(&ins));
+    Net {
+        nodes,
+        bits,
+        does_base: vec![10, 26],
+        moves: vec![16, 16],
+        thresh,
+        fan_start,
+        fan,
+        group_of: vec![NONE; nodes as usize],
+        inner_start: vec![0; nodes as usize + 1],
+        legal_base: legal.to_vec(),
+        legal_guard: vec![vec![NONE; 16]; 2],
+        next_base: 192,
+        terminal: nodes - 1,
+        goals: vec![Vec::new(), Vec::new()],
+        init: vec![0],
+        ..Net::default()
+    }
+}
+
+/// An or-gate that only legal outputs read, each left with it alone once the turn is lifted,
+/// is bypassed: the outputs read its inputs, and a change of a cell that changes where an
+/// arrow may land is the cell's change alone (three before: the cell, `x_0`, `x_8`); the
+/// moves listed are those of the network, through random states.
+#[test]
+fn an_or_gate_read_only_by_lifted_legal_outputs_is_bypassed() {
+    let n = Net::decode(&arrow_net().encode()).unwrap();
+    let by = bypassed(&n, &lifted(&n));
+    assert!((42..58).all(|x| by[x].is_some()), "{by:?}");
+    assert_eq!(by[42].as_deref(), Some(&[64, 128][..]));
+    let mut e = Engine::new(&n);
+    e.set_state(&[0x3ff]);
+    let popped = e.popped;
+    // x_0 and x_8 fall with cell 0 (cell 3 holds); x_5 and x_13 hold by cell 5.
+    e.set_state(&[0x3ff & !(1 << 2)]);
+    assert_eq!(e.popped - popped, 1);
+    let mut rng = SplitMix64::new(5);
+    let mut l = Vec::new();
+    for step in 0..300 {
+        let state = rng.next_u64() & 0x3ff;
+        e.set_state(&[state]);
+        let cell = |k: u32| state >> (2 + k % 8) & 1 != 0;
+        for r in 0..2 {
+            let want: Vec<u32> = (0..16)
+                .filter(|&c| state >> r & 1 != 0 && (cell(c) || !cell(c + 3)))
+                .collect();
+            l.clear();
+            e.legal(r, &mut l);
+            assert_eq!(l, want, "step {step}, role {r}");
+        }
+    }
 }
