@@ -198,10 +198,11 @@ const FIXTURES: &str = "fixtures";
 /// (`played_<r>`, snapshot in `gdlc/tests/played_arms.rs`); `knightMoves.kif`, whose legal
 /// moves from one square share the state bit that makes them legal (listed through tables of
 /// first bit to move); `stuckTake.kif`, whose `terminal` reads "has a legal move", tested
-/// from the legal words (inline: `legal_<r>` memoised). They need no corpus.
+/// from the legal words (inline: `legal_<r>` memoised); `jumpOver.kif`, whose `next` keeps a
+/// jumped cell in the arms of the jumps (`gdlc/tests/next_arms.rs`). They need no corpus.
 fn fixture_games() -> Vec<CorpusGame> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["playedArms", "knightMoves", "stuckTake"]
+    ["playedArms", "knightMoves", "stuckTake", "jumpOver"]
         .into_iter()
         .map(|name| CorpusGame {
             collection: FIXTURES.into(),
