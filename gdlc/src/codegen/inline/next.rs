@@ -161,8 +161,9 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
     plan
 }
 
-/// A move set of at most this many moves sends the disjuncts it triggers into the arms of
-/// its moves; a larger one leaves them to be evaluated whatever the move.
+/// A move set of at most this many moves (and at most a quarter of its role's) sends the
+/// disjuncts it triggers into the arms of its moves; a larger one leaves them to be evaluated
+/// whatever the move.
 const MAX_ARM_SET: usize = 32;
 
 /// The most conjunctions one disjunct is split into over the props it reads that moves
@@ -170,7 +171,8 @@ const MAX_ARM_SET: usize = 32;
 const MAX_SPLIT: usize = 32;
 
 /// The move literal that sends a conjunction into arms: a positive `does`, else the smallest
-/// positive move set of at most [`MAX_ARM_SET`] moves; (its index, its role, its moves).
+/// positive move set of at most [`MAX_ARM_SET`] moves and a quarter of its role's; (its
+/// index, its role, its moves).
 fn trigger(ir: &Ir, c: &[Lit]) -> Option<(usize, u32, Vec<u32>)> {
     let nroles = ir.roles.len();
     let mut best: Option<(usize, u32, &[u32])> = None;
@@ -186,7 +188,11 @@ fn trigger(ir: &Ir, c: &[Lit]) -> Option<(usize, u32, Vec<u32>)> {
                 let Some(set) = ir.move_sets.sets.get(s as usize) else {
                     continue;
                 };
-                let fits = (set.role as usize) < nroles && set.moves.len() <= MAX_ARM_SET;
+                // A set of most of the role's moves (cittaceot's "a mark in another
+                // column", 20 of 25) gains nothing from arms, and its arms crashed rustc 1.95.
+                let fits = (set.role as usize) < nroles
+                    && set.moves.len() <= MAX_ARM_SET
+                    && set.moves.len() * 4 <= ir.moves[set.role as usize].len();
                 if fits && best.is_none_or(|b| set.moves.len() < b.2.len()) {
                     best = Some((i, set.role, &set.moves));
                 }
