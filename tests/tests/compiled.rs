@@ -199,10 +199,12 @@ const FIXTURES: &str = "fixtures";
 /// moves from one square share the state bit that makes them legal (listed through tables of
 /// first bit to move); `stuckTake.kif`, whose `terminal` reads "has a legal move", tested
 /// from the legal words (inline: `legal_<r>` memoised); `bitDepth.kif`, whose relations of
-/// inert bits are grounded without them (`gdlc/src/inert.rs`). They need no corpus.
+/// inert bits are grounded without them (`gdlc/src/inert.rs`); `jumpOver.kif`, whose `next`
+/// keeps a jumped cell in the arms of the jumps (`gdlc/tests/next_arms.rs`). They need no
+/// corpus.
 fn fixture_games() -> Vec<CorpusGame> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["playedArms", "knightMoves", "stuckTake", "bitDepth"]
+    ["playedArms", "knightMoves", "stuckTake", "bitDepth", "jumpOver"]
         .into_iter()
         .map(|name| CorpusGame {
             collection: FIXTURES.into(),
