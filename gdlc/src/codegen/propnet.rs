@@ -25,6 +25,7 @@ mod in_process;
 mod profile;
 mod sample;
 pub(super) mod stuck;
+mod unshare;
 
 pub use in_process::NetGame;
 
@@ -82,6 +83,7 @@ fn grouped(ir: &Ir) -> (Ir, Vec<Stuck>) {
             optimise::remove_dead(&mut g);
         }
     }
+    unshare::unshare_legal(&mut g);
     (g, stuck)
 }
 
