@@ -204,15 +204,21 @@ const FIXTURES: &str = "fixtures";
 /// corpus.
 fn fixture_games() -> Vec<CorpusGame> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["playedArms", "knightMoves", "stuckTake", "bitDepth", "jumpOver"]
-        .into_iter()
-        .map(|name| CorpusGame {
-            collection: FIXTURES.into(),
-            name: name.into(),
-            kif: root.join(format!("../gdlc/tests/fixtures/{name}.kif")),
-            trace: None,
-        })
-        .collect()
+    [
+        "playedArms",
+        "knightMoves",
+        "stuckTake",
+        "bitDepth",
+        "jumpOver",
+    ]
+    .into_iter()
+    .map(|name| CorpusGame {
+        collection: FIXTURES.into(),
+        name: name.into(),
+        kif: root.join(format!("../gdlc/tests/fixtures/{name}.kif")),
+        trace: None,
+    })
+    .collect()
 }
 
 /// [`compile_both`], and the inline backend with its props in small chunks shared by all
