@@ -1,4 +1,5 @@
 use super::*;
+use crate::normalize::text::rule;
 use crate::normalize::{NormalizeOptions, normalize};
 
 /// The rules of `src` with inert positions dropped, as sorted text (`None`: none dropped).
@@ -10,41 +11,6 @@ fn dropped(src: &str) -> Option<String> {
     let mut lines: Vec<String> = p.rules.iter().map(|r| rule(r, &p)).collect();
     lines.sort();
     Some(lines.join("\n"))
-}
-
-fn term(t: &NTerm, p: &NProgram) -> String {
-    match t {
-        NTerm::Var(v) => format!("?{v}"),
-        NTerm::Const(c) => p.symbols.name(*c).to_string(),
-        NTerm::Func(f, args) => {
-            let args: Vec<String> = args.iter().map(|a| term(a, p)).collect();
-            format!("({} {})", p.symbols.name(*f), args.join(" "))
-        }
-    }
-}
-
-fn atom(a: &NAtom, p: &NProgram) -> String {
-    let mut s = format!("({}", p.symbols.name(a.rel));
-    for t in &a.args {
-        s.push(' ');
-        s.push_str(&term(t, p));
-    }
-    s.push(')');
-    s
-}
-
-fn rule(r: &NRule, p: &NProgram) -> String {
-    let body: Vec<String> = r
-        .body
-        .iter()
-        .map(|l| match l {
-            NLit::Pos(a) => atom(a, p),
-            NLit::Neg(a) => format!("(not {})", atom(a, p)),
-            NLit::Distinct(a, b) => format!("(distinct {} {})", term(a, p), term(b, p)),
-            NLit::Equal(a, b) => format!("(= {} {})", term(a, p), term(b, p)),
-        })
-        .collect();
-    format!("(<= {} {})", atom(&r.head, p), body.join(" "))
 }
 
 const GAME: &str = "(role r) (init (step 1)) (legal r wait) (goal r 0) \

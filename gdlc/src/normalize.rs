@@ -397,6 +397,50 @@ fn drop_repeated_literals(body: &mut Vec<NLit>) {
     }
 }
 
+/// Normalised rules as KIF text, for the tests of the passes over them (`project`, `inert`).
+#[cfg(test)]
+pub(crate) mod text {
+    use super::{NAtom, NLit, NProgram, NRule, NTerm};
+
+    /// A term: `?n` for a variable.
+    pub fn term(t: &NTerm, p: &NProgram) -> String {
+        match t {
+            NTerm::Var(v) => format!("?{v}"),
+            NTerm::Const(c) => p.symbols.name(*c).to_string(),
+            NTerm::Func(f, args) => {
+                let args: Vec<String> = args.iter().map(|a| term(a, p)).collect();
+                format!("({} {})", p.symbols.name(*f), args.join(" "))
+            }
+        }
+    }
+
+    /// An atom, `(rel arg ..)`; `(rel)` without arguments.
+    pub fn atom(a: &NAtom, p: &NProgram) -> String {
+        let mut s = format!("({}", p.symbols.name(a.rel));
+        for t in &a.args {
+            s.push(' ');
+            s.push_str(&term(t, p));
+        }
+        s.push(')');
+        s
+    }
+
+    /// A rule, `(<= head lit ..)`.
+    pub fn rule(r: &NRule, p: &NProgram) -> String {
+        let body: Vec<String> = r
+            .body
+            .iter()
+            .map(|l| match l {
+                NLit::Pos(a) => atom(a, p),
+                NLit::Neg(a) => format!("(not {})", atom(a, p)),
+                NLit::Distinct(a, b) => format!("(distinct {} {})", term(a, p), term(b, p)),
+                NLit::Equal(a, b) => format!("(= {} {})", term(a, p), term(b, p)),
+            })
+            .collect();
+        format!("(<= {} {})", atom(&r.head, p), body.join(" "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

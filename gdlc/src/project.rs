@@ -132,6 +132,7 @@ fn renumber(atom: &NAtom, kept: &[u32], local: &[u32]) -> NAtom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::normalize::text::rule;
     use crate::normalize::{NormalizeOptions, normalize};
 
     fn projected(src: &str) -> String {
@@ -142,36 +143,6 @@ mod tests {
         let mut lines: Vec<String> = p.rules.iter().map(|r| rule(r, &p)).collect();
         lines.sort();
         lines.join("\n")
-    }
-
-    fn term(t: &NTerm, p: &NProgram) -> String {
-        match t {
-            NTerm::Var(v) => format!("?{v}"),
-            NTerm::Const(c) => p.symbols.name(*c).to_string(),
-            NTerm::Func(f, args) => {
-                let args: Vec<String> = args.iter().map(|a| term(a, p)).collect();
-                format!("({} {})", p.symbols.name(*f), args.join(" "))
-            }
-        }
-    }
-
-    fn atom(a: &NAtom, p: &NProgram) -> String {
-        let args: Vec<String> = a.args.iter().map(|t| term(t, p)).collect();
-        format!("({} {})", p.symbols.name(a.rel), args.join(" "))
-    }
-
-    fn rule(r: &NRule, p: &NProgram) -> String {
-        let body: Vec<String> = r
-            .body
-            .iter()
-            .map(|l| match l {
-                NLit::Pos(a) => atom(a, p),
-                NLit::Neg(a) => format!("(not {})", atom(a, p)),
-                NLit::Distinct(a, b) => format!("(distinct {} {})", term(a, p), term(b, p)),
-                NLit::Equal(a, b) => format!("(= {} {})", term(a, p), term(b, p)),
-            })
-            .collect();
-        format!("(<= {} {})", atom(&r.head, p), body.join(" "))
     }
 
     #[test]
@@ -201,11 +172,11 @@ mod tests {
 (<= (legal white (put ?0 ?1)) (true #5 ?0 ?1) (true (control white)))
 (<= (next (cell ?0 ?1 ?2 ?3)) (true (cell ?0 ?1 ?2 ?3)) (does white (go ?4 ?5)))
 (<= (role white) )
-(<= (terminal ) (true #2 ) (true #3 ))
+(<= (terminal) (true #2) (true #3))
 (<= (true #0 ?0 ?1) (true (cell ?0 ?1 white ?2)))
 (<= (true #1 ?0 ?1) (true (cell ?0 ?1 black ?2)))
-(<= (true #2 ) (true (cell ?0 ?1 ?2 ?3)))
-(<= (true #3 ) (true (control ?0)))
+(<= (true #2) (true (cell ?0 ?1 ?2 ?3)))
+(<= (true #3) (true (control ?0)))
 (<= (true #4 ?0) (true (cell ?0 ?1 ?2 ?3)))
 (<= (true #5 ?0 ?1) (true (cell ?0 ?1 ?2 ?3)))";
         assert_eq!(text, expected, "{text}");
