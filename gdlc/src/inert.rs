@@ -125,15 +125,9 @@ fn inert_positions(nprog: &NProgram, facts: &HashSet<Rel>) -> Option<(HashSet<Po
     loop {
         // Each occurrence of the variable in the body a domain literal or an inert position.
         let before = inert.len();
-        for r in &nprog.rules {
-            let p = rel(&r.head);
-            for i in 0..p.1 {
-                if inert.contains(&(p, i)) {
-                    let v = head_var(r, i).expect("a candidate's head argument is a variable");
-                    if !reads_ok(r, v, &inert, facts) {
-                        inert.remove(&(p, i));
-                    }
-                }
+        for (r, pos, v) in heads(&nprog.rules, &inert) {
+            if !reads_ok(r, v, &inert, facts) {
+                inert.remove(&pos);
             }
         }
         if inert.len() != before {
@@ -144,19 +138,12 @@ fn inert_positions(nprog: &NProgram, facts: &HashSet<Rel>) -> Option<(HashSet<Po
         let mut domains: Domains = inert.iter().map(|&k| (k, Vec::new())).collect();
         loop {
             let mut grew = false;
-            for r in &nprog.rules {
-                let p = rel(&r.head);
-                for i in 0..p.1 {
-                    if !inert.contains(&(p, i)) {
-                        continue;
-                    }
-                    let v = head_var(r, i).expect("inert");
-                    for d in domain_of(r, v, &domains, facts) {
-                        let set = domains.get_mut(&(p, i)).expect("inert");
-                        if !set.contains(&d) {
-                            set.push(d);
-                            grew = true;
-                        }
+            for (r, pos, v) in heads(&nprog.rules, &inert) {
+                for d in domain_of(r, v, &domains, facts) {
+                    let set = domains.entry(pos).or_default();
+                    if !set.contains(&d) {
+                        set.push(d);
+                        grew = true;
                     }
                 }
             }
@@ -164,19 +151,11 @@ fn inert_positions(nprog: &NProgram, facts: &HashSet<Rel>) -> Option<(HashSet<Po
                 break;
             }
         }
-        for r in &nprog.rules {
-            let p = rel(&r.head);
-            for i in 0..p.1 {
-                if !inert.contains(&(p, i)) {
-                    continue;
-                }
-                let v = head_var(r, i).expect("inert");
-                let own = domain_of(r, v, &domains, facts);
-                let all = &domains[&(p, i)];
-                if all.is_empty() || own.len() != all.len() || !all.iter().all(|d| own.contains(d))
-                {
-                    inert.remove(&(p, i));
-                }
+        for (r, pos, v) in heads(&nprog.rules, &inert) {
+            let own = domain_of(r, v, &domains, facts);
+            let all = domains.get(&pos).map_or(&[][..], Vec::as_slice);
+            if all.is_empty() || own.len() != all.len() || !all.iter().all(|d| own.contains(d)) {
+                inert.remove(&pos);
             }
         }
         if inert.len() == before {
@@ -215,6 +194,23 @@ fn dynamic_relations(nprog: &NProgram) -> HashSet<Rel> {
 }
 
 /// The variable that is argument `i` of `rule`'s head, when it occurs nowhere else in the head.
+/// Each rule's inert positions (of `inert`) with the head's variable there, collected so
+/// that the caller may change `inert` as it goes.
+fn heads<'r>(rules: &'r [NRule], inert: &HashSet<Pos>) -> Vec<(&'r NRule, Pos, u32)> {
+    let mut out = Vec::new();
+    for r in rules {
+        let p = rel(&r.head);
+        for i in 0..p.1 {
+            if inert.contains(&(p, i)) {
+                if let Some(v) = head_var(r, i) {
+                    out.push((r, (p, i), v));
+                }
+            }
+        }
+    }
+    out
+}
+
 fn head_var(rule: &NRule, i: usize) -> Option<u32> {
     let NTerm::Var(v) = rule.head.args[i] else {
         return None;
