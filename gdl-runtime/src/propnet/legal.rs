@@ -118,6 +118,25 @@ fn common_guard(guards: &[u32]) -> u32 {
     guards.iter().copied().find(|&g| g != NONE).unwrap_or(NONE)
 }
 
+/// Calls `f` on every node that a query of the engine reads directly (not through an edge):
+/// terminal, the goals, the sees, the legal outputs' guards and the join tables' signals.
+fn read_by_queries(net: &Net, f: &mut impl FnMut(u32)) {
+    f(net.terminal);
+    net.goals.iter().flatten().for_each(|&(_, n)| f(n));
+    net.sees.iter().flatten().for_each(|&n| f(n));
+    net.legal_guard
+        .iter()
+        .flatten()
+        .filter(|&&g| g != NONE)
+        .for_each(|&g| f(g >> 1));
+    net.joins
+        .tables
+        .iter()
+        .flat_map(|t| &t.signals)
+        .filter(|&&s| s != super::ALWAYS)
+        .for_each(|&s| f(s >> 1));
+}
+
 /// The input edges of legal outputs that the engine tests when listing moves instead of
 /// keeping them: of a legal output that is an and-gate of two or more inputs (each input
 /// once), read by nothing but the listing and without a guard of its own, the input with the
@@ -156,20 +175,7 @@ pub(super) fn lifted(net: &Net) -> Vec<Lifted> {
             *x = None;
         }
     };
-    read(net.terminal);
-    net.goals.iter().flatten().for_each(|&(_, n)| read(n));
-    net.sees.iter().flatten().for_each(|&n| read(n));
-    net.legal_guard
-        .iter()
-        .flatten()
-        .filter(|&&g| g != NONE)
-        .for_each(|&g| read(g >> 1));
-    for t in &net.joins.tables {
-        t.signals
-            .iter()
-            .filter(|&&s| s != super::ALWAYS)
-            .for_each(|&s| read(s >> 1));
-    }
+    read_by_queries(net, &mut read);
     let next = net.next_base;
     (next..next.saturating_add(net.bits)).for_each(&mut read);
     for (n, x) in legal_of.iter_mut().enumerate() {
@@ -257,20 +263,7 @@ pub(super) fn bypassed(net: &Net, lifted: &[Lifted]) -> Vec<Option<Vec<u32>>> {
             *x = true;
         }
     };
-    mark(net.terminal);
-    net.goals.iter().flatten().for_each(|&(_, n)| mark(n));
-    net.sees.iter().flatten().for_each(|&n| mark(n));
-    net.legal_guard
-        .iter()
-        .flatten()
-        .filter(|&&g| g != NONE)
-        .for_each(|&g| mark(g >> 1));
-    net.joins
-        .tables
-        .iter()
-        .flat_map(|t| &t.signals)
-        .filter(|&&s| s != super::ALWAYS)
-        .for_each(|&s| mark(s >> 1));
+    read_by_queries(net, &mut mark);
     for (&base, &n) in net.legal_base.iter().zip(&net.moves) {
         (base..base.saturating_add(n)).for_each(&mut mark);
     }
