@@ -102,14 +102,11 @@ pub fn decide(network: Lap, interpreter: Lap, min_ratio: f64) -> bool {
 /// unraced, it is told to stop.
 pub struct InterpreterLap {
     running: Option<Running>,
-    /// When it started: it is waited for until its own start plus the wall-clock limit.
-    start: Instant,
 }
 
 impl InterpreterLap {
     /// Starts the interpreter of `program` playing its lap on a thread of its own.
     pub fn start(program: &Program, options: &RaceOptions) -> InterpreterLap {
-        let start = Instant::now();
         let program = program.clone();
         let seed = options.seed;
         let running = Meter::spawn(options.budget, move |m| {
@@ -119,7 +116,6 @@ impl InterpreterLap {
         });
         InterpreterLap {
             running: Some(running),
-            start,
         }
     }
 }
@@ -141,8 +137,10 @@ pub fn race_with(net: Net, mut interpreter: InterpreterLap, options: &RaceOption
     let net = Arc::new(net);
     let seed = options.seed;
     let network = Meter::spawn(options.budget, move |m| play_network(&net, seed, m));
+    // Waited for as long from the race's start as before it started early (a loaded machine
+    // may have lent it little of the time since).
     let interpreter = match interpreter.running.take() {
-        Some(r) => r.wait(interpreter.start + options.wall_limit, None),
+        Some(r) => r.wait(start + options.wall_limit, None),
         None => Lap::default(),
     };
     let beat = (interpreter.states > 0).then(|| interpreter.rate() * options.min_ratio);
