@@ -311,6 +311,13 @@ pub fn run<'a>(
         return Ok(a);
     }
 
+    // Rules left to run time: the network will be raced against the interpreter, whose lap
+    // needs nothing of what follows, so it plays meanwhile (on the other core).
+    let mut interpreter_lap = (stop == Stage::Rust
+        && options.last_resort == LastResort::EmbeddedInterpreter
+        && options.race.enabled
+        && !g.joins.joins.is_empty())
+    .then(|| race::InterpreterLap::start(&a.program, &options.race));
     passes.start(Pass::Lower);
     let mut g = g;
     // The ground rules are freed here, as soon as lowering has read them (on the freeing
@@ -345,7 +352,10 @@ pub fn run<'a>(
         && !ir.joins.is_empty()
     {
         let net = codegen::propnet::module_net(&ir);
-        let result = race::race(net, &a.program, &options.race);
+        let lap = interpreter_lap
+            .take()
+            .unwrap_or_else(|| race::InterpreterLap::start(&a.program, &options.race));
+        let result = race::race_with(net, lap, &options.race);
         a.race = Some(result);
         if result.embed_interpreter {
             let reason = Diagnostic::error(
@@ -365,6 +375,8 @@ pub fn run<'a>(
             return Ok(a);
         }
     }
+    // Not raced after all (no rule left to run time once optimised): told to stop.
+    drop(interpreter_lap);
     let mut codegen_options = options.codegen.clone();
     codegen_options.progress = options.progress.clone();
     let lines = crate::diag::LineIndex::new(text);

@@ -96,21 +96,55 @@ pub fn decide(network: Lap, interpreter: Lap, min_ratio: f64) -> bool {
     network.rate() < interpreter.rate() * min_ratio
 }
 
-/// Races `net` against the interpreter of `program`.
-pub fn race(net: Net, program: &Program, options: &RaceOptions) -> Race {
+/// The interpreter's lap of a race, started before the network to race is built (the pipeline
+/// starts it as soon as grounding has left rules to run time, so that it plays on the other
+/// core while the ground program is lowered, optimised and built into a network). Dropped
+/// unraced, it is told to stop.
+pub struct InterpreterLap {
+    running: Option<Running>,
+}
+
+impl InterpreterLap {
+    /// Starts the interpreter of `program` playing its lap on a thread of its own.
+    pub fn start(program: &Program, options: &RaceOptions) -> InterpreterLap {
+        let program = program.clone();
+        let seed = options.seed;
+        let running = Meter::spawn(options.budget, move |m| {
+            if let Ok(game) = crate::interp::Interpreter::new(&program) {
+                play_game(&game, seed, m);
+            }
+        });
+        InterpreterLap {
+            running: Some(running),
+        }
+    }
+}
+
+impl Drop for InterpreterLap {
+    fn drop(&mut self) {
+        if let Some(r) = &self.running {
+            r.0.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Races `net` against the interpreter's lap `interpreter` (started already, or now). The
+/// interpreter is waited for first: once its rate is known, the network's lap is cut as soon as
+/// it cannot reach `min_ratio` times it (see [`Running::wait`]), a loss the full lap would only
+/// have confirmed.
+pub fn race_with(net: Net, mut interpreter: InterpreterLap, options: &RaceOptions) -> Race {
     let start = Instant::now();
     let net = Arc::new(net);
     let seed = options.seed;
     let network = Meter::spawn(options.budget, move |m| play_network(&net, seed, m));
-    let program = program.clone();
-    let interpreter = Meter::spawn(options.budget, move |m| {
-        if let Ok(game) = crate::interp::Interpreter::new(&program) {
-            play_game(&game, seed, m);
-        }
-    });
-    let deadline = start + options.wall_limit;
-    let network = network.wait(deadline);
-    let interpreter = interpreter.wait(deadline);
+    // Waited for as long from the race's start as before it started early (a loaded machine
+    // may have lent it little of the time since).
+    let interpreter = match interpreter.running.take() {
+        Some(r) => r.wait(start + options.wall_limit, None),
+        None => Lap::default(),
+    };
+    let beat = (interpreter.states > 0).then(|| interpreter.rate() * options.min_ratio);
+    let network = network.wait(start + options.wall_limit, beat);
     let embed_interpreter = decide(network, interpreter, options.min_ratio);
     tracing::info!(
         network_states_per_cpu_s = network.rate(),
@@ -138,6 +172,9 @@ struct Meter {
     budget: Duration,
     /// The thread's CPU clock, once it has started (see [`ThreadClock`]).
     clock: std::sync::Mutex<Option<ThreadClock>>,
+    /// The reading of `clock` when the lap's own CPU clock started (nanoseconds; `u64::MAX`
+    /// until then): the lap's CPU time is that clock's reading less this.
+    lap_start: AtomicU64,
     stop: AtomicBool,
     states: AtomicU64,
     cpu_nanos: AtomicU64,
@@ -154,6 +191,7 @@ impl Meter {
         let meter = Arc::new(Meter {
             budget,
             clock: std::sync::Mutex::new(None),
+            lap_start: AtomicU64::new(u64::MAX),
             stop: AtomicBool::new(false),
             states: AtomicU64::new(0),
             cpu_nanos: AtomicU64::new(0),
@@ -184,10 +222,30 @@ impl Meter {
         Running(meter)
     }
 
+    /// Notes that the lap's CPU clock starts now (see [`Meter::lap_start`]).
+    fn lap_started(&self) {
+        let at = self
+            .clock
+            .lock()
+            .ok()
+            .and_then(|c| c.as_ref().and_then(ThreadClock::elapsed));
+        if let Some(at) = at {
+            self.lap_start
+                .store(at.as_nanos() as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// The CPU time of the lap so far, read from another thread (`None` before it started or
+    /// where the system does not tell it).
+    fn lap_cpu(&self, clock: Duration) -> Option<Duration> {
+        let start = self.lap_start.load(Ordering::Relaxed);
+        (start != u64::MAX).then(|| clock.saturating_sub(Duration::from_nanos(start)))
+    }
+
     /// Counts a state visited; whether to go on. The clock is read at powers of two and then
-    /// every 256 states, so that a fast engine is not slowed by reading it.
+    /// every 256 states ([`is_tick`]), so that a fast engine is not slowed by reading it.
     fn tick(&self, states: u64, wall: Instant, cpu0: Duration) -> bool {
-        if states.is_power_of_two() || states % 256 == 0 {
+        if is_tick(states) {
             let cpu = cpu_now(wall).saturating_sub(cpu0);
             self.cpu_nanos
                 .store(cpu.as_nanos() as u64, Ordering::Relaxed);
@@ -199,6 +257,25 @@ impl Meter {
         }
         !self.stop.load(Ordering::Relaxed)
     }
+}
+
+/// Whether the lap's clock is read after `states` states (see [`Meter::tick`]).
+fn is_tick(states: u64) -> bool {
+    states.is_power_of_two() || states % 256 == 0
+}
+
+/// The first count of states past `states` after which the clock is read.
+fn next_tick(states: u64) -> u64 {
+    let power = (states + 1).next_power_of_two();
+    power.min((states / 256 + 1) * 256)
+}
+
+/// Whether a lap that has counted `states` (at its last tick) and spent `cpu` of its own CPU
+/// time, at least its `budget`, has lost to `beat` states per CPU second: it stops at its
+/// next tick ([`next_tick`]), after more CPU time, so its rate cannot pass
+/// `next_tick(states) / cpu`.
+fn lost(states: u64, cpu: Duration, budget: Duration, beat: f64) -> bool {
+    cpu >= budget && (next_tick(states) as f64) < beat * cpu.as_secs_f64()
 }
 
 /// The CPU clock of a thread, read from another one (Linux: the thread's `schedstat`).
@@ -238,10 +315,13 @@ const STUCK_BUDGETS: u32 = 2;
 
 impl Running {
     /// The lap, once the thread is done, has spent [`STUCK_BUDGETS`] times its budget of CPU
-    /// time in one state, or at `deadline` (then it is told to stop).
-    fn wait(self, deadline: Instant) -> Lap {
+    /// time in one state, or at `deadline` (then it is told to stop). With `beat`, also as
+    /// soon as the lap cannot end at that many states per CPU second or more ([`lost`]): the
+    /// rate it is taken at is then below `beat` too, as the whole lap's would have been.
+    fn wait(self, deadline: Instant, beat: Option<f64>) -> Lap {
         let m = &self.0;
         let mut stuck_cpu = None;
+        let mut lost_at = None;
         if let Ok(mut done) = m.done.lock() {
             while !*done {
                 let left = deadline.saturating_duration_since(Instant::now());
@@ -264,9 +344,23 @@ impl Running {
                     stuck_cpu = Some(cpu);
                     break;
                 }
+                if let (Some(beat), Some(lap)) = (beat, cpu.and_then(|c| m.lap_cpu(c))) {
+                    let states = m.states.load(Ordering::Relaxed);
+                    if lost(states, lap, m.budget, beat) {
+                        lost_at = Some((states, lap));
+                        break;
+                    }
+                }
             }
         }
         m.stop.store(true, Ordering::Relaxed);
+        if let Some((states, cpu)) = lost_at {
+            return Lap {
+                states,
+                cpu,
+                finished: false,
+            };
+        }
         let states = m.states.load(Ordering::Relaxed);
         Lap {
             states,
@@ -286,6 +380,7 @@ const MAX_STEPS: usize = 1000;
 fn play_network(net: &Net, seed: u64, m: &Meter) {
     let wall = Instant::now();
     let cpu0 = cpu_now(wall);
+    m.lap_started();
     let mut e = Engine::new(net);
     let mut rng = SplitMix64::new(seed);
     let mut state = net.init.clone();
@@ -332,6 +427,7 @@ fn play_network(net: &Net, seed: u64, m: &Meter) {
 fn play_game<G: Game>(game: &G, seed: u64, m: &Meter) {
     let wall = Instant::now();
     let cpu0 = cpu_now(wall);
+    m.lap_started();
     let mut rng = SplitMix64::new(seed);
     let (mut scratch, mut joint) = (Vec::new(), Vec::new());
     let mut states = 0u64;
@@ -379,7 +475,7 @@ mod tests {
             }
         });
         let start = Instant::now();
-        let lap = running.wait(start + Duration::from_secs(20));
+        let lap = running.wait(start + Duration::from_secs(20), None);
         assert_eq!(lap.states, 0);
         assert!(!lap.finished);
         if std::path::Path::new("/proc/thread-self/schedstat").exists() {
@@ -389,6 +485,50 @@ mod tests {
                 "{:?}",
                 start.elapsed()
             );
+        }
+    }
+
+    #[test]
+    fn a_lap_certain_to_lose_is_cut_at_its_budget() {
+        let budget = Duration::from_millis(20);
+        let running = Meter::spawn(budget, |m| {
+            m.lap_started();
+            // One state that never ends, until told to stop.
+            let mut x = 0u64;
+            while !m.stop.load(Ordering::Relaxed) {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        });
+        // The interpreter did 1,000 states per CPU second: a lap of no state yet, at 20 ms of
+        // CPU time, ends at one state at most, 50 a second at best.
+        let lap = running.wait(Instant::now() + Duration::from_secs(20), Some(1000.0));
+        assert_eq!(lap.states, 0);
+        assert!(!lap.finished);
+        if std::path::Path::new("/proc/thread-self/schedstat").exists() {
+            assert!(lap.cpu >= budget, "{lap:?}");
+            // Not waited for until it is stuck (twice its budget); a loaded machine may be
+            // late by a poll or two.
+            assert!(lap.cpu < budget * STUCK_BUDGETS, "{lap:?}");
+        }
+    }
+
+    #[test]
+    fn a_lap_is_lost_only_when_its_next_tick_cannot_reach_the_rate() {
+        assert_eq!(
+            (0..6).map(next_tick).collect::<Vec<_>>(),
+            [1, 2, 4, 4, 8, 8]
+        );
+        assert_eq!(next_tick(256), 512);
+        assert_eq!(next_tick(600), 768);
+        let ms = Duration::from_millis;
+        // Before its budget a lap may still speed up.
+        assert!(!lost(0, ms(299), ms(300), 1000.0));
+        assert!(lost(0, ms(300), ms(300), 1000.0));
+        // 2,560 states at 300 ms: the next tick is 2,816, 9,387 a second at best.
+        assert!(lost(2560, ms(300), ms(300), 9400.0));
+        assert!(!lost(2560, ms(300), ms(300), 9300.0));
+        for n in 1..5000 {
+            assert!(is_tick(next_tick(n)) && (n + 1..next_tick(n)).all(|k| !is_tick(k)));
         }
     }
 
