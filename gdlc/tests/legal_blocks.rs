@@ -1,7 +1,7 @@
 //! The blocks of the inline backend's legal moves (`src/codegen/inline/guards.rs`) on the
 //! fixture `tests/fixtures/pieceBlocks.kif`: the moves of one piece from one cell (its steps
 //! and its jumps over an opponent's man or king) are computed under one test of the state bit
-//! of that piece on that cell, skipped when it is clear.
+//! of that piece on that cell, skipped when it is clear; in the block, the bit is known set.
 
 use gdlc::codegen::Backend;
 
@@ -72,4 +72,24 @@ fn every_block_holds_the_moves_of_its_piece_and_cell() {
     }
     // Two pieces on cells 3 to 22, of each role (on the others, a piece has two moves).
     assert_eq!(blocks, 2 * 2 * 20, "{rust}");
+}
+
+#[test]
+fn a_block_does_not_test_its_bit_again() {
+    let rust = inline_rust();
+    let b = block(&rust, "BIT_CELL_10_WK").unwrap_or_else(|| panic!("no block of (cell 10 wk)"));
+    let body = &b[b.find("if guard {").expect("the test")..];
+    assert!(!body.contains("BIT_CELL_10_WK"), "{body}");
+    // Nor through a mask of several bits (`MASK_k`, its doc lists its facts).
+    for (at, _) in body.match_indices("MASK_") {
+        let name: String = body[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let def = rust
+            .find(&format!("const {name}: u64"))
+            .unwrap_or_else(|| panic!("{name} defined"));
+        let doc = &rust[rust[..def].rfind("/// ").expect("its doc")..def];
+        assert!(!doc.contains("(cell 10 wk)"), "{name}: {doc}");
+    }
 }

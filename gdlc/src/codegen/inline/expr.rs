@@ -246,7 +246,11 @@ pub(super) fn chunk_body(
     while i < chunk.len() {
         let b = block_of(chunk[i]);
         let run = chunk[i..].iter().take_while(|&&p| block_of(p) == b).count();
-        let props = props_code(ir, options, &group_of, &chunk[i..i + run], c, v);
+        let assume = v
+            .guards
+            .filter(|_| b != super::guards::NONE)
+            .map(|g| g.bits[b as usize]);
+        let props = props_code(ir, options, &group_of, &chunk[i..i + run], c, v, assume);
         i += run;
         let (Some(g), false) = (v.guards, b == super::guards::NONE) else {
             out.extend(props);
@@ -279,6 +283,7 @@ fn props_code(
     chunk: &[u32],
     c: u32,
     v: &View<'_>,
+    assume: Option<u32>,
 ) -> TokenStream {
     let slot = v.slot;
     let mut out = TokenStream::new();
@@ -326,7 +331,20 @@ fn props_code(
             continue;
         }
         let id = prop_ident(p);
-        let e = dnf_expr(&ir.props[p as usize].disjuncts, v, c);
+        let e = match assume {
+            // In a block, its bit is known to be set.
+            Some(b) => {
+                let set = Lit::pos(Input::Bit(b));
+                let d: Vec<Vec<Lit>> = ir.props[p as usize]
+                    .disjuncts
+                    .iter()
+                    .filter(|c| !c.contains(&set.negate()))
+                    .map(|c| c.iter().copied().filter(|&l| l != set).collect())
+                    .collect();
+                dnf_expr(&d, v, c)
+            }
+            None => dnf_expr(&ir.props[p as usize].disjuncts, v, c),
+        };
         let d = doc(p);
         if matches!(slot[p as usize], Slot::Lazy) {
             out.extend(quote! { #d let #id = || #e; });
