@@ -18,7 +18,9 @@
 //! `legal_<r>` tests first the state bit that most of the role's moves need (typically whose
 //! turn it is): when it fails, only the moves that do not need it are evaluated
 //! (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`); moves of one pattern of state
-//! bits are computed together by shifts of the state (`legal.rs`). For a role with up to 256
+//! bits are computed together by shifts of the state (`legal.rs`); in a large legal function,
+//! the moves that need one state bit (their piece on their cell) are computed in one block
+//! skipped when it is clear (`guards.rs`). For a role with up to 256
 //! moves the legal functions return words of legal bits, which `random_legal_move` draws from
 //! without listing the moves.
 //!
