@@ -200,8 +200,9 @@ const FIXTURES: &str = "fixtures";
 /// first bit to move); `stuckTake.kif`, whose `terminal` reads "has a legal move", tested
 /// from the legal words (inline: `legal_<r>` memoised); `bitDepth.kif`, whose relations of
 /// inert bits are grounded without them (`gdlc/src/inert.rs`); `jumpOver.kif`, whose `next`
-/// keeps a jumped cell in the arms of the jumps (`gdlc/tests/next_arms.rs`). They need no
-/// corpus.
+/// keeps a jumped cell in the arms of the jumps (`gdlc/tests/next_arms.rs`);
+/// `pieceBlocks.kif`, whose legal moves of a piece on a cell are computed in a block skipped
+/// when that state bit is clear (`gdlc/tests/legal_blocks.rs`). They need no corpus.
 fn fixture_games() -> Vec<CorpusGame> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     [
@@ -210,6 +211,7 @@ fn fixture_games() -> Vec<CorpusGame> {
         "stuckTake",
         "bitDepth",
         "jumpOver",
+        "pieceBlocks",
     ]
     .into_iter()
     .map(|name| CorpusGame {

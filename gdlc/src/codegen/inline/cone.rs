@@ -33,7 +33,17 @@ pub(super) fn cone_fn(
     if let Some(sh) = shared {
         return shared_output_fn(ir, spec, sh, &needed, &name, &params, &args);
     }
-    let chunks = split(ir, &needed, options.chunk_props.max(1));
+    // Blocks of props skipped together (legal moves by the piece they move), each in one
+    // chunk, which they need (the tail reads their props from the scratch words); not in a
+    // function small enough to be inlined.
+    let weight: usize = needed.iter().map(|&p| prop_weight(ir, p)).sum();
+    let guards = if spec.guarded && weight > INLINE_WEIGHT {
+        super::guards::plan(ir, &needed, &spec.roots)
+    } else {
+        super::guards::Guards::none(ir.props.len())
+    };
+    let order = guards.order(&needed);
+    let chunks = split(ir, &order, &guards, options.chunk_props.max(1));
     let mut slot = vec![Slot::None; ir.props.len()];
     for (c, chunk) in chunks.iter().enumerate() {
         for &p in chunk {
@@ -43,7 +53,7 @@ pub(super) fn cone_fn(
             };
         }
     }
-    let single = chunks.len() <= 1;
+    let single = chunks.len() <= 1 && guards.is_empty();
     if single {
         lazy_slots(ir, &needed, spec.lazy, &mut slot);
     }
@@ -101,6 +111,7 @@ pub(super) fn cone_fn(
     let view = View {
         slot: &slot,
         sets: &sets,
+        guards: (!guards.is_empty()).then_some(&guards),
     };
     let read = |l: Lit| lit_expr(l, &view, u32::MAX);
     let tail = (spec.tail)(&read);
@@ -221,9 +232,11 @@ pub(crate) fn prop_weight(ir: &Ir, p: u32) -> usize {
         .sum::<usize>()
 }
 
-/// Splits the cone into chunks of about `size` literals, never inside a group.
-fn split(ir: &Ir, cone: &[u32], size: usize) -> Vec<Vec<u32>> {
+/// Splits the cone (in evaluation order) into chunks of about `size` literals, never inside
+/// a group or a block of `guards`.
+fn split(ir: &Ir, cone: &[u32], guards: &super::guards::Guards, size: usize) -> Vec<Vec<u32>> {
     let group_of = ir.group_of();
+    let block_of = &guards.block_of;
     let mut chunks: Vec<Vec<u32>> = Vec::new();
     let mut cur: Vec<u32> = Vec::new();
     let mut weight = 0usize;
@@ -232,7 +245,11 @@ fn split(ir: &Ir, cone: &[u32], size: usize) -> Vec<Vec<u32>> {
             && cur
                 .last()
                 .is_some_and(|&q| group_of[q as usize] == group_of[p as usize]);
-        if weight >= size && !in_group_middle {
+        let in_block_middle = block_of[p as usize] != super::guards::NONE
+            && cur
+                .last()
+                .is_some_and(|&q| block_of[q as usize] == block_of[p as usize]);
+        if weight >= size && !in_group_middle && !in_block_middle {
             chunks.push(std::mem::take(&mut cur));
             weight = 0;
         }
@@ -452,6 +469,7 @@ pub(super) fn shared_chunk_fns(ir: &Ir, options: &CodegenOptions, sh: &Shared) -
     let view = View {
         slot: &sh.slot,
         sets: &sets,
+        guards: None,
     };
     let mut out = vec![memo_items(ir, sh)];
     out.extend(
@@ -588,6 +606,7 @@ fn shared_output_fn(
     let view = View {
         slot: &sh.slot,
         sets: &sets,
+        guards: None,
     };
     let read = |l: Lit| lit_expr(l, &view, u32::MAX);
     let tail = (spec.tail)(&read);

@@ -25,6 +25,8 @@ pub(super) struct View<'a> {
     pub slot: &'a [Slot],
     /// Per move set: its role and its bit in the role's `MOVE_SETS` rows.
     pub sets: &'a [(u32, u32)],
+    /// The blocks of props computed under a test of a state bit ([`super::guards`]).
+    pub guards: Option<&'a super::guards::Guards>,
 }
 
 pub(super) fn prop_ident(p: u32) -> Ident {
@@ -234,8 +236,56 @@ pub(super) fn chunk_body(
     c: u32,
     v: &View<'_>,
 ) -> TokenStream {
-    let slot = v.slot;
+    let block_of = |p: u32| {
+        v.guards
+            .map_or(super::guards::NONE, |g| g.block_of[p as usize])
+    };
     let group_of = ir.group_of();
+    let mut out = TokenStream::new();
+    let mut i = 0;
+    while i < chunk.len() {
+        let b = block_of(chunk[i]);
+        let run = chunk[i..].iter().take_while(|&&p| block_of(p) == b).count();
+        let assume = v
+            .guards
+            .filter(|_| b != super::guards::NONE)
+            .map(|g| g.bits[b as usize]);
+        let props = props_code(ir, options, &group_of, &chunk[i..i + run], c, v, assume);
+        i += run;
+        let (Some(g), false) = (v.guards, b == super::guards::NONE) else {
+            out.extend(props);
+            continue;
+        };
+        // A block: skipped when the state bit all its moves need is clear.
+        let bit = g.bits[b as usize];
+        let test = lit_expr(Lit::pos(Input::Bit(bit)), v, c);
+        let doc = format!(
+            " The moves below need {}: their props are false without it.",
+            ir.bits.get(bit as usize).map_or("", String::as_str)
+        );
+        out.extend(quote! {
+            #[doc = #doc]
+            let guard = #test;
+            if guard {
+                #props
+            }
+        });
+    }
+    out
+}
+
+/// The code of the props `chunk` (a part of chunk `c`, whole groups; `group_of`: per prop,
+/// its recursive group).
+fn props_code(
+    ir: &Ir,
+    options: &CodegenOptions,
+    group_of: &[Option<u32>],
+    chunk: &[u32],
+    c: u32,
+    v: &View<'_>,
+    assume: Option<u32>,
+) -> TokenStream {
+    let slot = v.slot;
     let mut out = TokenStream::new();
     let mut i = 0;
     while i < chunk.len() {
@@ -281,7 +331,20 @@ pub(super) fn chunk_body(
             continue;
         }
         let id = prop_ident(p);
-        let e = dnf_expr(&ir.props[p as usize].disjuncts, v, c);
+        let e = match assume {
+            // In a block, its bit is known to be set.
+            Some(b) => {
+                let set = Lit::pos(Input::Bit(b));
+                let d: Vec<Vec<Lit>> = ir.props[p as usize]
+                    .disjuncts
+                    .iter()
+                    .filter(|c| !c.contains(&set.negate()))
+                    .map(|c| c.iter().copied().filter(|&l| l != set).collect())
+                    .collect();
+                dnf_expr(&d, v, c)
+            }
+            None => dnf_expr(&ir.props[p as usize].disjuncts, v, c),
+        };
         let d = doc(p);
         if matches!(slot[p as usize], Slot::Lazy) {
             out.extend(quote! { #d let #id = || #e; });

@@ -80,6 +80,7 @@ pub(super) fn legal_fn(
             tail: &|e| plan.tail(ir, e, words),
             lazy: &[],
             placed: &plan.placed(ir),
+            guarded: true,
         },
     );
     let tables = &plan.tables;

@@ -18,7 +18,9 @@
 //! `legal_<r>` tests first the state bit that most of the role's moves need (typically whose
 //! turn it is): when it fails, only the moves that do not need it are evaluated
 //! (`legal_<r>_idle`), otherwise all of them (`legal_<r>_turn`); moves of one pattern of state
-//! bits are computed together by shifts of the state (`legal.rs`). For a role with up to 256
+//! bits are computed together by shifts of the state (`legal.rs`); in a large legal function,
+//! the moves that need one state bit (their piece on their cell) are computed in one block
+//! skipped when it is clear (`guards.rs`). For a role with up to 256
 //! moves the legal functions return words of legal bits, which `random_legal_move` draws from
 //! without listing the moves.
 //!
@@ -39,6 +41,7 @@ use quote::{format_ident, quote};
 
 mod cone;
 mod expr;
+mod guards;
 mod legal;
 mod masks;
 mod next;
@@ -120,6 +123,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 tail: &|e| e(ir.terminal),
                 lazy: &[],
                 placed: &[],
+                guarded: false,
             },
         )
     });
@@ -280,6 +284,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 extra_param: quote! { mut all: Option<&mut Vec<Option<i32>>>, },
                 lazy: &[],
                 placed: &[],
+                guarded: false,
                 tail: &|e| {
                     let tests = ir.goals[r].iter().zip(&values).map(|(g, v)| {
                         let x = e(g.when);
@@ -327,6 +332,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             tail: &|e| next::tail(ir, &next_plan, e),
             lazy: &next_plan.arm_only,
             placed: &[],
+            guarded: false,
         },
     ));
     let (sees_fns, sees_arms) = sees_fns(ir, options, shared.as_ref());
@@ -428,6 +434,7 @@ fn sees_fns(
                 extra_param: quote! { out: &mut Vec<String>, },
                 lazy: &[],
                 placed: &[],
+                guarded: false,
                 tail: &|e| {
                     let pushes = percepts.iter().enumerate().filter_map(|(k, p)| {
                         let x = e(p.when);
@@ -525,4 +532,7 @@ pub(super) struct ConeSpec<'a> {
     /// move's prop at its move's bit, so that the tail reads each word of legal bits as a
     /// word of scratch under a mask rather than bit by bit.
     placed: &'a [(u32, u32)],
+    /// Whether the props of roots that need a state bit are computed in blocks skipped when
+    /// it is clear ([`guards`]; a legal move's piece on its cell).
+    guarded: bool,
 }
