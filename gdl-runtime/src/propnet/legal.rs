@@ -480,7 +480,10 @@ impl super::Engine<'_> {
         joint.clear();
         for r in 0..self.net.moves.len() {
             match self.random_legal(r, rng) {
-                Some(m) => joint.push(m),
+                Some(m) => {
+                    self.net.rows.prefetch(r, m);
+                    joint.push(m);
+                }
                 None => {
                     self.drawn = joint;
                     return Err(r);
