@@ -136,7 +136,7 @@ use edges::{Run, into_groups, prefetch, run, step};
 
 pub use join::{ALWAYS, Arg, JoinProgram, JoinScratch, Rule, Step, Table, Value};
 pub use legal::Stuck;
-pub use rows::{NextRows, RowEntry};
+pub use rows::{KEEP, KILL, NextRows, RowEntry, SET};
 pub use text::{DecodeError, FORMAT_VERSION};
 
 /// A count that never reaches zero: the base of a gate that is never true.

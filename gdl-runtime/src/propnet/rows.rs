@@ -8,31 +8,38 @@
 //! tables is
 //!
 //! ```text
-//! next(b) = held(b) & frame(b) & !killed(b) | set(b) | out(b)
+//! next(b) = held(b) & (frame(b) & !killed(b) | kept(b)) | set(b) | out(b)
 //! ```
 //!
-//! where `frame` says whether `b` keeps its held value unless killed, `killed` and `set` are
-//! the ors of the entries of each role's move (an entry may be conditional on one state bit:
-//! an en-passant capture empties the cell the captured pawn stood on only when it could be
-//! captured), and `out` is the network's next-state output, which then computes only the
+//! where `frame` says whether `b` keeps its held value unless killed, `killed`, `kept` and
+//! `set` are the ors of the entries of each role's move (an entry may be conditional on one
+//! state bit: an en-passant capture empties the cell the captured pawn stood on only when it
+//! could be captured; a checkers piece is kept by the moves that do not jump over it), and
+//! `out` is the network's next-state output, which then computes only the
 //! disjuncts of `b` that read no move. gdlc (`codegen/propnet/rows.rs`) builds the rows and
 //! leaves those disjuncts out of the network; when no output of the network reads a move any
 //! more, a joint move costs the engine no propagation at all.
 
-/// One entry of a move's row: the bits of a next-state word that the move kills or sets when
-/// its condition holds.
+/// One entry of a move's row: bits of a next-state word that the move kills, keeps or sets
+/// when its condition holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RowEntry {
     /// The state bit that must hold for the entry to apply (`bit << 1 | negated`), or
     /// `u32::MAX`: always.
     pub cond: u32,
-    /// The state word.
-    pub word: u32,
-    /// The bits whose held value does not carry over (of those in the frame).
-    pub kill: u64,
-    /// The bits that are set.
-    pub set: u64,
+    /// The state word and what the entry does to its bits: `word << 2 |` [`KILL`], [`KEEP`]
+    /// or [`SET`].
+    pub at: u32,
+    /// The bits.
+    pub mask: u64,
 }
+
+/// A [`RowEntry`] whose bits do not keep their held value (of those in the frame).
+pub const KILL: u32 = 0;
+/// A [`RowEntry`] whose bits keep their held value.
+pub const KEEP: u32 = 1;
+/// A [`RowEntry`] whose bits are set.
+pub const SET: u32 = 2;
 
 /// The per-move tables of a network (see the [module documentation](self)); empty for a
 /// network that computes its whole next state.
@@ -75,38 +82,46 @@ impl NextRows {
     }
 
     /// Writes the next state's bits in the tables into `out` (words): the held bits of the
-    /// frame that the joint move does not kill, and those it sets. The network's outputs are
-    /// to be ored in.
+    /// frame that the joint move does not kill, those it keeps and those it sets. The
+    /// network's outputs are to be ored in.
     #[inline]
     pub(super) fn apply(&self, state: &[u64], joint: &[u32], out: &mut [u64]) {
         for (w, o) in out.iter_mut().enumerate() {
             *o = state.get(w).copied().unwrap_or(0) & self.frame.get(w).copied().unwrap_or(0);
         }
+        let held = |w: usize| state.get(w).copied().unwrap_or(0);
         let holds = |cond: u32| {
             cond == u32::MAX || {
                 let b = cond >> 1;
-                let v = state.get((b >> 6) as usize).copied().unwrap_or(0) >> (b & 63) & 1;
-                v != u64::from(cond & 1)
+                (held((b >> 6) as usize) >> (b & 63) & 1) != u64::from(cond & 1)
             }
         };
-        // Every kill before any set: a bit one role's move sets is not killed by another's.
+        // Every kill before anything is kept or set (a row's kills come first): a bit one
+        // role's move keeps or sets is not killed by another's.
         for (r, &m) in joint.iter().enumerate() {
             for e in self.row(r, m) {
-                if e.kill != 0
-                    && holds(e.cond)
-                    && let Some(o) = out.get_mut(e.word as usize)
+                if e.at & 3 != KILL {
+                    break;
+                }
+                if holds(e.cond)
+                    && let Some(o) = out.get_mut((e.at >> 2) as usize)
                 {
-                    *o &= !e.kill;
+                    *o &= !e.mask;
                 }
             }
         }
         for (r, &m) in joint.iter().enumerate() {
             for e in self.row(r, m) {
-                if e.set != 0
-                    && holds(e.cond)
-                    && let Some(o) = out.get_mut(e.word as usize)
+                let w = (e.at >> 2) as usize;
+                let bits = match e.at & 3 {
+                    KILL => continue,
+                    KEEP => held(w) & e.mask,
+                    _ => e.mask,
+                };
+                if holds(e.cond)
+                    && let Some(o) = out.get_mut(w)
                 {
-                    *o |= e.set;
+                    *o |= bits;
                 }
             }
         }
@@ -125,9 +140,10 @@ impl NextRows {
                     && s.windows(2).all(|w| w[0] <= w[1])
                     && s.last().is_some_and(|&e| e as usize <= self.entries.len())
             })
-            && self
-                .entries
-                .iter()
-                .all(|e| (e.word as usize) < words && (e.cond == u32::MAX || e.cond >> 1 < bits))
+            && self.entries.iter().all(|e| {
+                ((e.at >> 2) as usize) < words
+                    && e.at & 3 <= SET
+                    && (e.cond == u32::MAX || e.cond >> 1 < bits)
+            })
     }
 }

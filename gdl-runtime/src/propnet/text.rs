@@ -199,11 +199,9 @@ impl Net {
         }
         for e in &rows.entries {
             w.put(e.cond.wrapping_add(1));
-            w.put(e.word);
-            for x in [e.kill, e.set] {
-                w.put(x as u32);
-                w.put((x >> 32) as u32);
-            }
+            w.put(e.at);
+            w.put(e.mask as u32);
+            w.put((e.mask >> 32) as u32);
         }
         // GDL-II percepts last, and only when there are some: a network without them reads
         // the same as before they existed.
@@ -459,15 +457,9 @@ fn read_rows(r: &mut Reader<'_>, limit: usize) -> Result<NextRows, DecodeError> 
     let mut entries = Vec::with_capacity(total as usize);
     for _ in 0..total {
         let cond = r.next()?.wrapping_sub(1);
-        let word_at = r.next()?;
-        let kill = word(r)?;
-        let set = word(r)?;
-        entries.push(RowEntry {
-            cond,
-            word: word_at,
-            kill,
-            set,
-        });
+        let at = r.next()?;
+        let mask = word(r)?;
+        entries.push(RowEntry { cond, at, mask });
     }
     Ok(NextRows {
         frame,

@@ -16,7 +16,7 @@
 //! the second kind sets it (under the state bit, when there is one). The bit's next-state
 //! output in the network keeps the third kind only, so that a move no longer reaches it.
 
-use gdl_runtime::propnet::{NextRows, RowEntry};
+use gdl_runtime::propnet::{KEEP, KILL, NextRows, RowEntry, SET};
 use rustc_hash::FxHashMap;
 
 use crate::codegen::move_values::MoveValues;
@@ -26,11 +26,14 @@ use crate::optimise;
 /// The most moves of a role whose rows are built (each literal's values are a vector of them).
 const MAX_MOVES: usize = 1 << 16;
 
+/// The most conjunctions a next-state rule is distributed into.
+const MAX_EXPANSION: usize = 64;
+
 /// The most entries in all rows.
 const MAX_ENTRIES: usize = 1 << 22;
 
-/// A move's row as it is filled: (condition, word) -> (kill, set).
-type Row = FxHashMap<(u32, u32), (u64, u64)>;
+/// A move's row as it is filled: (what, condition, word) -> bits.
+type Row = FxHashMap<(u32, u32, u32), u64>;
 
 /// What one disjunct of a next-state rule does (see the module documentation).
 enum Part {
@@ -39,6 +42,9 @@ enum Part {
     /// `(true b)` and the literals that kill it: per literal, its conjunctions of one role's
     /// moves and at most one state bit, as (role, the moves' literals, condition).
     Frame(Vec<(u32, Vec<Lit>, Option<Lit>)>),
+    /// `(true b)` and literals of moves that keep it: per conjunction of one role's moves
+    /// and at most one state bit, (role, the moves' literals, condition).
+    Keep(Vec<(u32, Vec<Lit>, Option<Lit>)>),
     /// Sets `b`: (role, the moves' literals, condition).
     Set(u32, Vec<Lit>, Option<Lit>),
 }
@@ -60,29 +66,32 @@ pub(super) fn extract(ir: &mut Ir) -> NextRows {
         .map(|m| vec![FxHashMap::default(); m.len()])
         .collect();
     let mut entries = 0usize;
-    let mut changed = false;
+    // The bits taken into the rows, with the disjuncts left to the network; the number of
+    // bits that read a move and are not.
+    let mut taken = Vec::new();
+    let mut left = 0usize;
     for b in 0..ir.bits.len() as u32 {
         let l = ir.next[b as usize];
         if free(&reads, l) {
             continue;
         }
-        let disjuncts = match l.input {
-            Input::Prop(p) if !l.negated && !reads_group(ir, p) => {
-                ir.props[p as usize].disjuncts.clone()
-            }
-            _ => vec![vec![l]],
+        let Some(disjuncts) = expand(ir, &values, &reads, &[l]) else {
+            left += 1;
+            continue;
         };
         let Some(parts) = disjuncts
             .iter()
             .map(|c| part(ir, &values, &reads, b, c))
             .collect::<Option<Vec<Part>>>()
         else {
+            left += 1;
             continue;
         };
         if parts.iter().filter(|p| matches!(p, Part::Frame(_))).count() > 1 {
+            left += 1;
             continue;
         }
-        // Each entry: (role, the moves' literals, condition, whether it kills).
+        // Each entry: (role, the moves' literals, condition, what it does).
         let mut effects = Vec::new();
         let mut rest = Vec::new();
         let mut framed = false;
@@ -91,9 +100,12 @@ pub(super) fn extract(ir: &mut Ir) -> NextRows {
                 Part::Rest => rest.push(c),
                 Part::Frame(kills) => {
                     framed = true;
-                    effects.extend(kills.into_iter().map(|(r, m, cond)| (r, m, cond, true)));
+                    effects.extend(kills.into_iter().map(|(r, m, cond)| (r, m, cond, KILL)));
                 }
-                Part::Set(r, m, cond) => effects.push((r, m, cond, false)),
+                Part::Keep(keeps) => {
+                    effects.extend(keeps.into_iter().map(|(r, m, cond)| (r, m, cond, KEEP)));
+                }
+                Part::Set(r, m, cond) => effects.push((r, m, cond, SET)),
             }
         }
         let (word, bit) = (b / 64, 1u64 << (b % 64));
@@ -113,22 +125,35 @@ pub(super) fn extract(ir: &mut Ir) -> NextRows {
             }
         }
         if entries + added.len() > MAX_ENTRIES {
+            left += 1;
             continue;
         }
-        for (r, m, cond, kill) in added {
-            let e = rows[r as usize][m].entry((cond, word)).or_default();
-            if e.0 == 0 && e.1 == 0 {
+        for (r, m, cond, what) in added {
+            let e = rows[r as usize][m].entry((what, cond, word)).or_default();
+            if *e == 0 {
                 entries += 1;
             }
-            if kill {
-                e.0 |= bit;
-            } else {
-                e.1 |= bit;
-            }
+            *e |= bit;
         }
         if framed {
             frame[word as usize] |= bit;
         }
+        taken.push((b, rest));
+    }
+    tracing::debug!(
+        framed = frame.iter().map(|w| w.count_ones()).sum::<u32>(),
+        taken = taken.len(),
+        left,
+        entries,
+        "next-state rows"
+    );
+    // Rows that set bits only, beside bits that still read moves through the network, save
+    // no propagation of the joint move (hex: its cells' placements, with the moves still read
+    // by the connections: 7-10% slower, the rows read for nothing).
+    if taken.is_empty() || (left > 0 && frame.iter().all(|&w| w == 0)) {
+        return NextRows::default();
+    }
+    for (b, rest) in taken {
         ir.next[b as usize] = match &rest[..] {
             [] => Lit::FALSE,
             [c] if c.len() == 1 => c[0],
@@ -141,16 +166,6 @@ pub(super) fn extract(ir: &mut Ir) -> NextRows {
                 Lit::pos(Input::Prop(ir.props.len() as u32 - 1))
             }
         };
-        changed = true;
-    }
-    tracing::debug!(
-        framed = frame.iter().map(|w| w.count_ones()).sum::<u32>(),
-        entries,
-        changed,
-        "next-state rows"
-    );
-    if !changed {
-        return NextRows::default();
     }
     optimise::simplify(ir);
     optimise::remove_dead(ir);
@@ -160,16 +175,17 @@ pub(super) fn extract(ir: &mut Ir) -> NextRows {
         let mut s = Vec::with_capacity(role.len() + 1);
         s.push(flat.len() as u32);
         for mv in role {
-            let mut es: Vec<RowEntry> = mv
+            // Kills first (the engine applies every kill before anything else).
+            let mut es: Vec<(u32, u32, u32, u64)> = mv
                 .into_iter()
-                .map(|((cond, word), (kill, set))| RowEntry {
-                    cond,
-                    word,
-                    kill,
-                    set,
-                })
+                .map(|((what, cond, word), mask)| (what, word, cond, mask))
                 .collect();
-            es.sort_unstable_by_key(|e| (e.word, e.cond));
+            es.sort_unstable();
+            let es = es.into_iter().map(|(what, word, cond, mask)| RowEntry {
+                cond,
+                at: word << 2 | what,
+                mask,
+            });
             flat.extend(es);
             s.push(flat.len() as u32);
         }
@@ -224,32 +240,61 @@ fn part(ir: &Ir, values: &MoveValues, reads: &[bool], b: u32, c: &[Lit]) -> Opti
     }
     let held = Lit::pos(Input::Bit(b));
     if c.contains(&held) {
+        let others: Vec<Lit> = c.iter().copied().filter(|&l| l != held).collect();
+        if others.iter().any(|l| !l.negated) {
+            return one_role(ir, values, &others).map(|k| Part::Keep(vec![k]));
+        }
         let mut kills = Vec::new();
-        for &l in c.iter().filter(|&&l| l != held) {
-            if !l.negated {
-                return None;
-            }
+        for &l in &others {
             let pos = Lit {
                 negated: false,
                 ..l
             };
-            match pos.input {
-                Input::Prop(q) if !reads_group(ir, q) => {
-                    for d in &ir.props[q as usize].disjuncts {
-                        let (r, m, cond) = one_role(ir, values, d)?;
-                        kills.push((r, m, cond));
-                    }
-                }
-                _ => {
-                    let (r, m, cond) = one_role(ir, values, &[pos])?;
-                    kills.push((r, m, cond));
-                }
+            for d in expand(ir, values, reads, &[pos])? {
+                kills.push(one_role(ir, values, &d)?);
             }
         }
         return Some(Part::Frame(kills));
     }
     let (r, m, cond) = one_role(ir, values, c)?;
     Some(Part::Set(r, m, cond))
+}
+
+/// The disjuncts `c` is the or of, once each positive prop that reads a move and is no
+/// literal of one role's moves is distributed over it (the factored frame of skirmish's cells,
+/// `(true b) & (kept by a move | kept by the state)`), or `None` past [`MAX_EXPANSION`].
+fn expand(ir: &Ir, values: &MoveValues, reads: &[bool], c: &[Lit]) -> Option<Vec<Vec<Lit>>> {
+    let mut done = Vec::new();
+    let mut work = vec![c.to_vec()];
+    while let Some(conj) = work.pop() {
+        let at = conj.iter().position(|&l| match l.input {
+            Input::Prop(q) => {
+                !l.negated
+                    && !free(reads, l)
+                    && !reads_group(ir, q)
+                    && values.roles(ir, l).is_none_or(|m| m.count_ones() > 1)
+            }
+            _ => false,
+        });
+        let Some(i) = at else {
+            done.push(conj);
+            continue;
+        };
+        let Input::Prop(q) = conj[i].input else {
+            return None;
+        };
+        for d in &ir.props[q as usize].disjuncts {
+            let mut e = conj.clone();
+            e.remove(i);
+            e.extend(d.iter().copied());
+            work.push(e);
+        }
+        if done.len() + work.len() > MAX_EXPANSION {
+            return None;
+        }
+    }
+    done.reverse();
+    Some(done)
 }
 
 /// A conjunction of literals of one role's moves and at most one state bit: the role, the
@@ -274,11 +319,13 @@ fn one_role(ir: &Ir, values: &MoveValues, c: &[Lit]) -> Option<(u32, Vec<Lit>, O
 #[cfg(test)]
 mod tests {
     use super::super::in_process::tests::{ir_of, plays_as_interpreter};
+    use super::{KEEP, KILL, SET};
 
     /// Two roles move at once along a line of six cells, each touching the cells it leaves
     /// and enters: a cell keeps its pieces unless touched (by either role, or by `a`'s zap
     /// while `armed` holds: a kill under a state bit), a move puts its piece where it goes,
-    /// and `b` grows a piece of its own while `armed` does not hold (a set under a state bit).
+    /// `b` grows a piece of its own while `armed` does not hold (a set under a state bit), and
+    /// `b` may hold a cell, which then keeps its pieces though touched (a keep).
     const LINE: &str = "(role a) (role b)
         (init (cell 1 a)) (init (cell 2 a)) (init (cell 5 b)) (init (cell 6 b)) (init (step 0))
         (pos 1) (pos 2) (pos 3) (pos 4) (pos 5) (pos 6)
@@ -290,12 +337,14 @@ mod tests {
         (<= (legal ?r noop) (role ?r))
         (<= (legal a (zap ?c)) (pos ?c))
         (<= (legal b (grow ?c)) (pos ?c))
+        (<= (legal b (hold ?c)) (pos ?c))
         (<= (touched ?c) (does ?r (move ?c ?d)))
         (<= (touched ?d) (does ?r (move ?c ?d)))
         (<= (touched ?c) (does a (zap ?c)) (true armed))
         (<= (next (cell ?c ?r)) (true (cell ?c ?r)) (not (touched ?c)))
         (<= (next (cell ?d ?r)) (does ?r (move ?c ?d)))
         (<= (next (cell ?c b)) (does b (grow ?c)) (not (true armed)))
+        (<= (next (cell ?c ?r)) (true (cell ?c ?r)) (does b (hold ?c)))
         (<= (next armed) (not (true armed)))
         (<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
         (<= terminal (true (step 10)))
@@ -311,19 +360,16 @@ mod tests {
         let cells = ir.bits.iter().filter(|b| b.starts_with("(cell")).count();
         let framed: u32 = net.rows.frame.iter().map(|w| w.count_ones()).sum();
         assert_eq!(framed as usize, cells, "{:?}", ir.bits);
-        // A conditional kill (the zap) and a conditional set (the growth).
-        assert!(
+        // A conditional kill (the zap), a conditional set (the growth) and a keep (the hold).
+        let has = |what, cond: bool| {
             net.rows
                 .entries
                 .iter()
-                .any(|e| e.cond != u32::MAX && e.kill != 0)
-        );
-        assert!(
-            net.rows
-                .entries
-                .iter()
-                .any(|e| e.cond != u32::MAX && e.set != 0)
-        );
+                .any(|e| e.at & 3 == what && (e.cond != u32::MAX) == cond)
+        };
+        assert!(has(KILL, true) && has(KILL, false));
+        assert!(has(SET, true) && has(SET, false));
+        assert!(has(KEEP, false));
         for (r, &base) in net.does_base.iter().enumerate() {
             for n in base..base + net.moves[r] {
                 let fan = net.fan_start[n as usize + 1] - net.fan_start[n as usize];
