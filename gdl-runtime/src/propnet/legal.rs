@@ -481,7 +481,9 @@ impl super::Engine<'_> {
         for r in 0..self.net.moves.len() {
             match self.random_legal(r, rng) {
                 Some(m) => {
-                    self.net.rows.prefetch(r, m);
+                    if !self.net.rows.is_empty() {
+                        self.net.rows.prefetch(r, m);
+                    }
                     joint.push(m);
                 }
                 None => {

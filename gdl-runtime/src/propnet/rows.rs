@@ -83,8 +83,9 @@ impl NextRows {
 
     /// Writes the next state's bits in the tables into `out` (words): the held bits of the
     /// frame that the joint move does not kill, those it keeps and those it sets. The
-    /// network's outputs are to be ored in.
-    #[inline]
+    /// network's outputs are to be ored in. (Out of line: the engine's `next` stays as small
+    /// as it was for the networks without rows.)
+    #[inline(never)]
     pub(super) fn apply(&self, state: &[u64], joint: &[u32], out: &mut [u64]) {
         for (w, o) in out.iter_mut().enumerate() {
             *o = state.get(w).copied().unwrap_or(0) & self.frame.get(w).copied().unwrap_or(0);
