@@ -76,17 +76,20 @@ pub(super) fn step<const D: i32, const CROSS: i32, const LOG: bool>(
 /// ARCHITECTURE.md).
 #[inline(always)]
 pub(super) fn prefetch(edges: &[u32], fan: u32) {
+    prefetch_at(edges, (fan & AT) as usize);
+}
+
+/// Asks memory for element `i` of `items` (any index: a hint, never a read).
+#[inline(always)]
+pub(super) fn prefetch_at<T>(items: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let at = edges
-            .as_ptr()
-            .wrapping_add((fan & AT) as usize)
-            .cast::<i8>();
+        let at = items.as_ptr().wrapping_add(i).cast::<i8>();
         // SAFETY: a prefetch is a hint: it reads nothing the program sees and does not fault,
-        // whatever the address (here within `edges` or just past it).
+        // whatever the address (here within `items` or just past it).
         unsafe { _mm_prefetch::<_MM_HINT_T0>(at) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (edges, fan);
+    let _ = (items, i);
 }

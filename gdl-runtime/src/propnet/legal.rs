@@ -473,7 +473,12 @@ impl super::Engine<'_> {
         joint.clear();
         for r in 0..self.net.moves.len() {
             match self.random_legal(r, rng) {
-                Some(m) => joint.push(m),
+                Some(m) => {
+                    if !self.net.rows.is_empty() {
+                        self.net.rows.prefetch(r, m);
+                    }
+                    joint.push(m);
+                }
                 None => {
                     self.drawn = joint;
                     return Err(r);

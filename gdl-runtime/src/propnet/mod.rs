@@ -103,6 +103,9 @@ pub struct Net {
     /// Disjuncts of `terminal` the engine tests from the legal moves instead of the network
     /// ("whose turn it is, and it has no legal move"; see [`Stuck`]).
     pub stuck: Vec<Stuck>,
+    /// The next-state bits that per-move tables compute, besides the network's outputs (see
+    /// [`NextRows`]).
+    pub rows: NextRows,
 }
 
 impl Net {
@@ -125,6 +128,7 @@ mod joint;
 mod legal;
 mod order;
 mod pending;
+mod rows;
 mod simplify;
 mod text;
 
@@ -132,6 +136,7 @@ use edges::{Run, into_groups, prefetch, run, step};
 
 pub use join::{ALWAYS, Arg, JoinProgram, JoinScratch, Rule, Step, Table, Value};
 pub use legal::Stuck;
+pub use rows::{KEEP, KILL, NextRows, RowEntry, SET};
 pub use text::{DecodeError, FORMAT_VERSION};
 
 /// A count that never reaches zero: the base of a gate that is never true.
@@ -756,10 +761,16 @@ impl Engine<'_> {
         );
     }
 
-    /// Writes the next state (for the held state and joint move) into `out` (words).
+    /// Writes the next state (for the held state and joint move) into `out` (words): the
+    /// network's next-state outputs, ored with what the per-move tables say ([`NextRows`]).
     pub fn next(&self, out: &mut [u64]) {
         let w0 = (self.net.next_base / 64) as usize;
         let bits = self.net.bits as usize;
+        let rows = &self.net.rows;
+        let tabled = !rows.is_empty();
+        if tabled {
+            rows.apply(&self.state, &self.joint, out);
+        }
         for (w, o) in out.iter_mut().enumerate() {
             let mut x = self.value.get(w0 + w).copied().unwrap_or(0);
             if (w + 1) * 64 > bits {
@@ -770,7 +781,11 @@ impl Engine<'_> {
                     (1u64 << keep) - 1
                 };
             }
-            *o = x;
+            if tabled {
+                *o |= x;
+            } else {
+                *o = x;
+            }
         }
     }
 }

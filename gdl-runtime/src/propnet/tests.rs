@@ -85,6 +85,7 @@ fn net() -> Net {
         // Percepts: p0 = y (after the move), p1 = !a.
         sees: vec![vec![128, 129]],
         stuck: Vec::new(),
+        rows: NextRows::default(),
     }
 }
 
@@ -160,6 +161,55 @@ fn legal_moves_follow_their_guards() {
         e.legal(0, &mut l);
         assert_eq!(l, want, "state {state:#b}");
     }
+}
+
+/// Rows over [`net`]'s next state: bit b keeps its held value unless m0 is played (a kill),
+/// but m0 keeps it when a holds (a keep under a state bit, which the kill does not undo), m1
+/// sets it when a holds (a set under a state bit), and the network's own output for b (`!a`)
+/// is ored in after the kills.
+#[test]
+fn next_state_rows_add_to_the_network_s_outputs() {
+    let mut n = net();
+    let entry = |cond, what, mask| RowEntry {
+        cond,
+        at: what,
+        mask,
+    };
+    n.rows = NextRows {
+        frame: vec![0b10],
+        start: vec![vec![0, 2, 3]],
+        entries: vec![
+            entry(u32::MAX, KILL, 0b10),
+            entry(0, KEEP, 0b10),
+            entry(0, SET, 0b10),
+        ],
+    };
+    let n = Net::decode(&n.encode()).unwrap();
+    assert_eq!(n.rows.entries.len(), 3);
+    let mut e = Engine::new(&n);
+    let mut out = [0u64];
+    for (state, m, next) in [
+        (0b11, 0, 0b10),
+        (0b10, 0, 0b10),
+        (0b11, 1, 0b11),
+        (0b01, 0, 0b01),
+        (0b01, 1, 0b11),
+        (0b00, 0, 0b10),
+        (0b10, 1, 0b11),
+    ] {
+        e.set_state(&[state]);
+        e.set_joint(&[m]);
+        e.next(&mut out);
+        assert_eq!(out[0], next, "state {state:#b}, move {m}");
+    }
+    // Rows that do not fit the network do not decode.
+    let mut bad = net();
+    bad.rows = NextRows {
+        frame: vec![0b10],
+        start: vec![vec![0, 1]],
+        entries: vec![entry(u32::MAX, KILL, 0b10)],
+    };
+    assert!(Net::decode(&bad.encode()).is_err());
 }
 
 #[test]

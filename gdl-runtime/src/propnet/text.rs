@@ -1,7 +1,7 @@
 //! The text form of a [`Net`]: numbers in a 64-digit alphabet, so that generated code holds
 //! a network as one string literal (which rustc reads in no time, unlike array literals).
 
-use super::{NONE, Net};
+use super::{NONE, Net, NextRows, RowEntry};
 
 /// A malformed network text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -10,7 +10,7 @@ pub struct DecodeError(pub &'static str);
 /// The version of the text format of [`Net::encode`]: the first number of every encoded
 /// network. Generated code asserts at compile time that the runtime it is built with reads the
 /// version it was written in, so a mismatched runtime is a compile error, never a wrong game.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Reads the numbers of [`Net::encode`]'s text.
 pub(super) struct Reader<'a> {
@@ -184,6 +184,25 @@ impl Net {
                 w.put((x >> 32) as u32);
             }
         }
+        let rows = &self.rows;
+        w.put(rows.frame.len() as u32);
+        for &x in &rows.frame {
+            w.put(x as u32);
+            w.put((x >> 32) as u32);
+        }
+        w.put(rows.start.len() as u32);
+        for start in &rows.start {
+            w.put(start.len().saturating_sub(1) as u32);
+            for k in start.windows(2) {
+                w.put(k[1] - k[0]);
+            }
+        }
+        for e in &rows.entries {
+            w.put(e.cond.wrapping_add(1));
+            w.put(e.at);
+            w.put(e.mask as u32);
+            w.put((e.mask >> 32) as u32);
+        }
         // GDL-II percepts last, and only when there are some: a network without them reads
         // the same as before they existed.
         if self.sees.iter().any(|s| !s.is_empty()) {
@@ -334,6 +353,10 @@ impl Net {
             }
             stuck.push(super::Stuck { guard, role, moves });
         }
+        let rows = read_rows(&mut r, limit)?;
+        if !rows.fits(bits as u32, &moves) {
+            return Err(DecodeError("bad next-state rows"));
+        }
         let mut sees = Vec::new();
         if !r.at_end() {
             for _ in 0..roles {
@@ -370,6 +393,7 @@ impl Net {
             joins,
             sees,
             stuck,
+            rows,
         };
         net.validate()?;
         Ok(net)
@@ -401,6 +425,47 @@ impl Net {
     pub fn words(&self) -> usize {
         (self.bits as usize).div_ceil(64).max(1)
     }
+}
+
+/// Reads the per-move tables of [`Net::encode`] (see [`NextRows`]).
+fn read_rows(r: &mut Reader<'_>, limit: usize) -> Result<NextRows, DecodeError> {
+    let word = |r: &mut Reader<'_>| -> Result<u64, DecodeError> {
+        let lo = r.next()?;
+        let hi = r.next()?;
+        Ok(u64::from(lo) | (u64::from(hi) << 32))
+    };
+    let words = r.len(limit)?;
+    let frame = (0..words).map(|_| word(r)).collect::<Result<Vec<_>, _>>()?;
+    let roles = r.len(limit)?;
+    let mut start = Vec::with_capacity(roles);
+    let mut total = 0u32;
+    for _ in 0..roles {
+        let moves = r.len(limit)?;
+        let mut s = Vec::with_capacity(moves + 1);
+        s.push(total);
+        for _ in 0..moves {
+            total = total
+                .checked_add(r.len(limit)? as u32)
+                .ok_or(DecodeError("too many row entries"))?;
+            s.push(total);
+        }
+        start.push(s);
+    }
+    if total as usize > limit {
+        return Err(DecodeError("too many row entries"));
+    }
+    let mut entries = Vec::with_capacity(total as usize);
+    for _ in 0..total {
+        let cond = r.next()?.wrapping_sub(1);
+        let at = r.next()?;
+        let mask = word(r)?;
+        entries.push(RowEntry { cond, at, mask });
+    }
+    Ok(NextRows {
+        frame,
+        start,
+        entries,
+    })
 }
 
 #[cfg(test)]

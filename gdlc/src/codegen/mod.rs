@@ -21,6 +21,7 @@
 mod declared;
 pub mod embedded;
 pub mod inline;
+mod move_values;
 mod moves;
 pub mod propnet;
 

@@ -14,7 +14,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use gdl_runtime::propnet::{Net, Stuck};
+use gdl_runtime::propnet::{Net, NextRows, Stuck};
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Prop};
@@ -23,6 +23,7 @@ use crate::optimise;
 mod build;
 mod in_process;
 mod profile;
+mod rows;
 mod sample;
 pub(super) mod stuck;
 mod unshare;
@@ -48,9 +49,10 @@ pub fn visits_per_state(net: &Net) -> f64 {
 
 /// The network that the module generated for `ir` ([`items`]) plays.
 pub fn module_net(ir: &Ir) -> Net {
-    let (g, stuck) = grouped(ir);
+    let (g, stuck, rows) = grouped(ir);
     let mut net = build_net(&g);
     net.stuck = stuck;
+    net.rows = rows;
     net
 }
 
@@ -62,8 +64,10 @@ pub fn module_net(ir: &Ir) -> Net {
 /// turn it is, then feeds one gate instead of every move. Only the network is built from it; the cost
 /// model of the backends and everything else read `ir`. First, the disjuncts of terminal that
 /// say "whose turn it is, and it has no legal move" are taken out ([`stuck::split`]) and
-/// returned, for the engine to test from the legal moves.
-fn grouped(ir: &Ir) -> (Ir, Vec<Stuck>) {
+/// returned, for the engine to test from the legal moves; last, the next-state bits that
+/// per-move tables compute are taken out of the network ([`rows::extract`]) and their tables
+/// returned.
+fn grouped(ir: &Ir) -> (Ir, Vec<Stuck>, NextRows) {
     let mut g = network_copy(ir, tracing::enabled!(tracing::Level::TRACE));
     let stuck = stuck::split(&mut g);
     if optimise::absorb(&mut g) {
@@ -83,8 +87,9 @@ fn grouped(ir: &Ir) -> (Ir, Vec<Stuck>) {
             optimise::remove_dead(&mut g);
         }
     }
+    let rows = rows::extract(&mut g);
     unshare::unshare_legal(&mut g);
-    (g, stuck)
+    (g, stuck, rows)
 }
 
 /// A copy of `ir` to build the network from: without `texts`, the texts of its props, moves
@@ -133,13 +138,14 @@ const PROFILE_STATES: u64 = 2000;
 
 /// The items of the module, and the text of the network to append after them.
 pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
-    let (g, stuck) = grouped(ir);
+    let (g, stuck, rows) = grouped(ir);
     let (plain, signals) = build_plain(&g);
     let net = if tracing::enabled!(tracing::Level::TRACE) {
         let mut net = plain.clone();
         net.simplify();
         // The engine tests the stuck disjuncts of terminal, as the module's does.
         net.stuck = stuck.clone();
+        net.rows = rows.clone();
         tracing::trace!(
             "{}",
             profile::report(&g, &plain, &signals, &net, PROFILE_STATES)
@@ -154,7 +160,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
         net.simplify();
         net
     };
-    let net = Net { stuck, ..net };
+    let net = Net { stuck, rows, ..net };
     let text = net.encode();
     let bodies = GameBodies {
         is_terminal: quote! { with_engine(state, |e| e.terminal()) },

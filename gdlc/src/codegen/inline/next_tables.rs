@@ -14,11 +14,10 @@
 //! `(state & copy) << distance`. A prop that reads the moves of several roles
 //! (`(does white m) | (does black m)`) is distributed over the disjunct first.
 
+use super::super::move_values::MoveValues;
+use crate::ir::{Input, Ir, Lit};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
-use rustc_hash::FxHashMap;
-
-use crate::ir::{Input, Ir, Lit};
 
 /// The most words (rows times state words) one table may hold.
 const MAX_TABLE_WORDS: usize = 1 << 16;
@@ -31,17 +30,14 @@ const MAX_EXPANSION: usize = 16;
 
 /// The tables being filled, and what they need to know about the props.
 pub(super) struct NextTables {
-    /// Per prop: the roles whose moves it reads (a bit per role) when it reads nothing else
-    /// (no state bit, no group); `None` otherwise.
-    roles_of: Vec<Option<u64>>,
+    /// Which roles' moves the props read, and the literals' values per move.
+    moves: MoveValues,
     /// Per role: the rows of `NEXT_KEEP` and `NEXT_SET` (empty until used).
     keep: Vec<Vec<Vec<u64>>>,
     set: Vec<Vec<Vec<u64>>>,
     /// Per role: per distance `d` (next bit minus state bit, in one word), the rows of
     /// `NEXT_COPY_<r>_<k>`: the state bits whose value the move copies `d` bits on.
     copy: Vec<Vec<(i64, Vec<Vec<u64>>)>>,
-    /// Per role: the value of a literal of that role for each of its moves and none.
-    values: Vec<FxHashMap<Lit, Vec<bool>>>,
     words: usize,
 }
 
@@ -59,29 +55,11 @@ enum Kind {
 impl NextTables {
     pub(super) fn new(ir: &Ir, words: usize) -> NextTables {
         let nroles = ir.roles.len();
-        let group_of = ir.group_of();
-        let mut roles_of: Vec<Option<u64>> = vec![None; ir.props.len()];
-        if nroles <= 64 {
-            for p in 0..ir.props.len() {
-                if group_of[p].is_some() {
-                    continue;
-                }
-                let mut mask = Some(0u64);
-                for &l in ir.props[p].disjuncts.iter().flatten() {
-                    mask = mask.zip(lit_roles(ir, &roles_of, l)).map(|(a, b)| a | b);
-                    if mask.is_none() {
-                        break;
-                    }
-                }
-                roles_of[p] = mask;
-            }
-        }
         NextTables {
-            roles_of,
+            moves: MoveValues::new(ir),
             keep: vec![Vec::new(); nroles],
             set: vec![Vec::new(); nroles],
             copy: vec![Vec::new(); nroles],
-            values: vec![FxHashMap::default(); nroles],
             words,
         }
     }
@@ -113,7 +91,7 @@ impl NextTables {
                 .copied()
                 .filter(|l| !matches!(l.input, Input::Bit(_)))
                 .collect();
-            let holds = self.conj_values(ir, r, &moves);
+            let holds = self.moves.conj_values(ir, r, &moves);
             if let Some(c) = copied {
                 let d = i64::from(b) - i64::from(c);
                 let tables = &mut self.copy[r as usize];
@@ -161,7 +139,7 @@ impl NextTables {
             let multi = conj.iter().position(|l| {
                 !l.negated
                     && matches!(l.input, Input::Prop(q)
-                        if self.roles_of[q as usize].is_some_and(|m| m.count_ones() > 1))
+                        if self.moves.roles(ir, Lit::pos(Input::Prop(q))).is_some_and(|m| m.count_ones() > 1))
             });
             match multi {
                 None => done.push(conj),
@@ -193,7 +171,7 @@ impl NextTables {
             match (l.input, l.negated) {
                 (Input::Bit(x), false) if x == b && !keeps => keeps = true,
                 (Input::Bit(x), false) if x / 64 == b / 64 && copied.is_none() => copied = Some(x),
-                _ => match lit_roles(ir, &self.roles_of, l) {
+                _ => match self.moves.roles(ir, l) {
                     Some(m) => roles |= m,
                     None => return Kind::Other,
                 },
@@ -213,54 +191,6 @@ impl NextTables {
             (false, Some(x)) => Kind::Copy(r, x),
             (true, Some(_)) => Kind::Other,
         }
-    }
-
-    /// Per move of role `r` and none: whether every literal of `c` holds.
-    fn conj_values(&mut self, ir: &Ir, r: u32, c: &[Lit]) -> Vec<bool> {
-        let mut out = vec![true; ir.moves[r as usize].len() + 1];
-        for &l in c {
-            let v = self.lit_values(ir, r, l);
-            out.iter_mut().zip(&v).for_each(|(o, &x)| *o &= x);
-        }
-        out
-    }
-
-    /// Per move of role `r` and none: whether `l` (which reads only role `r`'s move) holds.
-    fn lit_values(&mut self, ir: &Ir, r: u32, l: Lit) -> Vec<bool> {
-        if let Some(v) = self.values[r as usize].get(&l) {
-            return v.clone();
-        }
-        let n = ir.moves[r as usize].len();
-        let mut v: Vec<bool> = match l.input {
-            Input::Const(x) => vec![x; n + 1],
-            Input::Does { mv, .. } => (0..=n).map(|m| m == mv as usize).collect(),
-            Input::MoveIn(s) => {
-                let mut v = vec![false; n + 1];
-                if let Some(set) = ir.move_sets.sets.get(s as usize) {
-                    for &m in &set.moves {
-                        if let Some(x) = v.get_mut(m as usize) {
-                            *x = true;
-                        }
-                    }
-                }
-                v
-            }
-            Input::Prop(q) => {
-                let mut v = vec![false; n + 1];
-                for d in &ir.props[q as usize].disjuncts {
-                    let h = self.conj_values(ir, r, d);
-                    v.iter_mut().zip(&h).for_each(|(o, &x)| *o |= x);
-                }
-                v
-            }
-            // Not expected: `kind` admits only literals of moves.
-            Input::Bit(_) | Input::Join(_) => vec![false; n + 1],
-        };
-        if l.negated {
-            v.iter_mut().for_each(|x| *x = !*x);
-        }
-        self.values[r as usize].insert(l, v.clone());
-        v
     }
 
     /// The `static` tables.
@@ -367,18 +297,3 @@ impl NextTables {
 /// Per state word: the row words to and with the state (besides the frame), and those to or
 /// in.
 pub(super) type WordParts = (Vec<TokenStream>, Vec<TokenStream>);
-
-/// The roles whose moves `l` reads (a bit per role), when it reads nothing else.
-fn lit_roles(ir: &Ir, roles_of: &[Option<u64>], l: Lit) -> Option<u64> {
-    let nroles = ir.roles.len();
-    match l.input {
-        Input::Const(_) => Some(0),
-        Input::Does { role, .. } if (role as usize) < nroles => Some(1 << role),
-        Input::MoveIn(s) => {
-            let role = ir.move_sets.sets.get(s as usize)?.role;
-            ((role as usize) < nroles).then_some(1 << role)
-        }
-        Input::Prop(q) => roles_of.get(q as usize).copied().flatten(),
-        _ => None,
-    }
-}

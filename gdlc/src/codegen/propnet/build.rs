@@ -718,6 +718,7 @@ fn finish(
         joins,
         sees: Vec::new(),
         stuck: Vec::new(),
+        rows: Default::default(),
     }
 }
 

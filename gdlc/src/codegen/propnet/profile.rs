@@ -346,7 +346,7 @@ mod tests {
     fn changes_are_counted_beside_visits() {
         let text = include_str!("../../../../examples/ticTacToe.kif");
         let a = run(text, &CompileOptions::default(), Stage::Ir).expect("compiles");
-        let (ir, _) = super::super::grouped(&a.ir.expect("an IR"));
+        let (ir, _, _) = super::super::grouped(&a.ir.expect("an IR"));
         let (plain, signals) = super::super::build_plain(&ir);
         let mut net = plain.clone();
         net.simplify();
