@@ -398,6 +398,15 @@ impl Ir {
             .for_each(|l| *l = f(*l));
     }
 
+    /// The size of a prop's code: one plus its number of literals.
+    pub fn prop_weight(&self, p: u32) -> usize {
+        1 + self.props[p as usize]
+            .disjuncts
+            .iter()
+            .map(Vec::len)
+            .sum::<usize>()
+    }
+
     /// The group of each prop, if it is in one.
     pub fn group_of(&self) -> Vec<Option<u32>> {
         let mut g = vec![None; self.props.len()];

@@ -133,9 +133,7 @@ pub fn chosen_backend(ir: &Ir, options: &CodegenOptions) -> Backend {
     }
     match options.backend {
         Backend::Auto => {
-            let size: usize = (0..ir.props.len() as u32)
-                .map(|p| inline::prop_weight(ir, p))
-                .sum();
+            let size: usize = (0..ir.props.len() as u32).map(|p| ir.prop_weight(p)).sum();
             if size > options.inline_limit {
                 return Backend::Propnet;
             }

@@ -113,3 +113,39 @@ fn lit_roles(ir: &Ir, roles_of: &[Option<u64>], l: Lit) -> Option<u64> {
         _ => None,
     }
 }
+
+/// The disjuncts `c` is the or of, once each positive prop literal that `pick` chooses is
+/// distributed over it (replaced by each of its disjuncts in turn, until no literal is
+/// chosen), in the order of `c`'s expansion, or `None` past `max` conjunctions.
+pub(super) fn distribute(
+    ir: &Ir,
+    c: &[Lit],
+    max: usize,
+    pick: impl Fn(Lit) -> bool,
+) -> Option<Vec<Vec<Lit>>> {
+    let mut done = Vec::new();
+    let mut work = vec![c.to_vec()];
+    while let Some(conj) = work.pop() {
+        let at = conj
+            .iter()
+            .position(|&l| !l.negated && matches!(l.input, Input::Prop(_)) && pick(l));
+        let Some(i) = at else {
+            done.push(conj);
+            continue;
+        };
+        let Input::Prop(q) = conj[i].input else {
+            return None;
+        };
+        for d in &ir.props[q as usize].disjuncts {
+            let mut e = conj.clone();
+            e.remove(i);
+            e.extend(d.iter().copied());
+            work.push(e);
+        }
+        if done.len() + work.len() > max {
+            return None;
+        }
+    }
+    done.reverse();
+    Some(done)
+}

@@ -36,7 +36,7 @@ pub(super) fn cone_fn(
     // Blocks of props skipped together (legal moves by the piece they move), each in one
     // chunk, which they need (the tail reads their props from the scratch words); not in a
     // function small enough to be inlined.
-    let weight: usize = needed.iter().map(|&p| prop_weight(ir, p)).sum();
+    let weight: usize = needed.iter().map(|&p| ir.prop_weight(p)).sum();
     let guards = if spec.guarded && weight > INLINE_WEIGHT {
         super::guards::plan(ir, &needed, &spec.roots)
     } else {
@@ -123,7 +123,7 @@ pub(super) fn cone_fn(
         // A small function may be inlined into the playout loop of another crate: few
         // literals, or few tokens (lines of a board tested by shifts of the state).
         let weight: usize =
-            needed.iter().map(|&p| prop_weight(ir, p)).sum::<usize>() + spec.roots.len();
+            needed.iter().map(|&p| ir.prop_weight(p)).sum::<usize>() + spec.roots.len();
         let small = weight <= INLINE_WEIGHT
             || spec.per_state
                 && super::tokens::size(&body) + super::tokens::size(&tail) <= INLINE_TOKENS;
@@ -223,15 +223,6 @@ pub(super) fn cone(ir: &Ir, roots: &[Lit]) -> Vec<u32> {
         .collect()
 }
 
-/// The size of a prop's code: one plus its number of literals.
-pub(crate) fn prop_weight(ir: &Ir, p: u32) -> usize {
-    1 + ir.props[p as usize]
-        .disjuncts
-        .iter()
-        .map(Vec::len)
-        .sum::<usize>()
-}
-
 /// Splits the cone (in evaluation order) into chunks of about `size` literals, never inside
 /// a group or a block of `guards`.
 fn split(ir: &Ir, cone: &[u32], guards: &super::guards::Guards, size: usize) -> Vec<Vec<u32>> {
@@ -253,7 +244,7 @@ fn split(ir: &Ir, cone: &[u32], guards: &super::guards::Guards, size: usize) -> 
             chunks.push(std::mem::take(&mut cur));
             weight = 0;
         }
-        weight += prop_weight(ir, p);
+        weight += ir.prop_weight(p);
         cur.push(p);
     }
     if !cur.is_empty() {
@@ -286,7 +277,7 @@ const PLAYED_CHUNK: u32 = u32::MAX - 1;
 /// The literals (plus one per prop) that the inline code evaluates per state of a playout:
 /// the cones of `terminal`, of every role's legal moves and of `next`.
 pub(crate) fn cost_per_state(ir: &Ir) -> usize {
-    let size = |c: Vec<u32>| c.iter().map(|&p| prop_weight(ir, p)).sum::<usize>();
+    let size = |c: Vec<u32>| c.iter().map(|&p| ir.prop_weight(p)).sum::<usize>();
     let mut total = size(cone(ir, &[ir.terminal])) + size(cone(ir, &ir.next));
     for r in 0..ir.roles.len() {
         total += size(cone(ir, &ir.legal[r]));
@@ -295,7 +286,7 @@ pub(crate) fn cost_per_state(ir: &Ir) -> usize {
 }
 
 fn inlined_size(ir: &Ir) -> usize {
-    let size = |c: Vec<u32>| c.iter().map(|&p| prop_weight(ir, p)).sum::<usize>();
+    let size = |c: Vec<u32>| c.iter().map(|&p| ir.prop_weight(p)).sum::<usize>();
     let mut total = size(cone(ir, &[ir.terminal])) + size(cone(ir, &ir.next));
     for r in 0..ir.roles.len() {
         total += size(cone(ir, &ir.legal[r]));
@@ -406,7 +397,7 @@ pub(super) fn shared_chunks(ir: &Ir, options: &CodegenOptions, roots: &[Lit]) ->
             chunks.push(std::mem::take(&mut cur));
             weight = 0;
         }
-        weight += prop_weight(ir, p);
+        weight += ir.prop_weight(p);
         cur.push(p);
     }
     if let Some(&first) = cur.first() {

@@ -25,7 +25,7 @@ pub(super) const NONE: u32 = u32::MAX;
 /// The fewest roots of a block: below, the branch costs about as much as it saves.
 const MIN_BLOCK: usize = 3;
 
-/// The least code of a block, in literals and props ([`super::cone::prop_weight`]), when
+/// The least code of a block, in literals and props ([`Ir::prop_weight`]), when
 /// many of the blocks' bits are set in the initial state.
 const MIN_BLOCK_WEIGHT: usize = 32;
 
@@ -228,7 +228,7 @@ pub(super) fn plan(ir: &Ir, cone: &[u32], roots: &[Lit]) -> Guards {
     for &p in cone {
         let b = block_of[p as usize];
         if b != NONE {
-            weight[b as usize] += super::cone::prop_weight(ir, p);
+            weight[b as usize] += ir.prop_weight(p);
         }
     }
     let mut renumber = vec![NONE; bits.len()];

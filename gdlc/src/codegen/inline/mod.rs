@@ -54,7 +54,6 @@ mod tokens;
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Lit};
-pub(crate) use cone::prop_weight;
 use cone::{cone_fn, shared_chunk_fns, shared_chunks};
 use legal::{legal_fn, legal_guard, legal_words};
 

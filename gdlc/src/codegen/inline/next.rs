@@ -149,7 +149,7 @@ pub(super) fn plan(ir: &Ir) -> NextPlan {
         .filter(|&p| in_arms[p] && !outside[p] && group_of[p].is_none())
         .filter(|&p| {
             let prop = &ir.props[p];
-            super::cone::prop_weight(ir, p as u32) <= LAZY_WEIGHT
+            ir.prop_weight(p as u32) <= LAZY_WEIGHT
                 && prop
                     .disjuncts
                     .iter()

@@ -14,7 +14,7 @@
 //! `(state & copy) << distance`. A prop that reads the moves of several roles
 //! (`(does white m) | (does black m)`) is distributed over the disjunct first.
 
-use super::super::move_values::MoveValues;
+use super::super::move_values::{MoveValues, distribute};
 use crate::ir::{Input, Ir, Lit};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -133,34 +133,9 @@ impl NextTables {
     /// `c` with its positive props that read the moves of several roles (and nothing else)
     /// distributed, or `None` past [`MAX_EXPANSION`] conjunctions.
     fn expand(&self, ir: &Ir, c: &[Lit]) -> Option<Vec<Vec<Lit>>> {
-        let mut done = Vec::new();
-        let mut work = vec![c.to_vec()];
-        while let Some(conj) = work.pop() {
-            let multi = conj.iter().position(|l| {
-                !l.negated
-                    && matches!(l.input, Input::Prop(q)
-                        if self.moves.roles(ir, Lit::pos(Input::Prop(q))).is_some_and(|m| m.count_ones() > 1))
-            });
-            match multi {
-                None => done.push(conj),
-                Some(i) => {
-                    let Input::Prop(q) = conj[i].input else {
-                        return None;
-                    };
-                    for d in &ir.props[q as usize].disjuncts {
-                        let mut e = conj.clone();
-                        e.remove(i);
-                        e.extend(d.iter().copied());
-                        work.push(e);
-                    }
-                }
-            }
-            if done.len() + work.len() > MAX_EXPANSION {
-                return None;
-            }
-        }
-        done.reverse();
-        Some(done)
+        distribute(ir, c, MAX_EXPANSION, |l| {
+            self.moves.roles(ir, l).is_some_and(|m| m.count_ones() > 1)
+        })
     }
 
     fn kind(&self, ir: &Ir, b: u32, c: &[Lit]) -> Kind {

@@ -8,7 +8,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::super::CodegenOptions;
-use super::cone::{cone, prop_weight};
+use super::cone::cone;
 use super::legal::{LegalPlan, legal_guard, legal_words};
 use super::{ConeSpec, cone_fn};
 use crate::ir::Ir;
@@ -46,7 +46,7 @@ fn overlap(ir: &Ir) -> (usize, usize) {
     let mut seen = vec![false; ir.props.len()];
     let (mut sum, mut union) = (0, 0);
     for &p in cones.iter().flatten() {
-        let w = prop_weight(ir, p);
+        let w = ir.prop_weight(p);
         sum += w;
         if !std::mem::replace(&mut seen[p as usize], true) {
             union += w;

@@ -19,7 +19,7 @@
 use gdl_runtime::propnet::{KEEP, KILL, NextRows, RowEntry, SET};
 use rustc_hash::FxHashMap;
 
-use crate::codegen::move_values::MoveValues;
+use crate::codegen::move_values::{MoveValues, distribute};
 use crate::ir::{Input, Ir, Lit};
 use crate::optimise;
 
@@ -264,37 +264,14 @@ fn part(ir: &Ir, values: &MoveValues, reads: &[bool], b: u32, c: &[Lit]) -> Opti
 /// literal of one role's moves is distributed over it (the factored frame of skirmish's cells,
 /// `(true b) & (kept by a move | kept by the state)`), or `None` past [`MAX_EXPANSION`].
 fn expand(ir: &Ir, values: &MoveValues, reads: &[bool], c: &[Lit]) -> Option<Vec<Vec<Lit>>> {
-    let mut done = Vec::new();
-    let mut work = vec![c.to_vec()];
-    while let Some(conj) = work.pop() {
-        let at = conj.iter().position(|&l| match l.input {
-            Input::Prop(q) => {
-                !l.negated
-                    && !free(reads, l)
-                    && !reads_group(ir, q)
-                    && values.roles(ir, l).is_none_or(|m| m.count_ones() > 1)
-            }
-            _ => false,
-        });
-        let Some(i) = at else {
-            done.push(conj);
-            continue;
-        };
-        let Input::Prop(q) = conj[i].input else {
-            return None;
-        };
-        for d in &ir.props[q as usize].disjuncts {
-            let mut e = conj.clone();
-            e.remove(i);
-            e.extend(d.iter().copied());
-            work.push(e);
+    distribute(ir, c, MAX_EXPANSION, |l| match l.input {
+        Input::Prop(q) => {
+            !free(reads, l)
+                && !reads_group(ir, q)
+                && values.roles(ir, l).is_none_or(|m| m.count_ones() > 1)
         }
-        if done.len() + work.len() > MAX_EXPANSION {
-            return None;
-        }
-    }
-    done.reverse();
-    Some(done)
+        _ => false,
+    })
 }
 
 /// A conjunction of literals of one role's moves and at most one state bit: the role, the
