@@ -3,17 +3,12 @@
 //! and its jumps over an opponent's man or king) are computed under one test of the state bit
 //! of that piece on that cell, skipped when it is clear; in the block, the bit is known set.
 
-use gdlc::codegen::Backend;
+mod inline_module;
 
 const SOURCE: &str = include_str!("fixtures/pieceBlocks.kif");
 
 fn inline_rust() -> String {
-    let mut options = gdlc::CompileOptions::for_game("pieceBlocks");
-    options.codegen.backend = Backend::Inline;
-    match gdlc::compile(SOURCE, &options) {
-        Ok(c) => c.rust,
-        Err(errors) => panic!("pieceBlocks does not compile: {errors:?}"),
-    }
+    inline_module::inline_rust("pieceBlocks", SOURCE, |_| {})
 }
 
 /// The block under the test of `bit` (a state mask's name), up to its closing brace.

@@ -4,26 +4,15 @@
 //! or holds a pebble"), and each move's prop is stored at its move's bit of the scratch
 //! words, so that the tail reads whole words of legal bits.
 
-use gdlc::codegen::Backend;
+mod inline_module;
+
+use inline_module::item;
 
 const SOURCE: &str = include_str!("fixtures/turnMarks.kif");
 
 /// The fixture's Rust module, inline, each output's props in chunks of two.
 fn chunked_rust() -> String {
-    let mut options = gdlc::CompileOptions::for_game("turnMarks");
-    options.codegen.backend = Backend::Inline;
-    options.codegen.chunk_props = 2;
-    match gdlc::compile(SOURCE, &options) {
-        Ok(c) => c.rust,
-        Err(errors) => panic!("turnMarks does not compile: {errors:?}"),
-    }
-}
-
-/// The text from `fn NAME` to the next line `}` (the generated module is formatted).
-fn item<'a>(rust: &'a str, name: &str) -> Option<&'a str> {
-    let at = rust.find(&format!("\nfn {name}("))?;
-    let end = at + rust[at..].find("\n}\n")?;
-    Some(&rust[at..end])
+    inline_module::inline_rust("turnMarks", SOURCE, |c| c.chunk_props = 2)
 }
 
 /// `legal_0_turn`'s chunks and its tail.

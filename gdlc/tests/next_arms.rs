@@ -4,24 +4,14 @@
 //! computed in the arms of those moves, not for every move, and the bits a move keeps under
 //! one condition are one masked copy of their state word.
 
-use gdlc::codegen::Backend;
+mod inline_module;
+
+use inline_module::item;
 
 const SOURCE: &str = include_str!("fixtures/jumpOver.kif");
 
 fn inline_rust() -> String {
-    let mut options = gdlc::CompileOptions::for_game("jumpOver");
-    options.codegen.backend = Backend::Inline;
-    match gdlc::compile(SOURCE, &options) {
-        Ok(c) => c.rust,
-        Err(errors) => panic!("jumpOver does not compile: {errors:?}"),
-    }
-}
-
-/// The text from `fn NAME` to the next line `}` (the generated module is formatted).
-fn item<'a>(rust: &'a str, name: &str) -> Option<&'a str> {
-    let at = rust.find(&format!("\nfn {name}("))?;
-    let end = at + rust[at..].find("\n}\n")?;
-    Some(&rust[at..end])
+    inline_module::inline_rust("jumpOver", SOURCE, |_| {})
 }
 
 #[test]

@@ -8,20 +8,16 @@
 //! Bless a change of the generated arms with `INSTA_UPDATE=always cargo test -p gdlc --test
 //! played_arms`, then read the diff.
 
-use gdlc::codegen::Backend;
+mod inline_module;
 
 const SOURCE: &str = include_str!("fixtures/playedArms.kif");
 
 /// The fixture's Rust module, its props in shared chunks.
 fn shared_rust() -> String {
-    let mut options = gdlc::CompileOptions::for_game("playedArms");
-    options.codegen.backend = Backend::Inline;
-    options.codegen.inline_props = 0;
-    options.codegen.chunk_props = 16;
-    match gdlc::compile(SOURCE, &options) {
-        Ok(c) => c.rust,
-        Err(errors) => panic!("playedArms does not compile: {errors:?}"),
-    }
+    inline_module::inline_rust("playedArms", SOURCE, |c| {
+        c.inline_props = 0;
+        c.chunk_props = 16;
+    })
 }
 
 /// The item `fn NAME` of `rust` with the doc comment and attributes above it, up to its
