@@ -103,9 +103,9 @@ fn free_words(mask: &[u64], n: usize) -> Vec<u32> {
         .collect()
 }
 
-/// The bits of word `w` that are moves of a role of `n` moves.
+/// The bits of word `w` of an `n`-bit vector (a role of `n` moves, a state of `n` bits).
 #[inline]
-fn range_bits(w: usize, n: usize) -> u64 {
+pub(super) fn range_bits(w: usize, n: usize) -> u64 {
     match n.saturating_sub(w * 64) {
         0 => 0,
         k if k >= 64 => u64::MAX,

@@ -772,15 +772,7 @@ impl Engine<'_> {
             rows.apply(&self.state, &self.joint, out);
         }
         for (w, o) in out.iter_mut().enumerate() {
-            let mut x = self.value.get(w0 + w).copied().unwrap_or(0);
-            if (w + 1) * 64 > bits {
-                let keep = bits.saturating_sub(w * 64);
-                x &= if keep >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << keep) - 1
-                };
-            }
+            let x = self.value.get(w0 + w).copied().unwrap_or(0) & legal::range_bits(w, bits);
             if tabled {
                 *o |= x;
             } else {
