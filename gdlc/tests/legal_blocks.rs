@@ -65,8 +65,11 @@ fn every_block_holds_the_moves_of_its_piece_and_cell() {
         }
         blocks += 1;
     }
-    // Two pieces on cells 3 to 22, of each role (on the others, a piece has two moves).
-    assert_eq!(blocks, 2 * 2 * 20, "{rust}");
+    // Two pieces on cells 3 to 22, of each role (on the others, a piece has two moves), but
+    // on the cells where the piece starts and mostly stays in the sampled playouts (its bit
+    // held in more than a quarter of the states): its moves there are grouped by a bit held
+    // less often, such as the empty cell they land on (`guards::RARE_HELD`).
+    assert_eq!(blocks, 72, "{rust}");
 }
 
 #[test]

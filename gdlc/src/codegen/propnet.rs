@@ -29,6 +29,7 @@ pub(super) mod stuck;
 mod unshare;
 
 pub use in_process::NetGame;
+pub(crate) use sample::bits_held;
 
 pub use build::build_net;
 use build::build_plain;

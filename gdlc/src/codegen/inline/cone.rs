@@ -37,10 +37,11 @@ pub(super) fn cone_fn(
     // chunk, which they need (the tail reads their props from the scratch words); not in a
     // function small enough to be inlined.
     let weight: usize = needed.iter().map(|&p| ir.prop_weight(p)).sum();
-    let guards = if spec.guarded && weight > INLINE_WEIGHT {
-        super::guards::plan(ir, &needed, &spec.roots)
-    } else {
-        super::guards::Guards::none(ir.props.len())
+    let guards = match spec.guarded {
+        Some(held) if weight > INLINE_WEIGHT => {
+            super::guards::plan(ir, &needed, &spec.roots, held.get())
+        }
+        _ => super::guards::Guards::none(ir.props.len()),
     };
     let order = guards.order(&needed);
     let chunks = split(ir, &order, &guards, options.chunk_props.max(1));
@@ -53,7 +54,7 @@ pub(super) fn cone_fn(
             };
         }
     }
-    let single = chunks.len() <= 1 && guards.is_empty();
+    let single = chunks.len() <= 1 && guards.is_empty() && !guards.found;
     if single {
         lazy_slots(ir, &needed, spec.lazy, &mut slot);
     }

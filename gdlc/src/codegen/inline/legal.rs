@@ -30,7 +30,8 @@ use crate::ir::{Input, Ir, Lit};
 /// The function `name` computing the legal moves `moves` (ascending) of role `r`: with
 /// `words` (the role's words of moves, [`legal_words`]), returning the words of legal bits,
 /// otherwise pushing the moves onto `out`; `assume`: a state-bit literal known to hold when
-/// it is called (the guard of `legal_<r>_turn`). Also returns the `static` tables it reads.
+/// it is called (the guard of `legal_<r>_turn`); `held`: how often each state bit holds, for
+/// its blocks ([`super::guards`]). Also returns the `static` tables it reads.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn legal_fn(
     ir: &Ir,
@@ -41,6 +42,7 @@ pub(super) fn legal_fn(
     moves: &[usize],
     assume: Option<Lit>,
     words: Option<usize>,
+    held: &super::guards::Held<'_>,
 ) -> TokenStream {
     // Where the props are computed in the function (not in shared chunks), the guard known
     // to hold is a constant of its code.
@@ -80,7 +82,7 @@ pub(super) fn legal_fn(
             tail: &|e| plan.tail(ir, e, words),
             lazy: &[],
             placed: &plan.placed(ir),
-            guarded: true,
+            guarded: Some(held),
         },
     );
     let tables = &plan.tables;

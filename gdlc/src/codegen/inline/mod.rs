@@ -122,7 +122,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 tail: &|e| e(ir.terminal),
                 lazy: &[],
                 placed: &[],
-                guarded: false,
+                guarded: None,
             },
         )
     });
@@ -136,6 +136,8 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             }
         });
     }
+    // How often each state bit holds, sampled if a legal function is large enough for blocks.
+    let held = guards::Held::new(ir);
     let mut legal_arms = Vec::new();
     // `None` once a role's moves are pushed rather than returned as words.
     let mut pick_arms = Some(Vec::new());
@@ -182,6 +184,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                     &all,
                     Some(holds),
                     words,
+                    &held,
                 ));
                 items.push(legal_fn(
                     ir,
@@ -192,6 +195,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                     &without,
                     None,
                     words,
+                    &held,
                 ));
                 let (with_f, without_f) = (
                     format_ident!("{}", with_name),
@@ -242,6 +246,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 &all,
                 None,
                 words,
+                &held,
             )),
         }
         let ri = Literal::usize_unsuffixed(r);
@@ -283,7 +288,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
                 extra_param: quote! { mut all: Option<&mut Vec<Option<i32>>>, },
                 lazy: &[],
                 placed: &[],
-                guarded: false,
+                guarded: None,
                 tail: &|e| {
                     let tests = ir.goals[r].iter().zip(&values).map(|(g, v)| {
                         let x = e(g.when);
@@ -331,7 +336,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> Vec<TokenStream> {
             tail: &|e| next::tail(ir, &next_plan, e),
             lazy: &next_plan.arm_only,
             placed: &[],
-            guarded: false,
+            guarded: None,
         },
     ));
     let (sees_fns, sees_arms) = sees_fns(ir, options, shared.as_ref());
@@ -433,7 +438,7 @@ fn sees_fns(
                 extra_param: quote! { out: &mut Vec<String>, },
                 lazy: &[],
                 placed: &[],
-                guarded: false,
+                guarded: None,
                 tail: &|e| {
                     let pushes = percepts.iter().enumerate().filter_map(|(k, p)| {
                         let x = e(p.when);
@@ -531,7 +536,7 @@ pub(super) struct ConeSpec<'a> {
     /// move's prop at its move's bit, so that the tail reads each word of legal bits as a
     /// word of scratch under a mask rather than bit by bit.
     placed: &'a [(u32, u32)],
-    /// Whether the props of roots that need a state bit are computed in blocks skipped when
-    /// it is clear ([`guards`]; a legal move's piece on its cell).
-    guarded: bool,
+    /// When the props of roots that need a state bit are computed in blocks skipped when
+    /// it is clear ([`guards`]; a legal move's piece on its cell): how often each bit holds.
+    guarded: Option<&'a guards::Held<'a>>,
 }

@@ -110,7 +110,7 @@ pub(super) fn items(ir: &Ir, options: &CodegenOptions, words: &[usize]) -> Vec<T
                 },
                 lazy: &[],
                 placed: &[],
-                guarded: false,
+                guarded: None,
             },
         );
     let tables = plans.iter().map(|p| &p.tables);

@@ -93,6 +93,26 @@ pub(super) fn guard_chains(ir: &mut Ir, bits: Option<Vec<optimise::Activity>>) -
     changed
 }
 
+/// Per state bit of `ir`, the fraction of the states of a few seeded random playouts on its
+/// network in which it holds (1,000 states, fewer past [`HELD_WORK`]): what the inline
+/// backend's blocks of legal moves are decided from (`inline/guards.rs`). The same on every
+/// machine (counted work, seed 1).
+pub(crate) fn bits_held(ir: &Ir) -> Vec<optimise::Activity> {
+    let at = std::time::Instant::now();
+    let (net, _) = build_plain(ir);
+    let limit = Limit {
+        states: 1000,
+        work: Some(HELD_WORK),
+        engine: Default::default(),
+    };
+    let held = sample(&net, limit, &[]).bits;
+    tracing::debug!(took = ?at.elapsed(), nodes = net.nodes, "bits held");
+    held
+}
+
+/// The work of the sample of [`bits_held`]: a tenth of [`DEMUX_WORK`] (about 0.1 s).
+const HELD_WORK: u64 = DEMUX_WORK / 10;
+
 /// The work (see [`Limit::work`]) of the sample [`demux`] plays: 1,000 states of a network
 /// that visits 100,000 edges per state. amazonsTorus (1.3 million nodes, 40,400 recursive
 /// groups re-evaluated at every state) took 5.7 s for 1,000 states; its activities are as
