@@ -4,7 +4,8 @@
 //! The plain attempt fails as too large when a rule's instances pass the limits. The magic-sets
 //! rewrites are tried next, but a rewrite that keeps the rule unchanged (its relation is asked
 //! for in full, by a negated or unbound use: racer4's `legal_speed`, read by `legal` with
-//! nothing bound) instantiates it over the same atoms again, and when the rule alone takes
+//! nothing bound, until the fixpoint split it further, see `fixpoint::SPLIT_TOTAL`)
+//! instantiates it over the same atoms again, and when the rule alone takes
 //! most of the limits, it fails again, after a fixpoint as long as the first. Such a rule is
 //! *doomed*. The hybrid attempt that comes last with nothing deferred would then repeat the
 //! plain attempt's fixpoint exactly (when nothing in it depended on being hybrid, see
