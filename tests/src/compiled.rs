@@ -127,7 +127,12 @@ impl Scratch {
             root: base.join(name),
             target: base.join("target"),
             runtime: runtime.canonicalize().unwrap_or(runtime),
-            profile: ReleaseProfile::default(),
+            // Batches are checked, not timed: units built in parallel (the product's crates
+            // use one unit, for code that does not depend on where the crate lies).
+            profile: ReleaseProfile {
+                codegen_units: 16,
+                ..ReleaseProfile::default()
+            },
         }
     }
 }
@@ -390,6 +395,7 @@ pub fn cargo_build(
             None => gdlc::cargo::Packages::Workspace,
         },
         quiet: true,
+        cpu: gdlc::cargo::TargetCpu::Generic,
     }
     .args();
     let cargo = gdlc::cargo::program();

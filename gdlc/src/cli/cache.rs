@@ -115,6 +115,7 @@ pub fn cargo_build(
         target_dir,
         packages: gdlc::cargo::Packages::Root,
         quiet: !show,
+        cpu: gdlc::cargo::TargetCpu::Host,
     };
     let mut cmd = Command::new(gdlc::cargo::program());
     cmd.args(build.args()).stdout(Stdio::null());

@@ -51,6 +51,7 @@ pub fn cargo_build(
         target_dir: target,
         packages: gdlc::cargo::Packages::Root,
         quiet: true,
+        cpu: gdlc::cargo::TargetCpu::Host,
     };
     let argv: Vec<String> = std::iter::once(gdlc::cargo::program())
         .chain(build.args())
@@ -148,18 +149,15 @@ impl Limit {
             return Err(format!("{} is absent", manifest.display()));
         }
         let limit_target = target.with_file_name("limit-target");
-        let args: Vec<String> = [
-            "build",
-            "--release",
-            "--quiet",
-            "--manifest-path",
-            &manifest.display().to_string(),
-            "--target-dir",
-            &limit_target.display().to_string(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        // Built for this machine's processor, as the games it is measured against are.
+        let mut args: Vec<String> = vec!["build".into(), "--release".into(), "--quiet".into()];
+        args.extend(gdlc::cargo::TargetCpu::Host.cargo_args());
+        args.extend([
+            "--manifest-path".to_string(),
+            manifest.display().to_string(),
+            "--target-dir".to_string(),
+            limit_target.display().to_string(),
+        ]);
         run_limited(Path::new(&gdlc::cargo::program()), &args, &[], limits)
             .map_err(|e| format!("cannot build the simulators: {e}"))?;
         Ok(Limit {
