@@ -218,13 +218,13 @@ mod tests {
             d.notes.iter().any(|n| n.contains("`p` -> `a` -> `q`")),
             "{d:?}"
         );
-        let (program, _) = crate::parse_kif(&src);
+        let (program, _) = crate::parse::parse_kif(&src);
         assert!(super::super::check(&program).strata.is_none());
     }
 
     #[test]
     fn stratified_descriptions_have_strata() {
-        let (program, _) = crate::parse_kif(GAME);
+        let (program, _) = crate::parse::parse_kif(GAME);
         assert!(super::super::check(&program).strata.is_some());
     }
 

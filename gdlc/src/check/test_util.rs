@@ -4,7 +4,7 @@ use crate::diag::{Diagnostic, line_col};
 
 /// Parses (asserting no syntax error) and checks `src`.
 pub fn diagnostics(src: &str) -> Vec<Diagnostic> {
-    let (program, parse) = crate::parse_kif(src);
+    let (program, parse) = crate::parse::parse_kif(src);
     assert!(
         parse.iter().all(|d| !d.is_error()),
         "syntax errors: {parse:?}"
