@@ -33,13 +33,17 @@ pub enum RuntimeDep {
 pub struct ReleaseProfile {
     /// `opt-level` (0-3).
     pub opt_level: u8,
-    /// `codegen-units`: more compile faster (in parallel), but where the hot functions fall
-    /// depends on symbol hashes, which depend on the crate's path: with 16 the same
-    /// englishDraughts module ran 12.7k or 19.6k playouts per CPU s depending on the path of
-    /// `gdl-runtime` (calls between units are not inlined). 1 (the default) is the same code
-    /// everywhere, and took no longer to build for the games measured (checkers 11.8 s vs
-    /// 12.5 s on 2 cores).
+    /// `codegen-units` of every crate of the build: more compile faster (in parallel).
     pub codegen_units: u32,
+    /// `codegen-units` of the game's crate and `gdl-runtime`, when set (default 1). Where a
+    /// function falls among several units depends on symbol hashes, which depend on the
+    /// crate's path, and calls across units are not inlined: with 16 the same englishDraughts
+    /// module ran 12.7k or 19.6k playouts per CPU s depending on the path of `gdl-runtime`.
+    /// One unit is the same code everywhere and took no longer to build for the games
+    /// measured (checkers 11.8 s vs 12.5 s on 2 cores); the other crates (the `gdlc` an
+    /// interpreter-embedding game depends on: 20 s more with one unit) keep
+    /// [`ReleaseProfile::codegen_units`].
+    pub hot_codegen_units: Option<u32>,
     /// `panic = "abort"`: no unwinding tables.
     pub panic_abort: bool,
 }
@@ -48,7 +52,8 @@ impl Default for ReleaseProfile {
     fn default() -> Self {
         ReleaseProfile {
             opt_level: 3,
-            codegen_units: 1,
+            codegen_units: 16,
+            hot_codegen_units: Some(1),
             panic_abort: true,
         }
     }
@@ -149,7 +154,7 @@ pub fn cargo_toml(options: &CrateOptions, description: &str, embeds_interpreter:
     }
     if let Layout::Standalone(profile) = &options.layout {
         s.push_str("\n# Not part of any enclosing workspace.\n[workspace]\n\n");
-        s.push_str(&profile_toml(profile));
+        s.push_str(&profile_toml(profile, Some(&options.package)));
     }
     s
 }
@@ -175,8 +180,9 @@ pub fn gdlc_dep(runtime: &RuntimeDep) -> String {
     }
 }
 
-/// The `[profile.release]` table.
-fn profile_toml(p: &ReleaseProfile) -> String {
+/// The `[profile.release]` table, and the units of `gdl-runtime` and `package` (the game's
+/// crate, when there is one).
+fn profile_toml(p: &ReleaseProfile, package: Option<&str>) -> String {
     let mut s = format!(
         "[profile.release]\n\
          opt-level = {opt}\n\
@@ -188,6 +194,16 @@ fn profile_toml(p: &ReleaseProfile) -> String {
     );
     if p.panic_abort {
         s.push_str("panic = \"abort\"\n");
+    }
+    if let Some(units) = p.hot_codegen_units {
+        for name in std::iter::once("gdl-runtime").chain(package) {
+            let _ = write!(
+                s,
+                "\n[profile.release.package.{}]\ncodegen-units = {}\n",
+                toml_string(name),
+                units.max(1)
+            );
+        }
     }
     s
 }
@@ -203,7 +219,7 @@ pub fn workspace_toml(members: &[String], profile: &ReleaseProfile) -> String {
         let _ = writeln!(s, "    {},", toml_string(m));
     }
     s.push_str("]\n\n");
-    s.push_str(&profile_toml(profile));
+    s.push_str(&profile_toml(profile, None));
     s
 }
 
@@ -388,7 +404,11 @@ mod tests {
         assert!(t.contains("gdl-runtime = { path = \"/x/gdl \\\"runtime\\\"\\\\\" }"));
         assert!(t.contains("name = \"gdl-tictactoe\""));
         assert!(t.contains("[workspace]\n"));
-        assert!(t.contains("codegen-units = 1\n"));
+        assert!(t.contains("codegen-units = 16\n"));
+        assert!(t.contains(
+            "[profile.release.package.\"gdl-runtime\"]\ncodegen-units = 1\n\n\
+             [profile.release.package.\"gdl-tictactoe\"]\ncodegen-units = 1\n"
+        ));
         assert!(t.contains("panic = \"abort\"\n"));
         let member = CrateOptions {
             layout: Layout::Member,

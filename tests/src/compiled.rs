@@ -130,7 +130,7 @@ impl Scratch {
             // Batches are checked, not timed: units built in parallel (the product's crates
             // use one unit, for code that does not depend on where the crate lies).
             profile: ReleaseProfile {
-                codegen_units: 16,
+                hot_codegen_units: None,
                 ..ReleaseProfile::default()
             },
         }

@@ -6,7 +6,7 @@
 //!
 //! For each game: `xtask compile-one` compiles it (timed, peak memory by `/usr/bin/time` when
 //! there is one); the module goes into a standalone crate with the release profile of
-//! `gdlc build` (`target/gdlc-scratch/bench/<game>`, built into
+//! `gdlc build`, built for this processor as `gdlc bench` builds it (`target/gdlc-scratch/bench/<game>`, built into
 //! `target/gdlc-scratch/bench-target`; cargo timed the same way, gdl-runtime built beforehand);
 //! its binary runs `bench --seconds T`, and the interpreter (`xtask play KIF bench`) the same.
 //! Games of `--large` get a row in a second table: compile time and peak memory of gdlc and of

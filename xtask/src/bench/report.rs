@@ -37,7 +37,9 @@ pub fn report(
         "Random playouts per second of the code gdlc generates (`compiled`) and of the reference \
          interpreter (`interpreted`), with the benchmark loop of `gdl_runtime::bench`: single \
          thread, {} s per game and engine, one uniform random draw per role per step; states are \
-         steps + 1 per playout. Compiled crates use the release profile of `gdlc build`. \
+         steps + 1 per playout. Compiled crates use the release profile of `gdlc build`, built for this \
+         machine's processor as `gdlc bench` builds them (`target-cpu=native` without AVX-512; \
+         the hand-written simulators too). \
          Regenerate everything above the players' sections with:\n\n\
          ```sh\ncargo xtask bench --seconds {} --out BENCHMARKS.md\n```\n\n\
          Machine: {} cores ({}); load average before {}, after {} (the machine is shared: \
