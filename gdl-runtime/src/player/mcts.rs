@@ -498,6 +498,13 @@ impl<G: Game> Player<G> for Mcts<G> {
         self.decide(iterations)
     }
 
+    fn ponder(&mut self, game: &G, deadline: Instant) -> u64 {
+        match self.nodes.is_empty() {
+            true => 0,
+            false => self.search(game, deadline),
+        }
+    }
+
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
         let child = self.nodes.get(self.root as usize).and_then(|root| {
             let key: Option<Box<[u32]>> = joint

@@ -40,6 +40,15 @@ pub trait Player<G: Game> {
         let _ = (game, joint, next);
     }
 
+    /// Searches on the opponents' time, from the state of the last `choose` (or the initial
+    /// state after `start`), until `deadline`: called between requests while the manager waits
+    /// for the other players, so that the next `choose` finds a larger tree. Returns the
+    /// iterations run (0 for a player that does not search).
+    fn ponder(&mut self, game: &G, deadline: Instant) -> u64 {
+        let _ = (game, deadline);
+        0
+    }
+
     /// What the last `choose` did, for a log line (e.g. `1200 iterations, 5000 nodes, value
     /// 0.63`); `None` when the player has nothing to say.
     fn report(&self) -> Option<String> {

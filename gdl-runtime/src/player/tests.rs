@@ -584,3 +584,31 @@ fn parallel_mcts_merges_proofs() {
     let merged = merge_root_moves([vec![lost, open], vec![lost, won]]);
     assert_eq!(choose_root(&merged), Some((1, true)));
 }
+
+#[test]
+fn pondering_searches_from_the_last_state_and_grows_the_tree() {
+    let game = Nim { pile: 30 };
+    for threads in [1, 2] {
+        let mut p = ParallelMcts::new(
+            MctsOptions {
+                max_iterations: Some(500),
+                ..MctsOptions::default()
+            },
+            threads,
+        );
+        // Nothing to search before the match starts.
+        assert_eq!(Player::ponder(&mut p, &game, far()), 0);
+        p.start(&game, 0, Instant::now());
+        p.choose(&game, &(30, 0), far());
+        let before = p.stats().nodes;
+        let pondered = Player::ponder(&mut p, &game, far());
+        assert_eq!(pondered, 500 * threads as u64, "{threads} threads");
+        p.choose(&game, &(30, 0), far());
+        assert!(p.stats().nodes > before, "{threads} threads: {:?}", p.stats());
+    }
+    let mut single = mcts(300, 1);
+    assert_eq!(single.ponder(&game, far()), 0);
+    single.start(&game, 0, Instant::now());
+    assert_eq!(single.ponder(&game, far()), 300);
+    assert!(single.tree_size() > 1);
+}

@@ -95,6 +95,22 @@ where
         chosen.map(|(i, _)| moves[i].mv)
     }
 
+    fn ponder(&mut self, game: &G, deadline: Instant) -> u64 {
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let searches: Vec<_> = self
+                .trees
+                .iter_mut()
+                .filter(|t| t.root_state().is_some())
+                .map(|t| {
+                    let stop = &stop;
+                    s.spawn(move || t.search_until(game, deadline, stop))
+                })
+                .collect();
+            searches.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+        })
+    }
+
     fn report(&self) -> Option<String> {
         Some(self.stats.to_string())
     }
