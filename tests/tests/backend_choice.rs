@@ -8,6 +8,11 @@
 //! (checkers, 3,861-3,872 / 7,142-7,218 per CPU s in 2026-11, is inline since session 21's
 //! inline stuck test, 12.1-12.7k / 10.0-10.5k: no longer a clear difference, so not listed.)
 
+use std::time::Duration;
+
+use gdl_tests::{
+    CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
+};
 use gdlc::codegen::{Backend, chosen_backend};
 use gdlc::pipeline::{self, CompileOptions, Stage};
 
@@ -46,28 +51,42 @@ const MEASURED: &[(&str, Backend, &str)] = &[
     ),
 ];
 
-#[test]
-fn auto_picks_the_backend_measured_faster() {
-    // Panics when the corpus is absent: this test would check nothing.
-    let games = gdl_tests::corpus_games();
-    let mut wrong = Vec::new();
-    for &(game, faster, measured) in MEASURED {
-        let kif = games
-            .iter()
-            .find(|g| g.collection == "ggp-repository" && g.name == game)
-            .unwrap_or_else(|| panic!("{game} is not in the corpus"));
-        let source = gdl_tests::read_game(&kif.kif);
-        let options = CompileOptions::for_game(game);
-        let artifacts = pipeline::run(source.as_str(), &options, Stage::Ir)
-            .unwrap_or_else(|e| panic!("{game} does not compile: {}", e[0].message));
-        let ir = artifacts.ir.expect("the IR stage keeps the IR");
-        let chosen = chosen_backend(&ir, &options.codegen);
-        if chosen != faster {
-            wrong.push(format!(
-                "{game}: auto picks {chosen:?}, {faster:?} was faster (inline / propnet po/s: \
-                 {measured})"
-            ));
-        }
+/// Which backend `Backend::Auto` picks for `game`, against the one measured faster.
+fn check(game: &CorpusGame, faster: Backend, measured: &str) -> Result<(), String> {
+    let source = read_game(&game.kif);
+    let options = CompileOptions::for_game(&game.name);
+    let artifacts = pipeline::run(source.as_str(), &options, Stage::Ir)
+        .map_err(|e| format!("does not compile: {}", e[0].message))?;
+    let ir = artifacts.ir.ok_or("the IR stage kept no IR")?;
+    let chosen = chosen_backend(&ir, &options.codegen);
+    match chosen == faster {
+        true => Ok(()),
+        false => Err(format!(
+            "auto picks {chosen:?}, {faster:?} was faster (inline / propnet po/s: {measured})"
+        )),
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// One trial per measured game; the corpus tests' ignored trial when the corpus is absent.
+fn main() {
+    let Some(games) = corpus_or_notice("backend_choice") else {
+        run_trials(vec![absent_trial("backend_choice")]);
+    };
+    let trials = MEASURED
+        .iter()
+        .map(|&(name, faster, measured)| {
+            match games
+                .iter()
+                .find(|g| g.collection == "ggp-repository" && g.name == name)
+            {
+                Some(game) => game_trial(game, Duration::from_secs(300), move |g| {
+                    check(g, faster, measured)
+                }),
+                None => Trial::test(format!("ggp-repository/{name}"), move || {
+                    Err(format!("{name} is not in the corpus").into())
+                }),
+            }
+        })
+        .collect();
+    run_trials(trials);
 }
