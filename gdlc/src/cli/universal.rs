@@ -94,10 +94,14 @@ pub struct Universal {
 }
 
 /// The description of a START as a file for the compiler: the name the cache gives its crate
-/// (the same for every match of one game, so that a game is built once) and the rules.
+/// (the same for every match of one game, so that a game is built once) and the rules. The
+/// name holds a hash of the rules: the games' crates share the cache's target directory, where
+/// cargo puts each binary under its crate's name, so that two games of one name built one
+/// after the other (the build of a match outlives it) could each be handed the other's.
 fn loaded_rules(start: &StartRequest) -> Loaded {
+    let key = gdlc::crate_gen::cache_key(&[start.rules.as_bytes()]);
     Loaded {
-        path: PathBuf::from("universal.kif"),
+        path: PathBuf::from(format!("universal_{key}.kif")),
         name: format!("the rules of {}", start.match_id),
         text: start.rules.clone(),
         json_rejection: false,
