@@ -4,11 +4,13 @@
 //! the game is compiled in the background through the build cache; as soon as the compiled
 //! game is built, it hands the match to it — the game's binary run as `BIN engine`
 //! ([`gdl_runtime::subprocess`]), told the role and the joint moves played so far — for the
-//! rest of the match. The engines, best first: compiled, propnet, interpreted. A game that
-//! does not ground within its budget (or the start clock) is played by the interpreter until
-//! the network or the compiled game is ready; if the build fails, or the compiled engine fails
-//! later, the network (or else the interpreter) plays on: both follow every move, so either
-//! can take over. The log says which engine played each move, and why.
+//! rest of the match. The engines, best first: compiled, propnet, interpreted. While the
+//! network is being ground past the start clock, the interpreter answers without searching
+//! (grounding has the core, and an iteration of the interpreter can outlast a play clock); a
+//! game that does not ground within its budget is played by the interpreter until the
+//! compiled game is ready. If the build fails, or the compiled engine fails later, the network
+//! (or else the interpreter) plays on: both follow every move, so either can take over. The
+//! log says which engine played each move, and why.
 //!
 //! The engine in this process searches in slices of [`SLICE`], looking for the network and the
 //! build between them, so a switch happens within a slice of either being ready, also in the
@@ -304,7 +306,9 @@ impl Universal {
 
     /// Searches with the best engine in this process until `deadline` (or a proven root),
     /// switching to the network or the compiled engine if either is ready meanwhile (the
-    /// compiled engine then searches until `deadline`). Returns the iterations of each engine.
+    /// compiled engine then searches until `deadline`); while the network is being ground,
+    /// nothing searches in this process (the interpreter then chooses from the tree it has).
+    /// Returns the iterations of each engine.
     fn think(&mut self, deadline: Instant) -> Iterations {
         let mut iterations = Iterations::default();
         loop {
@@ -322,7 +326,24 @@ impl Universal {
                     iterations.propnet += search.search(until);
                     search.mcts.root_proven().is_some()
                 }
-                _ => {
+                // Grounding has the core: the network is waited for. (An iteration of the
+                // interpreter may take seconds on a large game, past the deadline: chess.)
+                Network::Grounding(receiver) => {
+                    match receiver.recv_timeout(until.saturating_duration_since(now)) {
+                        Ok(arrived) => self.network_arrived(arrived),
+                        Err(mpsc::RecvTimeoutError::Timeout) => {}
+                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                            self.network_arrived(Err("grounding stopped".to_string()))
+                        }
+                    }
+                    false
+                }
+                Network::Off(_) => {
+                    if self.mcts.root_state() != Some(&self.state) {
+                        // The tree stopped following (another engine played): choosing
+                        // roots it at the state (and searches until now only).
+                        let _ = self.mcts.choose(&self.game, &self.state, Instant::now());
+                    }
                     iterations.interpreted += self.mcts.search(&self.game, until);
                     self.mcts.root_proven().is_some()
                 }
@@ -461,7 +482,12 @@ impl Universal {
             .collect();
         let joint = joint.ok_or_else(|| format!("a move of {moves:?} is not of this game"))?;
         self.game.next_state(&self.state, &joint, &mut self.next);
-        self.mcts.observe(&self.game, &joint, &self.next);
+        // The interpreter's tree follows only while it searches: a node costs its legal moves
+        // and terminal test, which on a large game (chess) take the interpreter much of a
+        // play clock.
+        if self.engine_now() == "interpreted" {
+            self.mcts.observe(&self.game, &joint, &self.next);
+        }
         std::mem::swap(&mut self.state, &mut self.next);
         self.history.push(moves.to_vec());
         if let Network::Playing(search) = &mut self.network
