@@ -1,7 +1,8 @@
 //! `gdlc play` on 127.0.0.1: whole tic-tac-toe matches with this test as the game manager
 //! (the other role played at random here), every move of the player checked legal with the
-//! interpreter, with the interpreter only and with a build that fails (the interpreter plays
-//! on); a player for one game refusing another. (The universal player switching to the
+//! interpreter, with the interpreter only, with the network in the player's process from the
+//! first move, and with a build that fails (the network plays on); a player for one game
+//! refusing another. (The universal player switching to the
 //! compiled game is tested in `cli_build.rs`, with the other tests that build games.)
 
 use std::net::SocketAddr;
@@ -50,10 +51,37 @@ fn a_whole_match_with_the_interpreter() {
 }
 
 #[test]
-fn a_failed_build_leaves_the_match_to_the_interpreter() {
+fn a_whole_match_with_the_network_from_the_first_move() {
+    let player = start_player(&["--engine", "propnet"]);
+    play_tic_tac_toe(&player);
+    let log = log_so_far(&player);
+    assert!(
+        log.iter()
+            .any(|l| l.contains("the network plays from step 1")),
+        "{log:#?}"
+    );
+    let steps: Vec<&String> = log.iter().filter(|l| l.contains("test.1 step ")).collect();
+    assert!(steps.len() >= 5, "{log:#?}");
+    assert!(
+        steps.iter().all(|l| l.contains(" by propnet (")),
+        "a move not by the network: {steps:#?}"
+    );
+}
+
+#[test]
+fn a_failed_build_leaves_the_match_to_the_network() {
     let player = start_player(&["--runtime", "/nonexistent/gdl-runtime"]);
     play_tic_tac_toe(&player);
-    logs(&player, "the interpreter plays on");
+    logs(&player, "the network plays on");
+}
+
+/// The player's log lines until it is quiet for a second.
+fn log_so_far(player: &Player) -> Vec<String> {
+    let mut lines = Vec::new();
+    while let Ok(line) = player.log.recv_timeout(std::time::Duration::from_secs(1)) {
+        lines.push(line);
+    }
+    lines
 }
 
 /// A whole match of tic-tac-toe: the player is `x`, every move of its checked legal.

@@ -1,11 +1,12 @@
 //! `gdlc play`: a GGP player over HTTP (the HTTP player of `gdl_runtime::http` with MCTS).
 //!
-//! Without a file it plays any game it is sent: on START it reads and checks the rules, plays
-//! them with the interpreter at once and compiles them in the background, switching to the
-//! compiled game as soon as it is built ([`super::universal`]). With a file it plays that game
-//! only, and answers `busy` to a START whose rules are not the file's (as a set of rules,
-//! whatever their order and layout): compiled (the game's player is built through the cache,
-//! then runs), or with the interpreter.
+//! Without a file it plays any game it is sent: on START it reads and checks the rules, grounds
+//! them into a network that plays in this process from the first move (the interpreter when
+//! they do not ground in time) and compiles them in the background, switching to the compiled
+//! game as soon as it is built ([`super::universal`]). With a file it plays that game only, and
+//! answers `busy` to a START whose rules are not the file's (as a set of rules, whatever their
+//! order and layout): compiled (the game's player is built through the cache, then runs), with
+//! the network, or with the interpreter.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -43,10 +44,12 @@ pub struct Args {
     pub exploration: f64,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
-    /// background at each START while the interpreter plays, which the compiled game then
-    /// takes over from); `interpreted` is the interpreter only.
+    /// background at each START while the network plays, which the compiled game then takes
+    /// over from); `propnet` is the network in this process (the rules ground at START; the
+    /// interpreter until it is ready), nothing compiled; `interpreted` is the interpreter
+    /// only.
     #[arg(long, value_enum, default_value = "compiled")]
-    pub engine: super::cache::Engine,
+    pub engine: PlayEngine,
     /// Search threads of the compiled game.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
@@ -58,6 +61,17 @@ pub struct Args {
     pub compile: super::cache::CompileArgs,
     #[command(flatten)]
     pub limits: super::LimitArgs,
+}
+
+/// Which engine `gdlc play` plays with (see [`Args::engine`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayEngine {
+    /// The compiled game (the network, then the compiled game, without FILE).
+    Compiled,
+    /// The network in this process, nothing compiled.
+    Propnet,
+    /// The interpreter only.
+    Interpreted,
 }
 
 /// The rules of a program as a set of texts (order and layout do not matter).
@@ -82,7 +96,6 @@ pub fn run(args: Args) -> ExitCode {
         eprintln!("gdlc play: --margin must be a number of seconds");
         return ExitCode::from(super::EXIT_USAGE);
     }
-    use super::cache::Engine;
     let engine = args.engine;
     let expected = match &args.file {
         None => None,
@@ -91,7 +104,7 @@ pub fn run(args: Args) -> ExitCode {
                 Ok(l) => l,
                 Err(code) => return code,
             };
-            if engine == Engine::Compiled {
+            if engine == PlayEngine::Compiled {
                 return match super::cache::compiled_player(&loaded, &args.compile) {
                     Ok(binary) => super::cache::exec_binary(
                         &binary,
@@ -135,7 +148,8 @@ pub fn run(args: Args) -> ExitCode {
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.
-        compile: (engine == Engine::Compiled).then(|| args.compile.clone()),
+        propnet: engine != PlayEngine::Interpreted,
+        compile: (engine == PlayEngine::Compiled).then(|| args.compile.clone()),
         threads: args.threads.max(1),
     };
     if let Some(compile) = &options.compile {

@@ -1,12 +1,22 @@
-//! The engine of the universal player (`gdlc play` without a game): it plays a match with the
-//! interpreter from the moment START arrives, compiles the game in the background through the
-//! build cache, and as soon as the compiled game is built, hands the match to it — the game's
-//! binary run as `BIN engine` ([`gdl_runtime::subprocess`]), told the role and the joint moves
-//! played so far — for the rest of the match. If the build fails, or the compiled engine fails
-//! later, the interpreter plays on: it follows every move, so it can always take over.
+//! The engine of the universal player (`gdlc play` without a game). At START it grounds the
+//! rules into a propositional network in this process ([`network`], no rustc: well under a
+//! second for most games) and plays with it (MCTS over the network) from the first move, while
+//! the game is compiled in the background through the build cache; as soon as the compiled
+//! game is built, it hands the match to it — the game's binary run as `BIN engine`
+//! ([`gdl_runtime::subprocess`]), told the role and the joint moves played so far — for the
+//! rest of the match. The engines, best first: compiled, propnet, interpreted. While the
+//! network is being ground past the start clock, the interpreter answers without searching
+//! (grounding has the core, and an iteration of the interpreter can outlast a play clock); a
+//! game that does not ground within its budget is played by the interpreter until the
+//! compiled game is ready. If the build fails, or the compiled engine fails later, the network
+//! (or else the interpreter) plays on: both follow every move, so either can take over. The
+//! log says which engine played each move, and why.
 //!
-//! The interpreter searches in slices of [`SLICE`], looking for the build between them, so the
-//! switch happens within a slice of the build finishing, also in the middle of a move.
+//! The engine in this process searches in slices of [`SLICE`], looking for the network and the
+//! build between them, so a switch happens within a slice of either being ready, also in the
+//! middle of a move.
+
+mod network;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -19,6 +29,7 @@ use gdl_runtime::player::{Mcts, MctsOptions, Player};
 use gdl_runtime::subprocess::{self, EngineError};
 use gdlc::interp::Interpreter;
 
+use self::network::{GroundRequest, NetSearch, Network};
 use super::Loaded;
 use super::cache::{self, CargoOutput, CompileArgs, Flavour, Wanted};
 
@@ -35,9 +46,13 @@ const MAX_LATE: u32 = 3;
 /// Settings of the universal player.
 #[derive(Clone, Debug)]
 pub struct UniversalOptions {
-    /// The interpreter's search.
+    /// The search in this process (the network's, or the interpreter's).
     pub mcts: MctsOptions,
-    /// How the game is compiled (`None`: never; the interpreter plays every match).
+    /// Whether the rules are ground into a network that plays in this process (else the
+    /// interpreter plays until the compiled game does).
+    pub propnet: bool,
+    /// How the game is compiled (`None`: never; the network or the interpreter plays every
+    /// match).
     pub compile: Option<CompileArgs>,
     /// Search threads of the compiled engine.
     pub threads: usize,
@@ -69,6 +84,9 @@ pub struct Universal {
     /// The joint moves played so far, as the manager sent them.
     history: Vec<Vec<String>>,
     compiled: Compiled,
+    network: Network,
+    /// The engine that chose the last move (`None` before the first).
+    played_by: Option<&'static str>,
     threads: usize,
     mcts_options: MctsOptions,
     /// GDL-II matches are played from beliefs, with the interpreter.
@@ -78,10 +96,14 @@ pub struct Universal {
 }
 
 /// The description of a START as a file for the compiler: the name the cache gives its crate
-/// (the same for every match of one game, so that a game is built once) and the rules.
+/// (the same for every match of one game, so that a game is built once) and the rules. The
+/// name holds a hash of the rules: the games' crates share the cache's target directory, where
+/// cargo puts each binary under its crate's name, so that two games of one name built one
+/// after the other (the build of a match outlives it) could each be handed the other's.
 fn loaded_rules(start: &StartRequest) -> Loaded {
+    let key = gdlc::crate_gen::cache_key(&[start.rules.as_bytes()]);
     Loaded {
-        path: PathBuf::from("universal.kif"),
+        path: PathBuf::from(format!("universal_{key}.kif")),
         name: format!("the rules of {}", start.match_id),
         text: start.rules.clone(),
         json_rejection: false,
@@ -123,6 +145,10 @@ pub fn warm_up(args: &CompileArgs) {
         json_rejection: false,
     };
     let began = Instant::now();
+    log(
+        "warming the build cache (the runtime is built once; matches meanwhile are played by \
+         the network)",
+    );
     match build_in_background(loaded, args.clone()) {
         Ok(receiver) => {
             let _ =
@@ -133,7 +159,7 @@ pub fn warm_up(args: &CompileArgs) {
                             "the build cache is ready ({:.1} s)",
                             began.elapsed().as_secs_f64()
                         )),
-                        _ => log("the build cache could not be filled: games will be interpreted"),
+                        _ => log("the build cache could not be filled: games will not be compiled"),
                     });
         }
         Err(e) => log(&format!("cannot start the warm-up build: {e}")),
@@ -144,9 +170,17 @@ fn log(line: &str) {
     eprintln!("[player] {line}");
 }
 
+/// What the searches of a move (or of the start clock) did.
+#[derive(Clone, Copy, Debug, Default)]
+struct Iterations {
+    interpreted: u64,
+    propnet: u64,
+}
+
 impl Universal {
-    /// Plays `start.role` of `game` (the START's rules, checked), searching with the
-    /// interpreter until the start clock ends (less the margin) while the game is compiled.
+    /// Plays `start.role` of `game` (the START's rules, checked): grounds the rules into a
+    /// network (waiting for it until the start clock ends, less the margin) while the game is
+    /// compiled, then searches with the best engine ready until the start clock ends.
     pub fn start(
         game: Interpreter,
         start: &StartRequest,
@@ -162,6 +196,21 @@ impl Universal {
                 Err(e) => Compiled::Off(format!("cannot start the build: {e}")),
             },
         };
+        let budget = start.start_clock.saturating_sub(start.margin);
+        let network = match options.propnet {
+            false => Network::Off("the network is off".to_string()),
+            true => {
+                let request = GroundRequest {
+                    name: start.match_id.clone(),
+                    rules: start.rules.clone(),
+                    time_limit: budget.max(network::MIN_GROUND_TIME),
+                };
+                match network::ground_in_background(request) {
+                    Ok(receiver) => Network::Grounding(receiver),
+                    Err(e) => Network::Off(format!("cannot start grounding: {e}")),
+                }
+            }
+        };
         let mut mcts = Mcts::new(options.mcts.clone());
         // No search yet: `think` searches in slices.
         mcts.start(&game, role, Instant::now());
@@ -175,39 +224,136 @@ impl Universal {
             match_id: start.match_id.clone(),
             history: Vec::new(),
             compiled,
+            network,
+            played_by: None,
             threads: options.threads.max(1),
             mcts_options: options.mcts.clone(),
             beliefs: Beliefs::new(start),
             report: None,
         };
-        let deadline = start.arrived + start.start_clock.saturating_sub(start.margin);
+        let deadline = start.arrived + budget;
+        universal.await_network(deadline);
         let iterations = universal.think(deadline);
         log(&format!(
-            "{}: playing {} with {} ({iterations} interpreter iterations in the start clock)",
+            "{}: playing {} with {} ({} iterations in the start clock)",
             universal.match_id,
             universal.game.role_name(universal.role),
-            universal.detail()
+            universal.detail(),
+            iterations.propnet + iterations.interpreted
         ));
         Ok(universal)
     }
 
-    /// Searches with the interpreter until `deadline`, switching to the compiled engine if
-    /// its build is done meanwhile (the compiled engine then searches until `deadline`).
-    /// Returns the interpreter's iterations.
-    fn think(&mut self, deadline: Instant) -> u64 {
-        let mut iterations = 0;
+    /// Waits for the network until `deadline` (without searching: grounding has the core).
+    fn await_network(&mut self, deadline: Instant) {
+        let Network::Grounding(receiver) = &self.network else {
+            return;
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        let arrived = match receiver.recv_timeout(left) {
+            Ok(grounded) => grounded,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                log(&format!(
+                    "{}: the network is not ready in the start clock; the interpreter plays \
+                     until it is",
+                    self.match_id
+                ));
+                return;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err("grounding stopped".to_string()),
+        };
+        self.network_arrived(arrived);
+    }
+
+    /// Looks whether the network is ready; if so, it plays from now on.
+    fn poll_network(&mut self) {
+        let Network::Grounding(receiver) = &self.network else {
+            return;
+        };
+        let arrived = match receiver.try_recv() {
+            Ok(grounded) => grounded,
+            Err(mpsc::TryRecvError::Empty) => return,
+            Err(mpsc::TryRecvError::Disconnected) => Err("grounding stopped".to_string()),
+        };
+        self.network_arrived(arrived);
+    }
+
+    /// The network (or why there is none) arrived: it plays from the current state.
+    fn network_arrived(&mut self, arrived: Result<network::Grounded, String>) {
+        let step = self.history.len() + 1;
+        let built = arrived.and_then(|grounded| {
+            let took = grounded.took.as_secs_f64();
+            let nodes = grounded.game.net().nodes;
+            let search =
+                NetSearch::new(grounded.game, self.role, &self.history, &self.mcts_options)?;
+            Ok((search, took, nodes))
+        });
+        match built {
+            Ok((search, took, nodes)) => {
+                log(&format!(
+                    "{}: grounded in {took:.2} s ({nodes} nodes): the network plays from step \
+                     {step}",
+                    self.match_id
+                ));
+                self.network = Network::Playing(Box::new(search));
+            }
+            Err(why) => {
+                log(&format!("{}: no network ({why})", self.match_id));
+                self.network = Network::Off(why);
+            }
+        }
+    }
+
+    /// Searches with the best engine in this process until `deadline` (or a proven root),
+    /// switching to the network or the compiled engine if either is ready meanwhile (the
+    /// compiled engine then searches until `deadline`); while the network is being ground,
+    /// nothing searches in this process (the interpreter then chooses from the tree it has).
+    /// Returns the iterations of each engine.
+    fn think(&mut self, deadline: Instant) -> Iterations {
+        let mut iterations = Iterations::default();
         loop {
             if self.poll_build(deadline) {
                 return iterations;
             }
+            self.poll_network();
             let now = Instant::now();
             if now >= deadline {
                 return iterations;
             }
-            iterations += self.mcts.search(&self.game, deadline.min(now + SLICE));
+            let until = deadline.min(now + SLICE);
+            let proven = match &mut self.network {
+                Network::Playing(search) => {
+                    iterations.propnet += search.search(until);
+                    search.mcts.root_proven().is_some()
+                }
+                // Grounding has the core: the network is waited for. (An iteration of the
+                // interpreter may take seconds on a large game, past the deadline: chess.)
+                Network::Grounding(receiver) => {
+                    match receiver.recv_timeout(until.saturating_duration_since(now)) {
+                        Ok(arrived) => self.network_arrived(arrived),
+                        Err(mpsc::RecvTimeoutError::Timeout) => {}
+                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                            self.network_arrived(Err("grounding stopped".to_string()))
+                        }
+                    }
+                    false
+                }
+                Network::Off(_) => {
+                    if self.mcts.root_state() != Some(&self.state) {
+                        // The tree stopped following (another engine played): choosing
+                        // roots it at the state (and searches until now only).
+                        let _ = self.mcts.choose(&self.game, &self.state, Instant::now());
+                    }
+                    iterations.interpreted += self.mcts.search(&self.game, until);
+                    self.mcts.root_proven().is_some()
+                }
+            };
+            // Nothing more to learn: the move is known.
+            if proven {
+                return iterations;
+            }
         }
     }
-
     /// Looks at the build; when it is done, starts the compiled engine (searching until
     /// `search_until`) and replays the match's moves into it. True when the compiled engine
     /// plays from now on.
@@ -236,8 +382,9 @@ impl Universal {
                     }
                     Err(why) => {
                         log(&format!(
-                            "{}: {why}; the interpreter plays on",
-                            self.match_id
+                            "{}: {why}; {} plays on",
+                            self.match_id,
+                            self.local_name()
                         ));
                         self.compiled = Compiled::Off(why);
                         return false;
@@ -258,9 +405,13 @@ impl Universal {
                     self.history.len() + 1
                 ));
                 self.compiled = Compiled::Running { engine, late: 0 };
-                // The interpreter's tree is not needed any more; it follows from a fresh one.
+                // The trees in this process are not needed any more; they follow from fresh
+                // ones.
                 self.mcts = Mcts::new(self.mcts_options.clone());
                 self.mcts.start(&self.game, self.role, Instant::now());
+                if let Network::Playing(search) = &mut self.network {
+                    search.forget_tree();
+                }
                 true
             }
             Err(e) if attempts < MAX_LATE => {
@@ -273,8 +424,9 @@ impl Universal {
             Err(e) => {
                 let why = format!("the compiled game did not start: {e}");
                 log(&format!(
-                    "{}: {why}; the interpreter plays on",
-                    self.match_id
+                    "{}: {why}; {} plays on",
+                    self.match_id,
+                    self.local_name()
                 ));
                 self.compiled = Compiled::Off(why);
                 false
@@ -313,7 +465,8 @@ impl Universal {
         Ok(engine)
     }
 
-    /// Applies the manager's joint move to the interpreter's state (and its tree).
+    /// Applies the manager's joint move to the interpreter's state (and its tree), and to the
+    /// network's.
     fn apply(&mut self, moves: &[String]) -> Result<(), String> {
         if moves.len() != self.game.role_count() {
             return Err(format!(
@@ -329,15 +482,43 @@ impl Universal {
             .collect();
         let joint = joint.ok_or_else(|| format!("a move of {moves:?} is not of this game"))?;
         self.game.next_state(&self.state, &joint, &mut self.next);
-        self.mcts.observe(&self.game, &joint, &self.next);
+        // The interpreter's tree follows only while it searches: a node costs its legal moves
+        // and terminal test, which on a large game (chess) take the interpreter much of a
+        // play clock.
+        if self.engine_now() == "interpreted" {
+            self.mcts.observe(&self.game, &joint, &self.next);
+        }
         std::mem::swap(&mut self.state, &mut self.next);
         self.history.push(moves.to_vec());
+        if let Network::Playing(search) = &mut self.network
+            && let Err(why) = search.apply(moves)
+        {
+            self.give_up_network(why);
+        }
         Ok(())
     }
 
+    /// Whether `text` is a legal move of ours in the current state, as the interpreter says.
+    fn legal_here(&self, text: &str) -> bool {
+        self.game.parse_move(self.role, text).is_some_and(|m| {
+            let mut moves = Vec::new();
+            self.game.legal_moves(&self.state, self.role, &mut moves);
+            moves.contains(&m)
+        })
+    }
+
+    /// The network failed (a bug: it agrees with the interpreter): the interpreter plays on.
+    fn give_up_network(&mut self, why: String) {
+        log(&format!(
+            "{}: the network failed ({why}); the interpreter plays on",
+            self.match_id
+        ));
+        self.network = Network::Off(why);
+    }
+
     /// The compiled engine's move, when it plays and its move is legal here. A late reply
-    /// leaves this move to the interpreter; [`MAX_LATE`] of them in a row, or any other
-    /// failure, leave it the match.
+    /// leaves this move to the engine in this process; [`MAX_LATE`] of them in a row, or any
+    /// other failure, leave it the match.
     fn compiled_move(&mut self, deadline: Instant) -> Option<String> {
         let Compiled::Running { engine, late } = &mut self.compiled else {
             return None;
@@ -345,15 +526,7 @@ impl Universal {
         let failure = match engine.choose(deadline, SLACK) {
             Ok(chosen) => {
                 *late = 0;
-                let legal = self
-                    .game
-                    .parse_move(self.role, &chosen.text)
-                    .is_some_and(|m| {
-                        let mut moves = Vec::new();
-                        self.game.legal_moves(&self.state, self.role, &mut moves);
-                        moves.contains(&m)
-                    });
-                if legal {
+                if self.legal_here(&chosen.text) {
                     self.report = Some(chosen.report);
                     return Some(chosen.text);
                 }
@@ -369,36 +542,63 @@ impl Universal {
         None
     }
 
-    /// The compiled engine failed: the interpreter plays on.
+    /// The compiled engine failed: the engine in this process plays on.
     fn give_up_compiled(&mut self, why: String) {
         log(&format!(
-            "{}: the compiled game failed ({why}); the interpreter plays on",
-            self.match_id
+            "{}: the compiled game failed ({why}); {} plays on",
+            self.match_id,
+            self.local_name()
         ));
         self.compiled = Compiled::Off(why);
     }
 }
 
 impl Universal {
+    /// The engine that searches in this process, for the log.
+    fn local_name(&self) -> &'static str {
+        match self.network {
+            Network::Playing(_) => "the network",
+            _ => "the interpreter",
+        }
+    }
+
+    /// The engine that plays now: `compiled`, `propnet` or `interpreted`.
+    fn engine_now(&self) -> &'static str {
+        match (&self.compiled, &self.network) {
+            (Compiled::Running { .. }, _) => "compiled",
+            (_, Network::Playing(_)) => "propnet",
+            _ => "interpreted",
+        }
+    }
+
     /// Which engine plays, and why (for the log).
     fn detail(&self) -> String {
-        match &self.compiled {
-            Compiled::Running { .. } => "the compiled game".to_string(),
+        let compiled = match &self.compiled {
+            Compiled::Running { .. } => return "the compiled game".to_string(),
             Compiled::Building(..) | Compiled::Built { .. } => {
-                "the interpreter (the compiled game is being built)".to_string()
+                "the compiled game is being built".to_string()
             }
-            Compiled::Off(why) => format!("the interpreter ({why})"),
+            Compiled::Off(why) => why.clone(),
+        };
+        match &self.network {
+            Network::Playing(_) => format!("the network ({compiled})"),
+            Network::Grounding(..) => format!("the interpreter (being ground; {compiled})"),
+            Network::Off(why) if why == "the network is off" => {
+                format!("the interpreter ({compiled})")
+            }
+            Network::Off(why) => format!("the interpreter (no network: {why}; {compiled})"),
         }
     }
 }
 
 impl MatchEngine for Universal {
-    /// `compiled` while the compiled game plays, else `interpreted` (the log says why).
+    /// The engine that chose the last move (before the first, the one that plays now):
+    /// `compiled`, `propnet` (the network in this process) or `interpreted` (the log says
+    /// why).
     fn describe(&self) -> String {
-        match &self.compiled {
-            Compiled::Running { .. } => "compiled".to_string(),
-            _ => "interpreted".to_string(),
-        }
+        self.played_by
+            .unwrap_or_else(|| self.engine_now())
+            .to_string()
     }
 
     fn last_stats(&self) -> Option<String> {
@@ -415,6 +615,7 @@ impl MatchEngine for Universal {
         percepts: &[String],
         deadline: Instant,
     ) -> Result<String, String> {
+        self.played_by = Some("interpreted");
         self.beliefs
             .play(&self.game, self.role, turn, last_move, percepts, deadline)
     }
@@ -431,18 +632,40 @@ impl MatchEngine for Universal {
                 }
             }
         }
-        let mut iterations = 0;
+        let mut iterations = Iterations::default();
         if matches!(self.compiled, Compiled::Running { .. }) {
             if let Some(text) = self.compiled_move(deadline) {
+                self.played_by = Some("compiled");
                 return Ok(text);
             }
         } else {
             iterations = self.think(deadline);
-            // Built while the interpreter searched: the compiled game searches what is left.
+            // Built while this process searched: the compiled game searches what is left.
             if matches!(self.compiled, Compiled::Running { .. })
                 && let Some(text) = self.compiled_move(deadline)
             {
+                self.played_by = Some("compiled");
                 return Ok(text);
+            }
+        }
+        let by = match self.compiled {
+            Compiled::Running { .. } => "the compiled game was late: ",
+            _ => "",
+        };
+        // The network's move, checked legal by the interpreter.
+        if let Network::Playing(search) = &mut self.network {
+            let nodes = search.mcts.tree_size();
+            match search.choose() {
+                Some(text) if self.legal_here(&text) => {
+                    self.report = Some(format!(
+                        "{by}{} iterations of the network, {nodes} nodes",
+                        iterations.propnet
+                    ));
+                    self.played_by = Some("propnet");
+                    return Ok(text);
+                }
+                Some(text) => self.give_up_network(format!("its move `{text}` is not legal")),
+                None => self.give_up_network("it has no move".to_string()),
             }
         }
         // The interpreter's move: its search is done (or there was no time for it).
@@ -450,14 +673,12 @@ impl MatchEngine for Universal {
         let text = chosen
             .map(|m| self.game.move_text(self.role, m))
             .ok_or_else(|| "no legal move".to_string())?;
-        let by = match self.compiled {
-            Compiled::Running { .. } => "the compiled game was late: ",
-            _ => "",
-        };
         self.report = Some(format!(
-            "{by}{iterations} iterations of the interpreter, {} nodes",
+            "{by}{} iterations of the interpreter, {} nodes",
+            iterations.interpreted,
             self.mcts.tree_size()
         ));
+        self.played_by = Some("interpreted");
         Ok(text)
     }
 }

@@ -22,6 +22,7 @@ use crate::optimise;
 
 mod build;
 mod in_process;
+mod owned;
 mod profile;
 mod rows;
 mod sample;
@@ -29,6 +30,7 @@ pub(super) mod stuck;
 mod unshare;
 
 pub use in_process::NetGame;
+pub use owned::OwnedNetGame;
 pub(crate) use sample::bits_held;
 
 pub use build::build_net;
