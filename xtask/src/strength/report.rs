@@ -137,9 +137,7 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
             run.args.matches, DEFAULT_MATCHES
         );
     }
-    let placing = results
-        .first()
-        .map_or(String::new(), |r| format!("; {}", r.pinning));
+    let placing = placing(results);
     let _ = writeln!(
         s,
         "Machine: {} cores ({}){placing}; load average before {}, after {} (the machine is \
@@ -157,6 +155,26 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
     versus_table(&mut s, results, run.variants);
     solo_table(&mut s, results, run.variants);
     s
+}
+
+/// How the players were placed: `; HOW` when every game's were alike, else `; GAMES: HOW`
+/// for each way.
+fn placing(results: &[GameResult]) -> String {
+    let mut ways: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in results {
+        match ways.iter_mut().find(|(p, _)| *p == r.pinning) {
+            Some((_, games)) => games.push(&r.name),
+            None => ways.push((&r.pinning, vec![&r.name])),
+        }
+    }
+    match ways.as_slice() {
+        [] => String::new(),
+        [(how, _)] => format!("; {how}"),
+        _ => ways
+            .iter()
+            .map(|(how, games)| format!("; {}: {how}", games.join(", ")))
+            .collect(),
+    }
 }
 
 fn versus_table(s: &mut String, results: &[GameResult], v: &[Variant; 2]) {
@@ -326,6 +344,24 @@ pub fn replace_section(old: &str, section: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_placing_names_the_games_only_when_they_differ() {
+        let r = |name: &str, pinning: &str| GameResult {
+            name: name.into(),
+            kind: String::new(),
+            roles: 2,
+            seconds: 0.0,
+            pinning: pinning.into(),
+            outcome: Err(String::new()),
+        };
+        assert_eq!(placing(&[r("a", "own"), r("b", "own")]), "; own");
+        assert_eq!(
+            placing(&[r("a", "own"), r("b", "shared"), r("c", "own")]),
+            "; a, c: own; b: shared"
+        );
+        assert_eq!(placing(&[]), "");
+    }
 
     #[test]
     fn the_section_is_replaced_in_place_or_appended() {
