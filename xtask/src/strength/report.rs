@@ -113,7 +113,8 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
     let _ = writeln!(
         s,
         "Variants: A = `{}`: {}; B = `{}`: {}; both: {}. Clocks: start {} s, play \
-         {} s per move; {} matches per game (per variant in a puzzle). Two roles: the seats \
+         {} s per move (a player answers at the clock less the margin it keeps, `gdlc play \
+         --margin`); {} matches per game (per variant in a puzzle). Two roles: the seats \
          swap every match. Three roles or more: the seats alternate A B A, then B A B for the \
          second half, and every seat of A is counted against every seat of B (W-D-L are \
          those pairs). Score = (W + D/2) / matches, with its 95% Wilson interval (draws \
@@ -142,12 +143,13 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
         s,
         "Machine: {} cores ({}){placing}; load average before {}, after {} (the machine is \
          shared: the players compete with other work for their cores, alike for both \
-         variants). The run took {:.0} s: {:.0} s starting every game's players once (their \
-         builds), {:.0} s of matches.\n",
+         variants). Measured on {}. The run took {:.0} s: {:.0} s starting every game's players \
+         once (building those not in the build cache), {:.0} s of matches.\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         cpu_model(),
         run.load_before.as_deref().unwrap_or("?"),
         run.load_after.as_deref().unwrap_or("?"),
+        commit(),
         run.total_seconds,
         run.build_seconds,
         run.play_seconds
@@ -155,6 +157,19 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
     versus_table(&mut s, results, run.variants);
     solo_table(&mut s, results, run.variants);
     s
+}
+
+/// The repository's commit (`git describe --always --dirty`), or `an unknown commit`.
+fn commit() -> String {
+    std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty"])
+        .current_dir(crate::common::repo_root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|c| !c.is_empty())
+        .map_or("an unknown commit".into(), |c| format!("commit {c}"))
 }
 
 /// How the players were placed: `; HOW` when every game's were alike, else `; GAMES: HOW`
