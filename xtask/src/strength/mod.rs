@@ -171,7 +171,8 @@ pub enum Outcome {
 
 pub fn run(args: Args) -> ExitCode {
     match strength(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Played::All) => ExitCode::SUCCESS,
+        Ok(Played::SomeFailed) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("cargo xtask strength: {e}");
             ExitCode::FAILURE
@@ -179,7 +180,13 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn strength(args: &Args) -> Result<(), String> {
+/// Whether every game was played (the section is written either way).
+enum Played {
+    All,
+    SomeFailed,
+}
+
+fn strength(args: &Args) -> Result<Played, String> {
     let started = Instant::now();
     let variants = variants_of(&args.variants)?;
     let common: Vec<String> = args.common.split_whitespace().map(str::to_string).collect();
@@ -290,7 +297,10 @@ fn strength(args: &Args) -> Result<(), String> {
             path.display()
         );
     }
-    Ok(())
+    Ok(match results.iter().all(|r| r.outcome.is_ok()) {
+        true => Played::All,
+        false => Played::SomeFailed,
+    })
 }
 
 /// The players a game needs at once: both variants, each in half the seats (rounded up).

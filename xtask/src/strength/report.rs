@@ -32,6 +32,14 @@ fn flags(f: &[String]) -> String {
     }
 }
 
+/// `1 match`, `4 matches`.
+fn matches(n: usize) -> String {
+    match n {
+        1 => "1 match".into(),
+        n => format!("{n} matches"),
+    }
+}
+
 /// The command that reproduces the run.
 fn command(run: &Run) -> String {
     let mut c = String::from("cargo xtask strength");
@@ -114,7 +122,7 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
         s,
         "Variants: A = `{}`: {}; B = `{}`: {}; both: {}. Clocks: start {} s, play \
          {} s per move (a player answers at the clock less the margin it keeps, `gdlc play \
-         --margin`); {} matches per game (per variant in a puzzle). Two roles: the seats \
+         --margin`); {} per game (per variant in a puzzle). Two roles: the seats \
          swap every match. Three roles or more: the seats alternate A B A, then B A B for the \
          second half, and every seat of A is counted against every seat of B (W-D-L are \
          those pairs). Score = (W + D/2) / matches, with its 95% Wilson interval (draws \
@@ -128,14 +136,15 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
         flags(run.common),
         run.args.startclock,
         run.args.playclock,
-        run.args.matches
+        matches(run.args.matches)
     );
     if run.args.matches < DEFAULT_MATCHES {
         let _ = writeln!(
             s,
-            "**A small run** ({} matches per game, against {} by default): the intervals \
+            "**A small run** ({} per game, against {} by default): the intervals \
              are wide.\n",
-            run.args.matches, DEFAULT_MATCHES
+            matches(run.args.matches),
+            DEFAULT_MATCHES
         );
     }
     let placing = placing(results);
