@@ -188,6 +188,7 @@ enum Played {
 
 fn strength(args: &Args) -> Result<Played, String> {
     let started = Instant::now();
+    let commit = report::commit();
     let variants = variants_of(&args.variants)?;
     let common: Vec<String> = args.common.split_whitespace().map(str::to_string).collect();
     if args.matches == 0 {
@@ -280,6 +281,7 @@ fn strength(args: &Args) -> Result<Played, String> {
         variants: &variants,
         common: &common,
         args,
+        commit,
         load_before,
         load_after: common::load_average(),
         build_seconds,

@@ -16,6 +16,8 @@ pub struct Run<'a> {
     pub variants: &'a [Variant; 2],
     pub common: &'a [String],
     pub args: &'a Args,
+    /// The commit measured, read when the run began.
+    pub commit: String,
     pub load_before: Option<String>,
     pub load_after: Option<String>,
     pub build_seconds: f64,
@@ -158,7 +160,7 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
         cpu_model(),
         run.load_before.as_deref().unwrap_or("?"),
         run.load_after.as_deref().unwrap_or("?"),
-        commit(),
+        run.commit,
         run.total_seconds,
         run.build_seconds,
         run.play_seconds
@@ -169,7 +171,7 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
 }
 
 /// The repository's commit (`git describe --always --dirty`), or `an unknown commit`.
-fn commit() -> String {
+pub fn commit() -> String {
     std::process::Command::new("git")
         .args(["describe", "--always", "--dirty"])
         .current_dir(crate::common::repo_root())
