@@ -21,6 +21,7 @@ mod stats;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use gdl_runtime::Game;
@@ -261,6 +262,10 @@ fn strength(args: &Args) -> Result<Played, String> {
     let play_start = Instant::now();
     let mut results = Vec::new();
     for s in &setups {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            eprintln!("[strength] interrupted: the games left are not played");
+            break;
+        }
         let t = Instant::now();
         let outcome = match &built[&s.game.name] {
             Err(e) => Err(e.clone()),
@@ -299,10 +304,13 @@ fn strength(args: &Args) -> Result<Played, String> {
             path.display()
         );
     }
-    Ok(match results.iter().all(|r| r.outcome.is_ok()) {
-        true => Played::All,
-        false => Played::SomeFailed,
-    })
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    Ok(
+        match !interrupted && results.iter().all(|r| r.outcome.is_ok()) {
+            true => Played::All,
+            false => Played::SomeFailed,
+        },
+    )
 }
 
 /// The players a game needs at once: both variants, each in half the seats (rounded up).
@@ -400,6 +408,13 @@ fn played_roles(kif: &Path) -> Result<usize, String> {
     }
     Ok(roles)
 }
+
+/// The exit status of an interrupted `gdlc tournament` (128 + SIGINT).
+const EXIT_INTERRUPTED: i32 = 130;
+
+/// Set when a tournament was interrupted (Ctrl-C while this process ignores it, as a
+/// background job does): no further game is played.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// One tournament: its players (addresses, in seat order), matches and seed.
 struct Tournament {
@@ -516,6 +531,9 @@ fn play_game(
         if let Err(e) = tournament(gdlc, &s.game.kif, t, args, &records, &log) {
             failures.push(e);
         }
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            break;
+        }
     }
     drop(running);
     let results = records::read_dir(&records, &variant_of, 2)?;
@@ -568,6 +586,9 @@ fn tournament(
         .stderr(Stdio::from(err))
         .status()
         .map_err(|e| format!("cannot run {}: {e}", gdlc.display()))?;
+    if status.code() == Some(EXIT_INTERRUPTED) {
+        INTERRUPTED.store(true, Ordering::SeqCst);
+    }
     if status.success() {
         Ok(())
     } else {
