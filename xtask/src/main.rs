@@ -9,6 +9,9 @@
 //!   writes the table. See [`bench`].
 //! - `validate`: `gdlc validate` on every game of the corpus; `--out VALIDATION.md` writes the
 //!   table of modes, states and findings. See [`validate`].
+//! - `strength`: two player variants against each other with `gdlc tournament` on a set of
+//!   games (W-D-L, score, Elo with intervals); `--out BENCHMARKS.md` writes its section. See
+//!   [`strength`].
 //!
 //! The corpus is read from `$GDL_CORPUS` (default `../shared` beside the repository). Scratch
 //! crates go under `target/gdlc-scratch/`. Every compilation, build and playout runs in a child
@@ -18,6 +21,7 @@
 mod bench;
 mod common;
 mod corpus;
+mod strength;
 mod validate;
 
 use std::path::PathBuf;
@@ -44,6 +48,10 @@ enum Task {
     /// Validate every game of the corpus with `gdlc validate` (exhaustive or sampled); print
     /// a Markdown table of the findings.
     Validate(validate::Args),
+    /// Two player variants against each other at equal time per move on a set of corpus games
+    /// (real HTTP players, `gdlc tournament`): W-D-L, score and Elo difference with their
+    /// intervals per game; `--out BENCHMARKS.md` writes its "Strength" section.
+    Strength(strength::Args),
     /// (internal) Compile one description; write the module to OUT and print
     /// `type=T rust_bytes=N gdlc_seconds=S backend=B`.
     #[command(hide = true)]
@@ -86,6 +94,7 @@ fn main() -> ExitCode {
         Task::Corpus(args) => corpus::run(args),
         Task::Bench(args) => bench::run(args),
         Task::Validate(args) => validate::run(args),
+        Task::Strength(args) => strength::run(args),
         Task::CompileOne { kif, out, backend } => match gdlc::codegen::Backend::from_name(&backend)
         {
             Some(b) => common::compile_one(&kif, &out, b),

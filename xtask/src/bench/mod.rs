@@ -20,6 +20,8 @@ mod peers;
 mod report;
 mod validation;
 
+pub(crate) use report::{KEPT_MARKER, cpu_model};
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};

@@ -10,7 +10,7 @@ use crate::common;
 
 /// The line after which `BENCHMARKS.md` holds sections measured by other commands (the
 /// players); a regenerated report keeps them.
-const KEPT_MARKER: &str =
+pub(crate) const KEPT_MARKER: &str =
     "<!-- Sections below are measured by the commands they give; cargo xtask bench keeps them. -->";
 
 /// `report`, followed by what the file at `path` holds from [`KEPT_MARKER`] on.
@@ -356,7 +356,7 @@ fn mib(kib: Option<u64>) -> String {
     kib.map_or("n/a".into(), |k| format!("{}", k / 1024))
 }
 
-fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|t| {
