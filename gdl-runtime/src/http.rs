@@ -11,9 +11,10 @@
 //! One match at a time is played on a thread of its own, the *match thread* (module
 //! `match_thread`), which owns the [`MatchEngine`] (so the game need not be `Send` or `Sync`:
 //! the interpreter is neither) and logs each PLAY with the engine, its search statistics and
-//! the time used. INFO (which names the engine while in a match), ABORT and messages about
-//! other matches are answered by the server at once, also while a move is being computed; a
-//! message that cannot be read gets a reply that says why, and a log line. The clocks of START
+//! the time used; between requests it ponders ([`MatchEngine::ponder`], unless
+//! [`ServerOptions::ponder`] is off). INFO (which names the engine while in a match), ABORT
+//! and messages about other matches are answered by the server at once, also while a move is
+//! being computed; a message that cannot be read gets a reply that says why, and a log line. The clocks of START
 //! and PLAY start when the connection is accepted. A PLAY with percepts (GDL-II) goes to
 //! [`MatchEngine::play_percepts`]. With [`ServerOptions::case_fold`] the rules, role and moves
 //! are lower-cased first (module `fold`).
@@ -44,7 +45,9 @@ pub use engine::{Beliefs, EngineFactory, GameEngine, MatchEngine, StartRequest};
 pub use fold::folding_merges;
 pub use wire::ReadError;
 
-use match_thread::{Job, Turn};
+pub use match_thread::{PONDER_SLICE, Ponder};
+
+use match_thread::{Job, Turn, before_clock};
 use wire::{Bounds, Prefixed, respond, url_decode};
 
 /// Settings of the server.
@@ -62,6 +65,8 @@ pub struct ServerOptions {
     /// Lower-case the rules, the role and the moves of a match before use (for managers that
     /// upper-case the whole message, like Dresden's); see module `fold`.
     pub case_fold: bool,
+    /// Whether the match thread searches on the opponents' time, between requests.
+    pub ponder: Ponder,
 }
 
 impl Default for ServerOptions {
@@ -72,6 +77,7 @@ impl Default for ServerOptions {
             max_body: 16 << 20,
             read_timeout: Duration::from_secs(10),
             case_fold: false,
+            ponder: Ponder::On,
         }
     }
 }
@@ -145,9 +151,10 @@ pub async fn serve(
     factory: EngineFactory,
 ) -> std::io::Result<()> {
     let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+    let ponder = options.ponder;
     std::thread::Builder::new()
         .name("match".into())
-        .spawn(move || match_thread::run(factory, queue))?;
+        .spawn(move || match_thread::run(factory, queue, ponder))?;
     let shared = Arc::new(Shared {
         options,
         current: Mutex::new(Current::default()),
@@ -310,10 +317,11 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
                     .unwrap_or_else(|_| Err("the match thread ended".into())),
                 Err(_) => Err("the match thread ended".into()),
             };
+            let replied = before_clock(arrived + clock(start_clock), Instant::now());
             let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
             match made {
                 Ok(engine) => {
-                    log(&format!("START {match_id}: ready ({engine})"));
+                    log(&format!("START {match_id}: ready ({engine}), {replied}"));
                     if c.match_id.as_deref() == Some(&match_id) {
                         c.engine = Some(engine);
                     }
@@ -379,6 +387,7 @@ async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> 
         turn,
         arrived,
         deadline,
+        clock: arrived + play_clock,
         reply: tx,
     };
     match shared.jobs.send(job) {

@@ -31,6 +31,13 @@ pub trait MatchEngine {
         let _ = (turn, last_move, percepts, deadline);
         Err("this engine does not play GDL-II matches".into())
     }
+    /// Searches on the opponents' time until `until` (soon: the match thread calls it in
+    /// short slices while no request waits); returns the iterations run, 0 when there is
+    /// nothing to search (the match thread then waits for a request a while).
+    fn ponder(&mut self, until: Instant) -> u64 {
+        let _ = until;
+        0
+    }
 }
 
 /// Makes the engine of a match at START (`Err`: the player will not play it, and answers
@@ -229,6 +236,14 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
         match self.beliefs.used() {
             true => self.beliefs.stats(),
             false => self.player.report(),
+        }
+    }
+
+    /// [`Player::ponder`], in GDL-I matches (GDL-II's beliefs do not ponder).
+    fn ponder(&mut self, until: Instant) -> u64 {
+        match self.beliefs.used() {
+            true => 0,
+            false => self.player.ponder(&self.game, until),
         }
     }
 

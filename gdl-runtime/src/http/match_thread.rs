@@ -1,9 +1,15 @@
 //! The match thread: it owns the [`MatchEngine`] of the current match and runs the jobs the
 //! server gives it in order (START, PLAY, the end of the match), logging each PLAY with the
-//! engine, the search statistics and the time used.
+//! engine, the search statistics, the time used and how long before the play clock ended the
+//! move was handed to the server.
+//!
+//! While a match is on and no job waits, the thread ponders ([`MatchEngine::ponder`]) in
+//! slices of [`PONDER_SLICE`], looking at its queue between them: a job waits at most one
+//! slice. When the engine has nothing to search (its root is proven, or it does not ponder),
+//! the thread waits on its queue instead, looking again every [`IDLE`].
 
-use std::sync::mpsc::Receiver;
-use std::time::Instant;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
@@ -16,7 +22,10 @@ pub(super) enum Job {
     Play {
         turn: Turn,
         arrived: Instant,
+        /// When the search is to end (the play clock less the margin).
         deadline: Instant,
+        /// When the play clock ends.
+        clock: Instant,
         reply: oneshot::Sender<String>,
     },
     /// The match ended (STOP or ABORT): drop its engine.
@@ -35,18 +44,63 @@ pub(super) enum Turn {
     },
 }
 
+/// How long the match thread ponders between looks at its queue: a PLAY that arrives while
+/// it ponders waits this long at most (its deadline runs from its arrival all the same).
+pub const PONDER_SLICE: Duration = Duration::from_millis(20);
+
+/// How long the match thread waits on its queue, when the engine has nothing to ponder,
+/// before it asks the engine again.
+const IDLE: Duration = Duration::from_millis(250);
+
+/// Whether the match thread ponders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ponder {
+    On,
+    Off,
+}
+
 /// The match being played.
 struct Playing {
     match_id: String,
     engine: Box<dyn MatchEngine>,
     /// PLAYs answered so far.
     steps: u64,
+    /// Iterations pondered since the last PLAY.
+    pondered: u64,
 }
 
-/// Runs the jobs in order until the server is dropped.
-pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>) {
+/// The next job; until it comes, ponders the match being played (a failing engine drops
+/// the match). `None` when the server is gone.
+fn next_job(queue: &Receiver<Job>, playing: &mut Option<Playing>, ponder: Ponder) -> Option<Job> {
+    loop {
+        let Some(p) = playing.as_mut().filter(|_| ponder == Ponder::On) else {
+            return queue.recv().ok();
+        };
+        match queue.try_recv() {
+            Ok(job) => return Some(job),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => {}
+        }
+        let until = Instant::now() + PONDER_SLICE;
+        match guarded(|| Ok(p.engine.ponder(until))) {
+            Ok(0) => match queue.recv_timeout(IDLE) {
+                Ok(job) => return Some(job),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return None,
+            },
+            Ok(n) => p.pondered += n,
+            Err(why) => {
+                log(&format!("{}: {why}: the match is dropped", p.match_id));
+                *playing = None;
+            }
+        }
+    }
+}
+
+/// Runs the jobs in order until the server is dropped, pondering between them.
+pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Ponder) {
     let mut playing: Option<Playing> = None;
-    for job in queue {
+    while let Some(job) = next_job(&queue, &mut playing, ponder) {
         match job {
             Job::Start(start, reply_to) => {
                 playing = None;
@@ -57,6 +111,7 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>) {
                             match_id: start.match_id.clone(),
                             engine,
                             steps: 0,
+                            pondered: 0,
                         });
                         Ok(describe)
                     }
@@ -68,20 +123,25 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>) {
                 turn,
                 arrived,
                 deadline,
+                clock,
                 reply,
             } => {
-                let answer = match playing.as_mut() {
+                let (answer, line) = match playing.as_mut() {
                     Some(p) => match guarded(|| Ok(p.play(&turn, arrived, deadline))) {
-                        Ok(m) => m,
+                        Ok(played) => played,
                         Err(why) => {
-                            log(&format!("{}: {why}: the match is dropped", p.match_id));
+                            let line = format!("{}: {why}: the match is dropped", p.match_id);
                             playing = None;
-                            "nil".to_string()
+                            ("nil".to_string(), Some(line))
                         }
                     },
-                    None => super::reply::BUSY.to_string(),
+                    None => (super::reply::BUSY.to_string(), None),
                 };
                 let _ = reply.send(answer);
+                // Logged once the move is on its way.
+                if let Some(line) = line {
+                    log(&format!("{line}, {}", before_clock(clock, Instant::now())));
+                }
             }
             Job::End => playing = None,
         }
@@ -104,6 +164,14 @@ fn guarded<T>(job: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     }
 }
 
+/// `replied 412 ms before the clock` (or `after`), for a reply handed over at `now`.
+pub(super) fn before_clock(clock: Instant, now: Instant) -> String {
+    match clock.checked_duration_since(now) {
+        Some(left) => format!("replied {} ms before the clock", left.as_millis()),
+        None => format!("replied {} ms after the clock", (now - clock).as_millis()),
+    }
+}
+
 /// `<match> step N: <move> by <engine> (<stats>) in 1.23 s`.
 fn play_line(id: &str, step: u64, m: &str, by: &str, stats: Option<&str>, used: f64) -> String {
     let stats = stats.map_or(String::new(), |s| format!(" ({s})"));
@@ -111,9 +179,15 @@ fn play_line(id: &str, step: u64, m: &str, by: &str, stats: Option<&str>, used: 
 }
 
 impl Playing {
-    /// The move to send, and the log line of the PLAY.
-    fn play(&mut self, turn: &Turn, arrived: Instant, deadline: Instant) -> String {
+    /// The move to send, and the log line of the PLAY (without the time left on the clock).
+    fn play(
+        &mut self,
+        turn: &Turn,
+        arrived: Instant,
+        deadline: Instant,
+    ) -> (String, Option<String>) {
         self.steps += 1;
+        let pondered = std::mem::take(&mut self.pondered);
         let result = match turn {
             Turn::Moves(moves) => self.engine.play(moves.as_deref(), deadline),
             Turn::Percepts {
@@ -128,14 +202,18 @@ impl Playing {
         let (id, step, by) = (&self.match_id, self.steps, self.engine.describe());
         match result {
             Ok(m) => {
-                let stats = self.engine.last_stats();
-                log(&play_line(id, step, &m, &by, stats.as_deref(), used));
-                m
+                let stats = match (self.engine.last_stats(), pondered) {
+                    (stats, 0) => stats,
+                    (Some(s), n) => Some(format!("{s}; {n} pondered")),
+                    (None, n) => Some(format!("{n} pondered")),
+                };
+                let line = play_line(id, step, &m, &by, stats.as_deref(), used);
+                (m, Some(line))
             }
             Err(why) => {
-                log(&format!("{id} step {step}: {why} ({by}, {used:.2} s)"));
+                let line = format!("{id} step {step}: {why} ({by}, {used:.2} s)");
                 // Still a move: the manager substitutes a legal one.
-                "nil".to_string()
+                ("nil".to_string(), Some(line))
             }
         }
     }
@@ -152,6 +230,20 @@ mod tests {
         let r: Result<(), String> = guarded(|| panic!("boom"));
         assert_eq!(r, Err("the engine failed: boom".to_string()));
         assert_eq!(guarded(|| Ok(3)), Ok(3));
+    }
+
+    #[test]
+    fn replies_say_how_long_before_the_clock() {
+        let now = Instant::now();
+        let ms = Duration::from_millis;
+        assert_eq!(
+            before_clock(now + ms(412), now),
+            "replied 412 ms before the clock"
+        );
+        assert_eq!(
+            before_clock(now, now + ms(30)),
+            "replied 30 ms after the clock"
+        );
     }
 
     #[test]

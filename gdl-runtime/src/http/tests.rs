@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::*;
 use crate::player::{Mcts, MctsOptions};
@@ -415,4 +415,162 @@ fn case_folding_reads_upper_cased_matches() {
     let addr = serve_in_thread(options(false), factory());
     assert_eq!(post(addr, start), "ready");
     assert_eq!(post(addr, "( PLAY M.1 ((MINUS 1)) )"), "nil");
+}
+
+/// An engine that counts the calls to `ponder`; `searching`: each call searches (sleeps)
+/// until its end and says it ran one iteration, else it has nothing to search.
+struct Pondering {
+    calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    searching: bool,
+}
+
+impl MatchEngine for Pondering {
+    fn describe(&self) -> String {
+        "pondering".into()
+    }
+
+    fn play(&mut self, _moves: Option<&[String]>, _deadline: Instant) -> Result<String, String> {
+        Ok("noop".into())
+    }
+
+    fn ponder(&mut self, until: Instant) -> u64 {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        match self.searching {
+            true => {
+                std::thread::sleep(until.saturating_duration_since(Instant::now()));
+                1
+            }
+            false => 0,
+        }
+    }
+}
+
+/// A server whose matches are played by [`Pondering`]; returns its address and the count.
+fn pondering_server(
+    ponder: Ponder,
+    searching: bool,
+) -> (
+    std::net::SocketAddr,
+    std::sync::Arc<std::sync::atomic::AtomicU64>,
+) {
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = calls.clone();
+    let addr = serve_in_thread(
+        ServerOptions {
+            ponder,
+            ..ServerOptions::default()
+        },
+        Box::new(move |_: &StartRequest| {
+            Ok(Box::new(Pondering {
+                calls: counted.clone(),
+                searching,
+            }) as Box<dyn MatchEngine>)
+        }),
+    );
+    (addr, calls)
+}
+
+fn ponders(calls: &std::sync::atomic::AtomicU64) -> u64 {
+    calls.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+#[test]
+fn the_match_thread_ponders_between_plays_and_stops_at_stop() {
+    let (addr, calls) = pondering_server(Ponder::On, true);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(ponders(&calls), 0, "no match, no pondering");
+    assert_eq!(post(addr, "( START m only ((role only)) 10 10 )"), "ready");
+    for step in 0..3 {
+        let before = ponders(&calls);
+        std::thread::sleep(Duration::from_millis(200));
+        // Slices of 20 ms: about 10 in 200 ms, whatever the load, more than 2.
+        assert!(
+            ponders(&calls) >= before + 2,
+            "step {step}: {}",
+            ponders(&calls)
+        );
+        // A PLAY waits one slice at most: its reply comes at once, not at the deadline.
+        let asked = Instant::now();
+        let moves = if step == 0 { "NIL" } else { "(noop)" };
+        assert_eq!(post(addr, &format!("( PLAY m {moves} )")), "noop");
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            asked.elapsed()
+        );
+    }
+    assert_eq!(post(addr, "( STOP m (noop) )"), "done");
+    // STOP is answered by the server: the match thread may be in its last slice.
+    std::thread::sleep(Duration::from_millis(100));
+    let stopped = ponders(&calls);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(ponders(&calls), stopped, "pondering after STOP");
+    // ABORT stops it too.
+    assert_eq!(post(addr, "( START n only ((role only)) 10 10 )"), "ready");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(ponders(&calls) > stopped);
+    assert_eq!(post(addr, "( ABORT n )"), "aborted");
+    std::thread::sleep(Duration::from_millis(100));
+    let aborted = ponders(&calls);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(ponders(&calls), aborted, "pondering after ABORT");
+}
+
+#[test]
+fn nothing_to_ponder_is_no_busy_loop_and_off_is_off() {
+    let (addr, calls) = pondering_server(Ponder::On, false);
+    assert_eq!(post(addr, "( START m only ((role only)) 10 10 )"), "ready");
+    std::thread::sleep(Duration::from_millis(1000));
+    // One look every 250 ms when there is nothing to search: 4 or 5 in a second.
+    let looks = ponders(&calls);
+    assert!((1..=8).contains(&looks), "{looks} looks in 1 s");
+    let asked = Instant::now();
+    assert_eq!(post(addr, "( PLAY m NIL )"), "noop");
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        asked.elapsed()
+    );
+
+    let (addr, calls) = pondering_server(Ponder::Off, true);
+    assert_eq!(post(addr, "( START m only ((role only)) 10 10 )"), "ready");
+    assert_eq!(post(addr, "( PLAY m NIL )"), "noop");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(ponders(&calls), 0);
+}
+
+/// A game engine ponders with its player: the search goes on from the last state.
+#[test]
+fn a_game_engine_ponders_with_its_player() {
+    let start = StartRequest {
+        match_id: "m".into(),
+        role: "only".into(),
+        rules: String::new(),
+        start_clock: Duration::ZERO,
+        play_clock: Duration::from_secs(1),
+        arrived: Instant::now(),
+        margin: Duration::ZERO,
+        case_fold: false,
+    };
+    let options = MctsOptions {
+        max_iterations: Some(40),
+        ..MctsOptions::default()
+    };
+    let mut engine =
+        GameEngine::new(Countdown::new(1000), Mcts::new(options), &start, "toy").expect("the role");
+    let far = Instant::now() + Duration::from_secs(60);
+    // A budget of 40 iterations a search: pondering runs 40 more, twice.
+    assert_eq!(engine.ponder(far), 40);
+    assert_eq!(engine.ponder(far), 40);
+    assert!(engine.play(None, far).is_ok());
+    // A countdown from 1 is proven at once: nothing is left to ponder.
+    let mut done = GameEngine::new(
+        Countdown::new(1),
+        Mcts::new(MctsOptions::default()),
+        &start,
+        "toy",
+    )
+    .expect("the role");
+    assert!(done.play(None, far).is_ok());
+    assert_eq!(done.ponder(far), 0);
 }
