@@ -45,7 +45,7 @@ pub use engine::{Beliefs, EngineFactory, GameEngine, MatchEngine, StartRequest};
 pub use fold::folding_merges;
 pub use wire::ReadError;
 
-pub use match_thread::{PONDER_SLICE, Ponder};
+pub use crate::subprocess::{PONDER_SLICE, Ponder};
 
 use match_thread::{Job, Turn, before_clock};
 use wire::{Bounds, Prefixed, respond, url_decode};

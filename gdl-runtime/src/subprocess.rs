@@ -19,6 +19,12 @@
 //! and line breaks in them are sent as spaces (GDL does not tell them apart). End of input
 //! ends the engine. The numbers let the client stop waiting for a late reply and go on: the
 //! engine answers its requests in order, and the client skips the replies it gave up on.
+//!
+//! Between requests the engine ponders ([`Player::ponder`], unless [`Ponder::Off`]): it
+//! searches from the last state in slices of [`PONDER_SLICE`], looking for a request between
+//! them, so a request waits one slice at most; when there is nothing to search (no role yet,
+//! or the root is proven) it waits for the next request. The REPORT of `move` then ends with
+//! `; K pondered`, the iterations pondered since the last `choose`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -28,20 +34,104 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use crate::Game;
 use crate::player::Player;
 
-/// Serves `player` on `game` over `input` / `output` until `input` ends (the `engine`
-/// sub-command of a compiled game's binary). `report` describes the last search for the
-/// `move` reply (e.g. iterations and nodes).
+/// Whether a player searches on the opponents' time, between requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ponder {
+    On,
+    Off,
+}
+
+impl Ponder {
+    /// `on` or `off`.
+    pub fn parse(text: &str) -> Option<Ponder> {
+        match text {
+            "on" => Some(Ponder::On),
+            "off" => Some(Ponder::Off),
+            _ => None,
+        }
+    }
+
+    /// `on` or `off`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ponder::On => "on",
+            Ponder::Off => "off",
+        }
+    }
+}
+
+/// How long a player ponders between looks for a request: a request that arrives meanwhile
+/// waits this long at most.
+pub const PONDER_SLICE: Duration = Duration::from_millis(20);
+
+/// The lines of `input`, read on a thread of their own (so that the engine can ponder while
+/// none has come); the receiver is disconnected at the end of `input`, after a read error
+/// (sent first).
+pub fn read_lines(
+    input: impl BufRead + Send + 'static,
+) -> std::io::Result<mpsc::Receiver<std::io::Result<String>>> {
+    let (sender, lines) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("engine-requests".into())
+        .spawn(move || {
+            for line in input.lines() {
+                let failed = line.is_err();
+                if sender.send(line).is_err() || failed {
+                    break;
+                }
+            }
+        })?;
+    Ok(lines)
+}
+
+/// The next request line; until it comes, ponders with `player` (once it has a role) and
+/// adds the iterations to `pondered`. `None` at the end of the input.
+fn next_request<G: Game, P: Player<G>>(
+    requests: &mpsc::Receiver<std::io::Result<String>>,
+    game: &G,
+    player: &mut P,
+    ponder: bool,
+    pondered: &mut u64,
+) -> Option<std::io::Result<String>> {
+    loop {
+        match requests.try_recv() {
+            Ok(line) => return Some(line),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) => {}
+        }
+        let searched = match ponder {
+            true => player.ponder(game, Instant::now() + PONDER_SLICE),
+            false => 0,
+        };
+        if searched == 0 {
+            // Nothing to search until a request changes the state.
+            return requests.recv().ok();
+        }
+        *pondered += searched;
+    }
+}
+
+/// Serves `player` on `game`: reads the requests from `requests` (see [`read_lines`]) and
+/// writes the replies to `output`, until the requests end (the `engine` sub-command of a
+/// compiled game's binary); ponders between requests unless `ponder` is off. `report`
+/// describes the last search for the `move` reply (e.g. iterations and nodes).
 pub fn serve<G: Game, P: Player<G>>(
     game: &G,
     player: &mut P,
-    input: impl BufRead,
+    requests: mpsc::Receiver<std::io::Result<String>>,
     mut output: impl Write,
+    ponder: Ponder,
     report: impl Fn(&P) -> String,
 ) -> std::io::Result<()> {
     let mut state = game.initial_state();
     let mut next = state.clone();
     let mut role = None;
-    for line in input.lines() {
+    let mut pondered = 0u64;
+    loop {
+        let pondering = ponder == Ponder::On && role.is_some();
+        let Some(line) = next_request(&requests, game, player, pondering, &mut pondered) else {
+            return Ok(());
+        };
         let line = line?;
         let line = line.trim_end_matches('\r');
         let (number, request) = line.split_once('\t').unwrap_or(("0", line));
@@ -51,6 +141,7 @@ pub fn serve<G: Game, P: Player<G>>(
                 (Some(r), Some(deadline)) => {
                     role = Some(r);
                     state = game.initial_state();
+                    pondered = 0;
                     player.start(game, r, deadline);
                     "ready".to_string()
                 }
@@ -70,11 +161,19 @@ pub fn serve<G: Game, P: Player<G>>(
                 (None, _) => "error\tno role yet: `start` first".to_string(),
                 (_, None) => format!("error\tnot a deadline: {until}"),
                 (Some(r), Some(deadline)) => match player.choose(game, &state, deadline) {
-                    Some(m) => format!(
-                        "move\t{}\t{}",
-                        one_line(&game.move_text(r, m)),
-                        one_line(&report(player))
-                    ),
+                    Some(m) => {
+                        let mut said = report(player);
+                        match std::mem::take(&mut pondered) {
+                            0 => {}
+                            n if said.is_empty() => said = format!("{n} pondered"),
+                            n => said.push_str(&format!("; {n} pondered")),
+                        }
+                        format!(
+                            "move\t{}\t{}",
+                            one_line(&game.move_text(r, m)),
+                            one_line(&said)
+                        )
+                    }
                     None => "error\tno legal move".to_string(),
                 },
             },
@@ -83,7 +182,6 @@ pub fn serve<G: Game, P: Player<G>>(
         writeln!(output, "{number}\t{reply}")?;
         output.flush()?;
     }
-    Ok(())
 }
 
 fn find_role<G: Game>(game: &G, name: &str) -> Option<usize> {
@@ -313,7 +411,9 @@ mod tests {
             ..MctsOptions::default()
         });
         let mut out = Vec::new();
-        serve(&game, &mut player, requests.as_bytes(), &mut out, |p| {
+        let input = std::io::Cursor::new(requests.as_bytes().to_vec());
+        let requests = read_lines(input).unwrap();
+        serve(&game, &mut player, requests, &mut out, Ponder::Off, |p| {
             format!("{} iterations", p.stats().iterations)
         })
         .unwrap();
@@ -344,6 +444,88 @@ mod tests {
             .and_then(|n| n.parse().ok())
             .expect("the report");
         assert!((1..=200).contains(&n), "{fields:?}");
+    }
+
+    /// Output that sends what is written to a channel.
+    struct Sent(mpsc::Sender<u8>);
+
+    impl Write for Sent {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            for &b in buf {
+                let _ = self.0.send(b);
+            }
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The next line sent, waited for at most 10 s.
+    fn line_of(bytes: &mpsc::Receiver<u8>) -> String {
+        let mut line = Vec::new();
+        while let Ok(b) = bytes.recv_timeout(Duration::from_secs(10)) {
+            if b == b'\n' {
+                break;
+            }
+            line.push(b);
+        }
+        String::from_utf8(line).unwrap()
+    }
+
+    /// An engine on a long countdown, fed requests over time: with pondering on, it searches
+    /// between them, says so in its report, and still answers at once.
+    fn pondered_between_requests(ponder: Ponder) -> (String, Duration) {
+        let (requests, lines) = mpsc::channel();
+        let (sent, replies) = mpsc::channel();
+        let server = std::thread::spawn(move || {
+            let game = Countdown::new(1000);
+            let mut player = Mcts::new(MctsOptions::default());
+            serve(&game, &mut player, lines, Sent(sent), ponder, |p| {
+                format!("{} iterations", p.stats().iterations)
+            })
+        });
+        let now = || epoch_millis(Instant::now());
+        requests
+            .send(Ok(format!("1\tstart\tonly\t{}", now())))
+            .unwrap();
+        assert_eq!(line_of(&replies), "1\tready");
+        std::thread::sleep(Duration::from_millis(300));
+        let asked = Instant::now();
+        requests.send(Ok(format!("2\tchoose\t{}", now()))).unwrap();
+        let reply = line_of(&replies);
+        let took = asked.elapsed();
+        drop(requests);
+        server.join().unwrap().unwrap();
+        (reply, took)
+    }
+
+    #[test]
+    fn the_engine_ponders_between_requests_and_answers_promptly() {
+        let (reply, took) = pondered_between_requests(Ponder::On);
+        assert!(took < Duration::from_secs(1), "{took:?}");
+        let report = reply.rsplit('\t').next().unwrap();
+        let pondered: u64 = report
+            .strip_suffix(" pondered")
+            .and_then(|r| r.rsplit("; ").next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{reply}"));
+        assert!(pondered > 0, "{reply}");
+        let (reply, took) = pondered_between_requests(Ponder::Off);
+        assert!(took < Duration::from_secs(1), "{took:?}");
+        assert!(reply.starts_with("2\tmove\t"), "{reply}");
+        assert!(!reply.contains("pondered"), "{reply}");
+    }
+
+    #[test]
+    fn ponder_flags() {
+        assert_eq!(Ponder::parse("on"), Some(Ponder::On));
+        assert_eq!(Ponder::parse("off"), Some(Ponder::Off));
+        assert_eq!(Ponder::parse("yes"), None);
+        for p in [Ponder::On, Ponder::Off] {
+            assert_eq!(Ponder::parse(p.as_str()), Some(p));
+        }
     }
 
     #[test]

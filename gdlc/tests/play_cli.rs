@@ -153,3 +153,26 @@ fn bad_rules_are_refused_with_busy() {
     );
     assert!(post(player.addr, "( INFO )").contains("available"));
 }
+
+#[test]
+fn a_whole_match_without_pondering_and_bad_ponder_values() {
+    let player = start_player(&["--engine", "interpreted", "--ponder", "off"]);
+    play_tic_tac_toe(&player);
+    for bad in ["maybe", "", "ON"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"))
+            .args([
+                "play",
+                "--port",
+                "0",
+                "--bind",
+                "127.0.0.1",
+                "--ponder",
+                bad,
+            ])
+            .output()
+            .expect("gdlc runs");
+        assert_eq!(out.status.code(), Some(2), "--ponder {bad:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("--ponder"), "{said}");
+    }
+}

@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::{EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, serve_on};
+use super::{
+    EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
+};
 use crate::Game;
 use crate::cli::{EXIT_USAGE, run_game};
 use crate::player::{MctsOptions, ParallelMcts, Player};
@@ -16,11 +18,16 @@ use crate::sexpr;
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
-           [--max-nodes N] [--exploration C]
+           [--max-nodes N] [--exploration C] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
-                                           most N tree nodes, UCB1 constant C);
+                                           most N tree nodes, UCB1 constant C; --ponder:
+                                           search on the opponents' time, default on);
                                            --case-fold: lower-case rules and moves (for
                                            managers that upper-case messages, like Dresden)";
+
+/// The usage of `engine`.
+const ENGINE_USAGE: &str =
+    "  BIN engine [--threads T] [--max-nodes N] [--exploration C] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -99,6 +106,7 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
                 }
                 _ => false,
             },
+            "--ponder" => Ponder::parse(value).map(|p| options.ponder = p).is_some(),
             "--exploration" => match value.parse::<f64>() {
                 Ok(c) if c.is_finite() && c >= 0.0 => {
                     search.exploration = c;
@@ -130,7 +138,7 @@ fn expected_rules(rules: &str, case_fold: bool) -> Option<BTreeSet<String>> {
 }
 
 /// The `main` of a compiled game's binary with a player: `BIN play ...` serves the game,
-/// `BIN engine [--threads T]` plays over standard input and output for the universal player
+/// `BIN engine [--threads T] ...` plays over standard input and output for the universal player
 /// ([`crate::subprocess`]), anything else is [`run_game`]. `rules` is the description the game
 /// was compiled from: a START with other rules is answered `busy`.
 pub fn main_with_player<G>(game: &G, name: &str, rules: &str) -> ExitCode
@@ -187,9 +195,9 @@ where
     serve_on(name, &address, options, factory)
 }
 
-/// `BIN engine [--threads T] [--max-nodes N] [--exploration C]`: root-parallel MCTS served over
-/// standard input and output
-/// ([`crate::subprocess::serve`]) until the input ends.
+/// `BIN engine [--threads T] [--max-nodes N] [--exploration C] [--ponder on|off]`:
+/// root-parallel MCTS served over standard input and output ([`crate::subprocess::serve`],
+/// pondering between requests unless `--ponder off`) until the input ends.
 fn engine<G>(game: &G, name: &str, args: &[String]) -> ExitCode
 where
     G: Game + Sync,
@@ -197,20 +205,27 @@ where
     G::Move: Send,
 {
     // The flags of `play` (those about HTTP have no use here).
-    let (threads, search) = match play_args(name, args) {
-        Ok(a) => (a.threads, a.search),
+    let (threads, search, ponder) = match play_args(name, args) {
+        Ok(a) => (a.threads, a.search, a.options.ponder),
         Err(e) => {
-            eprintln!("{name}: {e}\n  BIN engine [--threads T] [--max-nodes N] [--exploration C]");
+            eprintln!("{name}: {e}\n{ENGINE_USAGE}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
     let mut player = ParallelMcts::new(search, threads);
-    let stdin = std::io::stdin();
+    let requests = match crate::subprocess::read_lines(std::io::BufReader::new(std::io::stdin())) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{name}: engine: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let served = crate::subprocess::serve(
         game,
         &mut player,
-        stdin.lock(),
+        requests,
         std::io::stdout().lock(),
+        ponder,
         |p: &ParallelMcts<G>| p.report().unwrap_or_default(),
     );
     match served {
@@ -247,6 +262,15 @@ mod tests {
         assert_eq!((a.search.max_nodes, a.search.exploration), (5000, 0.5));
         assert!(play_args("g", &args(&["--max-nodes", "0"])).is_err());
         assert!(play_args("g", &args(&["--exploration", "NaN"])).is_err());
+        assert_eq!(play_args("g", &[]).unwrap().options.ponder, Ponder::On);
+        let off = play_args("g", &args(&["--ponder", "off"])).unwrap();
+        assert_eq!(off.options.ponder, Ponder::Off);
+        let on = play_args("g", &args(&["--ponder=on"])).unwrap();
+        assert_eq!(on.options.ponder, Ponder::On);
+        for bad in ["--ponder=yes", "--ponder=", "--ponder=OFF"] {
+            assert!(play_args("g", &args(&[bad])).is_err(), "{bad}");
+        }
+        assert!(play_args("g", &args(&["--ponder"])).is_err());
     }
 
     /// Folding: an upper-cased START of rules spelled in mixed case is the game's.

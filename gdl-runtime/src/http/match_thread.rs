@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use super::{EngineFactory, MatchEngine, StartRequest, log};
+use crate::subprocess::{PONDER_SLICE, Ponder};
 
 /// A job for the match thread.
 pub(super) enum Job {
@@ -44,20 +45,10 @@ pub(super) enum Turn {
     },
 }
 
-/// How long the match thread ponders between looks at its queue: a PLAY that arrives while
-/// it ponders waits this long at most (its deadline runs from its arrival all the same).
-pub const PONDER_SLICE: Duration = Duration::from_millis(20);
-
 /// How long the match thread waits on its queue, when the engine has nothing to ponder,
-/// before it asks the engine again.
+/// before it asks the engine again (the universal player's engine may have a build to look
+/// at).
 const IDLE: Duration = Duration::from_millis(250);
-
-/// Whether the match thread ponders.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ponder {
-    On,
-    Off,
-}
 
 /// The match being played.
 struct Playing {

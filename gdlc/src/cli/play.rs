@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use gdl_runtime::http::{EngineFactory, MatchEngine, ServerOptions, StartRequest};
+use gdl_runtime::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
 use gdl_runtime::player::MctsOptions;
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
@@ -53,6 +53,9 @@ pub struct Args {
     /// Search threads of the compiled game.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
+    /// Search on the opponents' time, between requests: `on` or `off`.
+    #[arg(long, default_value = "on", value_parser = parse_ponder)]
+    pub ponder: Ponder,
     /// Lower-case the rules and moves of a match (for managers that upper-case the whole
     /// message, like Dresden's); warns at START when that merges two constants.
     #[arg(long)]
@@ -72,6 +75,11 @@ pub enum PlayEngine {
     Propnet,
     /// The interpreter only.
     Interpreted,
+}
+
+/// `--ponder`: `on` or `off`.
+fn parse_ponder(text: &str) -> Result<Ponder, String> {
+    Ponder::parse(text).ok_or_else(|| format!("`{text}` is not `on` or `off`"))
 }
 
 /// The rules of a program as a set of texts (order and layout do not matter).
@@ -117,6 +125,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--threads={}", args.threads.max(1)),
                             format!("--max-nodes={}", args.max_nodes.max(1)),
                             format!("--exploration={}", args.exploration),
+                            format!("--ponder={}", args.ponder.as_str()),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -151,6 +160,7 @@ pub fn run(args: Args) -> ExitCode {
         propnet: engine != PlayEngine::Interpreted,
         compile: (engine == PlayEngine::Compiled).then(|| args.compile.clone()),
         threads: args.threads.max(1),
+        ponder: args.ponder,
     };
     if let Some(compile) = &options.compile {
         super::universal::warm_up(compile);
@@ -182,6 +192,7 @@ pub fn run(args: Args) -> ExitCode {
         name: args.name.clone(),
         margin: Duration::from_secs_f64(args.margin),
         case_fold: args.case_fold,
+        ponder: args.ponder,
         ..ServerOptions::default()
     };
     gdl_runtime::http::serve_on(

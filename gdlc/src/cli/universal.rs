@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use gdl_runtime::Game;
 use gdl_runtime::http::{Beliefs, MatchEngine, StartRequest};
 use gdl_runtime::player::{Mcts, MctsOptions, Player};
-use gdl_runtime::subprocess::{self, EngineError};
+use gdl_runtime::subprocess::{self, EngineError, Ponder};
 use gdlc::interp::Interpreter;
 
 use self::network::{GroundRequest, NetSearch, Network};
@@ -56,6 +56,9 @@ pub struct UniversalOptions {
     pub compile: Option<CompileArgs>,
     /// Search threads of the compiled engine.
     pub threads: usize,
+    /// Whether the compiled engine ponders between requests (the engine in this process
+    /// ponders when the match thread asks it to).
+    pub ponder: Ponder,
 }
 
 /// Where the compiled engine of a match stands.
@@ -88,6 +91,7 @@ pub struct Universal {
     /// The engine that chose the last move (`None` before the first).
     played_by: Option<&'static str>,
     threads: usize,
+    ponder: Ponder,
     mcts_options: MctsOptions,
     /// GDL-II matches are played from beliefs, with the interpreter.
     beliefs: Beliefs<Interpreter>,
@@ -227,6 +231,7 @@ impl Universal {
             network,
             played_by: None,
             threads: options.threads.max(1),
+            ponder: options.ponder,
             mcts_options: options.mcts.clone(),
             beliefs: Beliefs::new(start),
             report: None,
@@ -450,7 +455,8 @@ impl Universal {
                 "--max-nodes={}",
                 self.mcts_options.max_nodes.max(1)
             ))
-            .arg(format!("--exploration={}", self.mcts_options.exploration));
+            .arg(format!("--exploration={}", self.mcts_options.exploration))
+            .arg(format!("--ponder={}", self.ponder.as_str()));
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until
@@ -605,6 +611,26 @@ impl MatchEngine for Universal {
         match self.beliefs.used() {
             true => self.beliefs.stats(),
             false => self.report.clone(),
+        }
+    }
+
+    /// In a GDL-I match: looks at the build (the compiled game may take over, and ponders
+    /// on its own from then on) and the network, then searches with the engine of this
+    /// process that plays: the network, else the interpreter (while the network is being
+    /// ground nothing searches: grounding has the core).
+    fn ponder(&mut self, until: Instant) -> u64 {
+        if self.beliefs.used() || self.poll_build(until) {
+            return 0;
+        }
+        self.poll_network();
+        match &mut self.network {
+            Network::Playing(search) => search.search(until),
+            Network::Grounding(_) => 0,
+            // The interpreter's tree follows the match only while it plays.
+            Network::Off(_) if self.mcts.root_state() == Some(&self.state) => {
+                self.mcts.ponder(&self.game, until)
+            }
+            Network::Off(_) => 0,
         }
     }
 
