@@ -75,6 +75,32 @@ pub struct GameEngine<G: Game, P: Player<G>> {
     case_fold: bool,
     legal: Vec<G::Move>,
     beliefs: Beliefs<G>,
+    /// Where the time of the last PLAY went, when it went astray: how long the player took
+    /// to follow the joint move (and cut its tree), and how late its choice came.
+    timing: Timing,
+}
+
+/// The times of one PLAY worth a word in the log.
+#[derive(Clone, Copy, Debug, Default)]
+struct Timing {
+    observe: Duration,
+    late: Duration,
+}
+
+impl Timing {
+    /// What the log says of them: nothing when both are under 10 ms.
+    fn describe(self) -> Option<String> {
+        let ms = |d: Duration| d.as_millis();
+        let notable = Duration::from_millis(10);
+        let mut said = Vec::new();
+        if self.observe >= notable {
+            said.push(format!("observed in {} ms", ms(self.observe)));
+        }
+        if self.late >= notable {
+            said.push(format!("chose {} ms past the deadline", ms(self.late)));
+        }
+        (!said.is_empty()).then(|| said.join(", "))
+    }
 }
 
 /// The GDL-II side of an engine: the beliefs of a [`BeliefPlayer`], made at the first PLAY
@@ -180,6 +206,7 @@ impl<G: Game, P: Player<G>> GameEngine<G, P> {
             case_fold: start.case_fold,
             legal: Vec::new(),
             beliefs: Beliefs::new(start),
+            timing: Timing::default(),
         })
     }
 
@@ -223,10 +250,16 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
                 .collect();
             let joint = joint.ok_or_else(|| format!("a move of {moves:?} is not of this game"))?;
             self.game.next_state(&self.state, &joint, &mut self.next);
+            let began = Instant::now();
             self.player.observe(&self.game, &joint, &self.next);
+            self.timing.observe = began.elapsed();
             std::mem::swap(&mut self.state, &mut self.next);
+        } else {
+            self.timing.observe = Duration::ZERO;
         }
-        match self.player.choose(&self.game, &self.state, deadline) {
+        let chosen = self.player.choose(&self.game, &self.state, deadline);
+        self.timing.late = Instant::now().saturating_duration_since(deadline);
+        match chosen {
             Some(m) => Ok(self.game.move_text(self.role, m)),
             None => Err("no legal move".to_string()),
         }
@@ -235,7 +268,10 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
     fn last_stats(&self) -> Option<String> {
         match self.beliefs.used() {
             true => self.beliefs.stats(),
-            false => self.player.report(),
+            false => match (self.player.report(), self.timing.describe()) {
+                (Some(r), Some(t)) => Some(format!("{r}; {t}")),
+                (r, t) => r.or(t),
+            },
         }
     }
 
@@ -256,5 +292,22 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
     ) -> Result<String, String> {
         self.beliefs
             .play(&self.game, self.role, turn, last_move, percepts, deadline)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timings_under_10_ms_go_unsaid() {
+        let ms = Duration::from_millis;
+        let t = |observe, late| Timing { observe, late }.describe();
+        assert_eq!(t(ms(9), ms(9)), None);
+        assert_eq!(t(ms(812), ms(0)).as_deref(), Some("observed in 812 ms"));
+        assert_eq!(
+            t(ms(10), ms(272)).as_deref(),
+            Some("observed in 10 ms, chose 272 ms past the deadline")
+        );
     }
 }
