@@ -55,7 +55,9 @@ use wire::{Bounds, Prefixed, respond, url_decode};
 pub struct ServerOptions {
     /// The name INFO gives.
     pub name: String,
-    /// A move is sent this long before the play clock ends.
+    /// A move is sent this long before the play clock ends (from the PLAY's arrival); START
+    /// keeps [`START_EXTRA_MARGIN`] more, as managers give no grace there. The default,
+    /// [`DEFAULT_MARGIN`], is for a manager on the same host.
     pub margin: Duration,
     /// The longest request body read (bytes); a longer one gets an error reply.
     pub max_body: usize,
@@ -69,11 +71,19 @@ pub struct ServerOptions {
     pub ponder: Ponder,
 }
 
+/// The default [`ServerOptions::margin`]: measured on the same host, the move is handed over
+/// 10-30 ms after the search's deadline, rarely a few hundred ms on a loaded machine (the
+/// 1 s of grace managers give on PLAY covers those).
+pub const DEFAULT_MARGIN: Duration = Duration::from_millis(300);
+
+/// What START keeps in hand beyond [`ServerOptions::margin`]: managers give no grace on it.
+pub const START_EXTRA_MARGIN: Duration = Duration::from_millis(200);
+
 impl Default for ServerOptions {
     fn default() -> Self {
         ServerOptions {
             name: "gdlc".to_string(),
-            margin: Duration::from_millis(1500),
+            margin: DEFAULT_MARGIN,
             max_body: 16 << 20,
             read_timeout: Duration::from_secs(10),
             case_fold: false,
@@ -307,7 +317,7 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
                 start_clock: clock(start_clock),
                 play_clock: clock(play_clock),
                 arrived,
-                margin,
+                margin: margin + START_EXTRA_MARGIN,
                 case_fold,
             };
             let (tx, rx) = oneshot::channel();

@@ -21,7 +21,10 @@ pub const PLAY_USAGE: &str =
            [--max-nodes N] [--exploration C] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C; --ponder:
-                                           search on the opponents' time, default on);
+                                           search on the opponents' time, default on;
+                                           --margin: seconds kept before the play clock
+                                           ends, START 0.2 more, default 0.3 for a manager
+                                           on this host, 1.0 advised over a network);
                                            --case-fold: lower-case rules and moves (for
                                            managers that upper-case messages, like Dresden)";
 

@@ -55,7 +55,7 @@ pub struct StartRequest {
     pub play_clock: Duration,
     /// When the START arrived; the start clock runs from here.
     pub arrived: Instant,
-    /// The safety margin the player keeps before each deadline.
+    /// The safety margin the player keeps before the start clock ends.
     pub margin: Duration,
     /// The server folds case ([`super::ServerOptions::case_fold`]): the rules and the role
     /// are lower-cased, the moves of PLAY too, and are to be matched against the game's

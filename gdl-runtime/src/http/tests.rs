@@ -574,3 +574,48 @@ fn a_game_engine_ponders_with_its_player() {
     assert!(done.play(None, far).is_ok());
     assert_eq!(done.ponder(far), 0);
 }
+
+/// An engine that sends the deadline of each PLAY.
+struct Deadlines(std::sync::mpsc::Sender<Instant>);
+
+impl MatchEngine for Deadlines {
+    fn describe(&self) -> String {
+        "deadlines".into()
+    }
+
+    fn play(&mut self, _moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+        let _ = self.0.send(deadline);
+        Ok("noop".into())
+    }
+}
+
+/// The deadlines run from the request's arrival less the margin; START keeps more.
+#[test]
+fn deadlines_keep_the_margin_and_start_keeps_more() {
+    let (margins, seen_margins) = std::sync::mpsc::channel();
+    let (deadlines, seen_deadlines) = std::sync::mpsc::channel();
+    let addr = serve_in_thread(
+        ServerOptions {
+            margin: Duration::from_millis(900),
+            ..ServerOptions::default()
+        },
+        Box::new(move |start: &StartRequest| {
+            let _ = margins.send(start.margin);
+            Ok(Box::new(Deadlines(deadlines.clone())) as Box<dyn MatchEngine>)
+        }),
+    );
+    assert_eq!(post(addr, "( START m only ((role only)) 10 10 )"), "ready");
+    let margin = seen_margins.recv_timeout(Duration::from_secs(10));
+    assert_eq!(margin, Ok(Duration::from_millis(900) + START_EXTRA_MARGIN));
+    let asked = Instant::now();
+    assert_eq!(post(addr, "( PLAY m NIL )"), "noop");
+    let deadline = seen_deadlines
+        .recv_timeout(Duration::from_secs(10))
+        .expect("a deadline");
+    // 10 s less 0.9 s from the arrival, which is after `asked`, by less than a second.
+    let left = deadline.saturating_duration_since(asked);
+    assert!(
+        (Duration::from_millis(9100)..Duration::from_millis(10_100)).contains(&left),
+        "{left:?}"
+    );
+}

@@ -33,8 +33,11 @@ pub struct Args {
     /// The name INFO answers.
     #[arg(long, default_value = "gdlc")]
     pub name: String,
-    /// Seconds kept in hand before each deadline.
-    #[arg(long, default_value_t = 1.5)]
+    /// Seconds kept in hand before the play clock ends (counted from the request's
+    /// arrival); START keeps 0.2 s more, as managers give no grace there. The default is for
+    /// a manager on this host; over a network add the round trip and its jitter: 1.0 is
+    /// advised (e.g. Tiltyard, Dresden).
+    #[arg(long, default_value_t = gdl_runtime::http::DEFAULT_MARGIN.as_secs_f64())]
     pub margin: f64,
     /// The most nodes of the search tree.
     #[arg(long, default_value_t = 1_000_000)]
