@@ -398,6 +398,7 @@ async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> 
         arrived,
         deadline,
         clock: arrived + play_clock,
+        queued: Instant::now(),
         reply: tx,
     };
     match shared.jobs.send(job) {

@@ -1,7 +1,7 @@
 //! The match thread: it owns the [`MatchEngine`] of the current match and runs the jobs the
 //! server gives it in order (START, PLAY, the end of the match), logging each PLAY with the
-//! engine, the search statistics, the time used and how long before the play clock ended the
-//! move was handed to the server.
+//! engine, the search statistics, the time used, how long before the play clock ended the
+//! move was handed to the server and, when it did, how long the PLAY waited in the queue.
 //!
 //! While a match is on and no job waits, the thread ponders ([`MatchEngine::ponder`]) in
 //! slices of [`PONDER_SLICE`], looking at its queue between them: a job waits at most one
@@ -27,6 +27,8 @@ pub(super) enum Job {
         deadline: Instant,
         /// When the play clock ends.
         clock: Instant,
+        /// When the server queued the job.
+        queued: Instant,
         reply: oneshot::Sender<String>,
     },
     /// The match ended (STOP or ABORT): drop its engine.
@@ -115,8 +117,11 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
                 arrived,
                 deadline,
                 clock,
+                queued,
                 reply,
             } => {
+                // A ponder slice, at most, if the thread was pondering.
+                let waited = queued.elapsed();
                 let (answer, line) = match playing.as_mut() {
                     Some(p) => match guarded(|| Ok(p.play(&turn, arrived, deadline))) {
                         Ok(played) => played,
@@ -131,7 +136,12 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
                 let _ = reply.send(answer);
                 // Logged once the move is on its way.
                 if let Some(line) = line {
-                    log(&format!("{line}, {}", before_clock(clock, Instant::now())));
+                    let replied = before_clock(clock, Instant::now());
+                    let waited = waited.as_millis();
+                    match waited {
+                        0 => log(&format!("{line}, {replied}")),
+                        _ => log(&format!("{line}, {replied} (queued {waited} ms)")),
+                    }
                 }
             }
             Job::End => playing = None,
