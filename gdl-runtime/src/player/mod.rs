@@ -9,11 +9,16 @@
 //! GDL-II's `random` is drawn uniformly, never searched as an opponent. [`BeliefPlayer`] plays
 //! GDL-II's imperfect information from what its role sees.
 
+mod baseline;
 mod belief;
-mod mcts;
+mod options;
+mod root;
 
+pub use baseline::{BaselineMcts, ParallelBaseline};
+pub use baseline::{BaselineMcts as Mcts, ParallelBaseline as ParallelMcts};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
-pub use mcts::{Mcts, MctsOptions, ParallelMcts, SearchStats};
+pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats};
+pub use root::RootMove;
 
 use std::time::Instant;
 

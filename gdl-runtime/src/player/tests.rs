@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant};
 
-use super::mcts::{RootMove, choose_root, merge_root_moves};
+use super::root::{RootMove, choose_root, merge_root_moves};
 use super::*;
 use crate::Game;
 
@@ -604,7 +604,11 @@ fn pondering_searches_from_the_last_state_and_grows_the_tree() {
         let pondered = Player::ponder(&mut p, &game, far());
         assert_eq!(pondered, 500 * threads as u64, "{threads} threads");
         p.choose(&game, &(30, 0), far());
-        assert!(p.stats().nodes > before, "{threads} threads: {:?}", p.stats());
+        assert!(
+            p.stats().nodes > before,
+            "{threads} threads: {:?}",
+            p.stats()
+        );
     }
     let mut single = mcts(300, 1);
     assert_eq!(single.ponder(&game, far()), 0);

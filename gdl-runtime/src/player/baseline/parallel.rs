@@ -1,23 +1,25 @@
-//! Root-parallel MCTS: one tree per thread.
+//! Root-parallel baseline MCTS: one tree per thread.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::{Mcts, MctsOptions, SearchStats, choose_root, merge_root_moves};
+use super::BaselineMcts;
 use crate::player::Player;
+use crate::player::root::{choose_root, merge_root_moves};
+use crate::player::{MctsOptions, SearchStats};
 use crate::{Game, RoleIndex};
 
 /// Root-parallel MCTS: one tree per thread (seeds differ), searched at once until the
 /// deadline, or until one tree proves its root (the others stop then too). The player's root
 /// moves are merged over the trees: visits and goal sums are summed, and a move proven in any
-/// tree is proven; the move is chosen from the merged moves as [`Mcts`] chooses from its own.
+/// tree is proven; the move is chosen from the merged moves as [`BaselineMcts`] chooses from its own.
 /// Needs a game that threads can share (`Sync`), as compiled games are.
-pub struct ParallelMcts<G: Game> {
-    trees: Vec<Mcts<G>>,
+pub struct ParallelBaseline<G: Game> {
+    trees: Vec<BaselineMcts<G>>,
     stats: SearchStats,
 }
 
-impl<G: Game + Sync> ParallelMcts<G>
+impl<G: Game + Sync> ParallelBaseline<G>
 where
     G::State: Send + Sync,
     G::Move: Send,
@@ -26,14 +28,14 @@ where
     pub fn new(options: MctsOptions, threads: usize) -> Self {
         let trees = (0..threads.max(1))
             .map(|t| {
-                Mcts::new(MctsOptions {
+                BaselineMcts::new(MctsOptions {
                     seed: options.seed.wrapping_add(t as u64 * 0x9E37_79B9),
                     max_nodes: options.max_nodes / threads.max(1),
                     ..options.clone()
                 })
             })
             .collect();
-        ParallelMcts {
+        ParallelBaseline {
             trees,
             stats: SearchStats::default(),
         }
@@ -45,13 +47,13 @@ where
     }
 }
 
-impl<G: Game + Sync> Player<G> for ParallelMcts<G>
+impl<G: Game + Sync> Player<G> for ParallelBaseline<G>
 where
     G::State: Send + Sync,
     G::Move: Send,
 {
     fn name(&self) -> &str {
-        "mcts"
+        "baseline"
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
@@ -74,7 +76,7 @@ where
                 });
             }
         });
-        let moves = merge_root_moves(self.trees.iter().map(Mcts::root_moves));
+        let moves = merge_root_moves(self.trees.iter().map(BaselineMcts::root_moves));
         let chosen = choose_root(&moves);
         let role = self.trees.first().map_or(0, |t| t.role);
         let proven_root = self
@@ -84,7 +86,7 @@ where
             .map(|g| g.get(role).copied().unwrap_or(0.0));
         self.stats = SearchStats {
             iterations: self.trees.iter().map(|t| t.stats.iterations).sum(),
-            nodes: self.trees.iter().map(Mcts::tree_size).sum(),
+            nodes: self.trees.iter().map(BaselineMcts::tree_size).sum(),
             value: match (proven_root, chosen) {
                 (Some(v), _) => v,
                 (None, Some((i, _))) => moves[i].value(),

@@ -1,5 +1,6 @@
-//! Monte Carlo tree search: UCT with decoupled statistics per role, and proven values
-//! (MCTS-Solver, generalised to any number of roles).
+//! The baseline search, kept as it was before the flat node store (the strength benchmark
+//! plays against it; `--search baseline` selects it): UCT with decoupled statistics per role,
+//! and proven values (MCTS-Solver, generalised to any number of roles).
 //!
 //! Each node holds a state and, per role, its legal moves with their visit counts and goal
 //! sums. An iteration descends from the root: in each node every role picks its move by UCB1
@@ -8,7 +9,7 @@
 //! playout gives every role's goal in 0..1, and the path is updated role by role. Between
 //! moves the tree is kept: the subtree of the joint move played becomes the new root.
 //!
-//! Proven nodes (`mcts/node.rs` says when a node is proven) are not played out again: an
+//! Proven nodes (`baseline/node.rs` says when a node is proven) are not played out again: an
 //! iteration that reaches one backs up its exact goals, and a node proven on the way up backs
 //! up its own to the nodes above it. In a turn node the mover never selects a move proven
 //! worse than another (below its best proven goal, or 0) and the value of a proven move is
@@ -19,137 +20,18 @@
 mod node;
 mod parallel;
 
-pub use parallel::ParallelMcts;
+pub use parallel::ParallelBaseline;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use node::{Kind, Node};
 
-use super::{Player, Playout};
+use super::root::{RootMove, choose_root};
+use super::{MctsOptions, Player, Playout, SearchStats};
 use crate::{Game, RoleIndex, SplitMix64};
 
-/// Settings of [`Mcts`].
-#[derive(Clone, Debug)]
-pub struct MctsOptions {
-    /// The UCB1 exploration constant (goals are in 0..1). The default, 0.3, won 20 of 20
-    /// breakthrough games against flat Monte Carlo at 1000 playouts per move where 0.7 won
-    /// 11 (BENCHMARKS.md, Players); on connectFour both do alike.
-    pub exploration: f64,
-    /// The most nodes the tree holds; past it, iterations still run (from the leaves) but the
-    /// tree stops growing.
-    pub max_nodes: usize,
-    /// Iterations per decision at most (`None`: until the deadline).
-    pub max_iterations: Option<u64>,
-    /// Playouts longer than this are scored 0.5 for every role.
-    pub max_playout_steps: usize,
-    pub seed: u64,
-}
-
-impl Default for MctsOptions {
-    fn default() -> Self {
-        MctsOptions {
-            exploration: 0.3,
-            max_nodes: 1_000_000,
-            max_iterations: None,
-            max_playout_steps: 10_000,
-            seed: 1,
-        }
-    }
-}
-
-/// What the last search did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SearchStats {
-    pub iterations: u64,
-    /// Nodes in the tree after the search.
-    pub nodes: usize,
-    /// The mean goal (0..1) of the move chosen (exact when proven), for the player's role.
-    pub value: f64,
-    /// The root was proven: `value` is exact.
-    pub proven: bool,
-}
-
-impl std::fmt::Display for SearchStats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} iterations, {} nodes, value {:.2}{}",
-            self.iterations,
-            self.nodes,
-            self.value,
-            if self.proven { " (proven)" } else { "" }
-        )
-    }
-}
-
-/// One move of the player's role at the root, as the search left it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RootMove<M> {
-    pub mv: M,
-    pub visits: u64,
-    /// The sum of the player's goals (0..1) over the visits.
-    pub sum: f64,
-    /// The player's exact goal after the move, when proven.
-    pub proven: Option<f64>,
-}
-
-impl<M> RootMove<M> {
-    /// The proven goal, else the mean.
-    fn value(&self) -> f64 {
-        self.proven.unwrap_or(self.sum / self.visits.max(1) as f64)
-    }
-}
-
-/// The move to play among the player's root moves: a proven win (goal 1), else the best proven
-/// move when every move is proven (with `true`: the choice is proven), else the most visited
-/// (ties: the better value) of the moves not proven worse than another.
-pub(super) fn choose_root<M>(moves: &[RootMove<M>]) -> Option<(usize, bool)> {
-    if let Some(i) = moves
-        .iter()
-        .position(|m| m.proven.is_some_and(|v| v >= 1.0))
-    {
-        return Some((i, true));
-    }
-    let bound = moves.iter().filter_map(|m| m.proven).max_by(f64::total_cmp);
-    if !moves.is_empty() && moves.iter().all(|m| m.proven.is_some()) {
-        let i = (0..moves.len()).max_by(|&a, &b| moves[a].value().total_cmp(&moves[b].value()))?;
-        return Some((i, true));
-    }
-    let worse = |m: &RootMove<M>| {
-        m.proven
-            .is_some_and(|v| v <= 0.0 || bound.is_some_and(|b| v < b))
-    };
-    let i = (0..moves.len())
-        .filter(|&i| !worse(&moves[i]))
-        .max_by(|&a, &b| {
-            (moves[a].visits.cmp(&moves[b].visits))
-                .then(moves[a].value().total_cmp(&moves[b].value()))
-        })?;
-    Some((i, false))
-}
-
-/// The root moves of every tree as one list: visits and sums added, a proof from any tree.
-pub(super) fn merge_root_moves<M: Copy + PartialEq>(
-    lists: impl IntoIterator<Item = Vec<RootMove<M>>>,
-) -> Vec<RootMove<M>> {
-    let mut merged: Vec<RootMove<M>> = Vec::new();
-    for list in lists {
-        for m in list {
-            match merged.iter_mut().find(|x| x.mv == m.mv) {
-                Some(x) => {
-                    x.visits += m.visits;
-                    x.sum += m.sum;
-                    x.proven = x.proven.or(m.proven);
-                }
-                None => merged.push(m),
-            }
-        }
-    }
-    merged
-}
-
-/// The buffers of [`Mcts::search`], kept across its iterations.
+/// The buffers of [`BaselineMcts::search`], kept across its iterations.
 struct Scratch<G: Game> {
     playout: Playout<G>,
     next: G::State,
@@ -162,8 +44,9 @@ struct Scratch<G: Game> {
     goals: Vec<f64>,
 }
 
-/// The UCT player.
-pub struct Mcts<G: Game> {
+/// The baseline UCT player (a `HashMap` of children per node, a tree that stops growing when
+/// full, the subtree of the move played copied out at every move).
+pub struct BaselineMcts<G: Game> {
     options: MctsOptions,
     role: RoleIndex,
     rng: SplitMix64,
@@ -172,9 +55,9 @@ pub struct Mcts<G: Game> {
     stats: SearchStats,
 }
 
-impl<G: Game> Mcts<G> {
+impl<G: Game> BaselineMcts<G> {
     pub fn new(options: MctsOptions) -> Self {
-        Mcts {
+        BaselineMcts {
             rng: SplitMix64::new(options.seed),
             options,
             role: 0,
@@ -247,7 +130,7 @@ impl<G: Game> Mcts<G> {
         self.search_until(game, deadline, &AtomicBool::new(false))
     }
 
-    /// [`Mcts::search`] that also stops soon after `stop` is set, and sets it when the root
+    /// [`BaselineMcts::search`] that also stops soon after `stop` is set, and sets it when the root
     /// is proven.
     fn search_until(&mut self, game: &G, deadline: Instant, stop: &AtomicBool) -> u64 {
         let state = &self.nodes[self.root as usize].state;
@@ -473,9 +356,9 @@ impl<G: Game> Mcts<G> {
     }
 }
 
-impl<G: Game> Player<G> for Mcts<G> {
+impl<G: Game> Player<G> for BaselineMcts<G> {
     fn name(&self) -> &str {
-        "mcts"
+        "baseline"
     }
 
     fn report(&self) -> Option<String> {
