@@ -11,12 +11,13 @@
 
 mod baseline;
 mod belief;
+mod mcts;
 mod options;
 mod root;
 
 pub use baseline::{BaselineMcts, ParallelBaseline};
-pub use baseline::{BaselineMcts as Mcts, ParallelBaseline as ParallelMcts};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
+pub use mcts::{Mcts, ParallelMcts};
 pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats};
 pub use root::RootMove;
 
@@ -225,3 +226,5 @@ fn scaled_goal(goal: Option<i32>) -> f64 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_mcts;

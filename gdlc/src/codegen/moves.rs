@@ -42,8 +42,9 @@ pub(super) fn table(ir: &Ir, options: &CodegenOptions) -> TokenStream {
     }
 }
 
-/// The bodies of `write_move` and `parse_move` (from `role`, `mv`, `out`; `role`, `text`).
-pub(super) fn methods(ir: &Ir, options: &CodegenOptions) -> (TokenStream, TokenStream) {
+/// The bodies of `write_move`, `parse_move` and `move_count` (from `role`, `mv`, `out`;
+/// `role`, `text`; `role`).
+pub(super) fn methods(ir: &Ir, options: &CodegenOptions) -> (TokenStream, TokenStream, TokenStream) {
     if !as_text(ir, options) {
         return (
             quote! {
@@ -56,6 +57,7 @@ pub(super) fn methods(ir: &Ir, options: &CodegenOptions) -> (TokenStream, TokenS
                 let index = MOVES.get(role)?.binary_search(&text.as_str()).ok()?;
                 u32::try_from(index).ok()
             },
+            quote! { MOVES.get(role).map(|m| m.len()) },
         );
     }
     (
@@ -69,6 +71,7 @@ pub(super) fn methods(ir: &Ir, options: &CodegenOptions) -> (TokenStream, TokenS
             let index = moves(role).binary_search(&text.as_str()).ok()?;
             u32::try_from(index).ok()
         },
+        quote! { MOVES_TEXT.get(role).map(|_| moves(role).len()) },
     )
 }
 

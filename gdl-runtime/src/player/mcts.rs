@@ -1,0 +1,438 @@
+//! Monte Carlo tree search over a flat node store: UCT with decoupled statistics per role,
+//! proven values (MCTS-Solver, generalised to any number of roles), transpositions, recycling
+//! of the least recently visited nodes and tree reuse without a copy.
+//!
+//! Nodes live in [`store::Store`]: fixed-size records, their moves, statistics and child
+//! edges in flat arenas, and a transposition table from a state to its node (a state reached
+//! by two move orders has one node). An iteration descends from the root: in each node every
+//! role picks its move by UCB1 on its own statistics ([`select::pick`]), the joint move's edge
+//! leads to the child, or, not made yet, the next state is computed and looked up in the
+//! table; a state not in the store gets a new node, from which a playout
+//! ([`policy::Playout`]: uniform, or MAST) gives every role's goal in 0..1, and the path is
+//! updated role by role. A child already on the path (the game came back to a state) ends the
+//! descent with a playout from it, so cycles of states cannot loop; so does a path as long as
+//! the playout limit.
+//!
+//! When the store is full, the nodes least recently visited are freed ([`store`]), so the
+//! tree never stops growing. Between moves nothing is copied: the root becomes the node of the
+//! state reached (through the table), and the nodes that are no longer reachable are freed by
+//! the same sweeps when room is needed.
+//!
+//! Proven nodes ([`select`] says when a node is proven) are not played out again: an iteration
+//! that reaches one backs up its exact goals, which each node on the way up records as the
+//! proof of the move taken (once), and a node proven so backs up its own. In a turn node the
+//! mover never selects a move proven worse than another and the value of a proven move is
+//! exact in its UCB1 score. The search stops when the root is proven. The move played is a
+//! proven win when there is one, the best proven move when all are proven, otherwise the most
+//! visited one of those not proven worse than another.
+
+mod parallel;
+mod policy;
+mod select;
+mod store;
+
+pub use parallel::ParallelMcts;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use policy::Playout;
+use store::{Kind, Store, state_hash};
+
+use super::root::{RootMove, choose_root};
+use super::{MctsOptions, Player, SearchStats};
+use crate::{Game, RoleIndex, SplitMix64};
+
+/// The buffers of an iteration, kept across iterations (and MAST's statistics across moves).
+struct Scratch<G: Game> {
+    playout: Playout<G>,
+    next: G::State,
+    joint: Vec<G::Move>,
+    /// The nodes of the path taken, from the root.
+    path: Vec<u32>,
+    /// The joint move (a move index per role) taken in each node of `path`, one after the
+    /// other.
+    keys: Vec<u32>,
+    goals: Vec<f64>,
+}
+
+/// The UCT player over the flat node store.
+pub struct Mcts<G: Game> {
+    options: MctsOptions,
+    role: RoleIndex,
+    rng: SplitMix64,
+    store: Option<Store<G>>,
+    root: u32,
+    /// The iterations run since the store was made: the stamp of the nodes they visit.
+    tick: u64,
+    scratch: Option<Scratch<G>>,
+    stats: SearchStats,
+}
+
+impl<G: Game> Mcts<G> {
+    pub fn new(options: MctsOptions) -> Self {
+        Mcts {
+            rng: SplitMix64::new(options.seed),
+            options,
+            role: 0,
+            store: None,
+            root: 0,
+            tick: 0,
+            scratch: None,
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// What the last [`Player::choose`] did.
+    pub fn stats(&self) -> SearchStats {
+        self.stats
+    }
+
+    /// The nodes in the store (reachable from the root or not yet freed).
+    pub fn tree_size(&self) -> usize {
+        self.store.as_ref().map_or(0, Store::len)
+    }
+
+    /// The state at the root of the tree, if there is a tree.
+    pub fn root_state(&self) -> Option<&G::State> {
+        Some(&self.store.as_ref()?.states[self.root as usize])
+    }
+
+    /// The root's exact goals (0..1, in role order) when it is proven.
+    pub fn root_proven(&self) -> Option<&[f64]> {
+        let store = self.store.as_ref()?;
+        store.nodes[self.root as usize]
+            .proven
+            .then(|| store.goals(self.root))
+    }
+
+    /// The player's moves at the root with their visits and proofs (empty without a tree or
+    /// at a leaf).
+    pub fn root_moves(&self) -> Vec<RootMove<G::Move>> {
+        let Some(store) = &self.store else {
+            return Vec::new();
+        };
+        if store.nodes[self.root as usize].kind == Kind::Leaf || self.role >= store.roles() {
+            return Vec::new();
+        }
+        let proofs = select::proven_moves(store, self.root, self.role);
+        store
+            .moves(self.root, self.role)
+            .iter()
+            .zip(proofs)
+            .map(|(m, proven)| RootMove {
+                mv: m.mv,
+                visits: u64::from(m.visits),
+                sum: m.sum,
+                proven,
+            })
+            .collect()
+    }
+
+    /// Makes `state` the root: the root already, a node of the store, or a new one.
+    fn set_root(&mut self, game: &G, state: &G::State) {
+        self.tick += 1;
+        let store = self
+            .store
+            .get_or_insert_with(|| Store::new(game.role_count(), self.options.max_nodes));
+        if store.len() > 0 && store.states[self.root as usize] == *state {
+            return;
+        }
+        let hash = state_hash(state);
+        let found = store.find(hash, state);
+        let root = found.or_else(|| store.add(game, state, hash, self.tick, self.root));
+        match root {
+            Some(r) => self.root = r,
+            // A full store of nodes all visited now cannot be: start again.
+            None => {
+                *store = Store::new(game.role_count(), self.options.max_nodes);
+                self.root = store.add(game, state, hash, self.tick, 0).unwrap_or(0);
+            }
+        }
+        store.nodes[self.root as usize].stamp = self.tick;
+    }
+
+    /// Runs iterations until `deadline`, the iteration budget or a proven root; returns how
+    /// many ran.
+    pub fn search(&mut self, game: &G, deadline: Instant) -> u64 {
+        self.search_until(game, deadline, &AtomicBool::new(false))
+    }
+
+    /// [`Mcts::search`] that also stops soon after `stop` is set, and sets it when the root
+    /// is proven.
+    fn search_until(&mut self, game: &G, deadline: Instant, stop: &AtomicBool) -> u64 {
+        let Some(store) = &mut self.store else {
+            return 0;
+        };
+        let state = &store.states[self.root as usize];
+        let scratch = self.scratch.get_or_insert_with(|| Scratch {
+            playout: Playout::new(game, state, self.options.playout),
+            next: state.clone(),
+            joint: Vec::new(),
+            path: Vec::new(),
+            keys: Vec::new(),
+            goals: Vec::new(),
+        });
+        let mut done = 0u64;
+        while self.options.max_iterations.is_none_or(|m| done < m) {
+            let root = &store.nodes[self.root as usize];
+            if root.proven {
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            // The clock is read every few iterations: a playout is short next to a deadline.
+            if root.kind == Kind::Leaf
+                || done % 8 == 0 && (stop.load(Ordering::Relaxed) || Instant::now() >= deadline)
+            {
+                break;
+            }
+            self.tick += 1;
+            let search = Search {
+                game,
+                options: &self.options,
+                root: self.root,
+                tick: self.tick,
+            };
+            search.iterate(store, &mut self.rng, scratch);
+            done += 1;
+        }
+        done
+    }
+
+    /// The move chosen at the root after a search of `iterations`, and the stats.
+    fn decide(&mut self, iterations: u64) -> Option<G::Move> {
+        let moves = self.root_moves();
+        let chosen = choose_root(&moves).map(|(i, _)| moves[i]);
+        let proven = self.root_proven().map(|g| g.get(self.role).copied());
+        self.stats = SearchStats {
+            iterations,
+            nodes: self.tree_size(),
+            value: match (proven, chosen) {
+                (Some(Some(v)), _) => v,
+                (_, Some(c)) => c.value(),
+                _ => 0.0,
+            },
+            proven: proven.is_some(),
+        };
+        chosen.map(|c| c.mv)
+    }
+
+    /// The root's index in the store and its iterations, for tests.
+    #[cfg(test)]
+    pub(super) fn root_node(&self) -> Option<(u32, u32)> {
+        let store = self.store.as_ref()?;
+        Some((self.root, store.nodes[self.root as usize].total))
+    }
+
+    /// The node of `state`, if the store holds one, and how many live nodes hold that state,
+    /// for tests (after checking the store's invariants).
+    #[cfg(test)]
+    pub(super) fn nodes_of(&self, state: &G::State) -> Result<(Option<u32>, usize), String> {
+        let store = self.store.as_ref().ok_or("no store")?;
+        store.check()?;
+        let count = (0..store.nodes.len())
+            .filter(|&i| store.nodes[i].live && store.states[i] == *state)
+            .count();
+        Ok((store.find(state_hash(state), state), count))
+    }
+
+    /// MAST's mean goal of role `r`'s move `mv`, for tests.
+    #[cfg(test)]
+    pub(super) fn mast_mean(&mut self, game: &G, r: RoleIndex, mv: G::Move) -> Option<f64> {
+        self.scratch.as_mut()?.playout.mast_mean(game, r, mv)
+    }
+
+    /// The child the root's edge for `joint` (a move per role) leads to, for tests.
+    #[cfg(test)]
+    pub(super) fn child_of(&self, joint: &[G::Move]) -> Option<u32> {
+        let store = self.store.as_ref()?;
+        let key = joint_key(store, self.root, joint)?;
+        store
+            .edge_index(self.root, &key)
+            .and_then(|e| store.child(self.root, e))
+    }
+}
+
+/// The move indices of `joint` in node `n`.
+fn joint_key<G: Game>(store: &Store<G>, n: u32, joint: &[G::Move]) -> Option<Vec<u32>> {
+    joint
+        .iter()
+        .enumerate()
+        .map(|(r, m)| {
+            let moves = store.moves(n, r);
+            moves.iter().position(|s| s.mv == *m).map(|i| i as u32)
+        })
+        .collect()
+}
+
+/// What one iteration needs besides the store.
+struct Search<'a, G: Game> {
+    game: &'a G,
+    options: &'a MctsOptions,
+    root: u32,
+    tick: u64,
+}
+
+impl<G: Game> Search<'_, G> {
+    /// One iteration: descend, expand, play out, update the path (and the proofs).
+    fn iterate(&self, store: &mut Store<G>, rng: &mut SplitMix64, scratch: &mut Scratch<G>) {
+        let Scratch {
+            playout,
+            next,
+            joint,
+            path,
+            keys,
+            goals,
+        } = scratch;
+        let game = self.game;
+        let steps = self.options.max_playout_steps;
+        let roles = store.roles();
+        path.clear();
+        keys.clear();
+        goals.clear();
+        // Whether the node the iteration ended in is proven (its goals exact).
+        let mut proving = false;
+        let mut n = self.root;
+        loop {
+            let node = store.nodes[n as usize];
+            if node.proven || node.kind == Kind::Leaf {
+                goals.extend_from_slice(store.goals(n));
+                proving = node.proven;
+                break;
+            }
+            if path.len() >= steps {
+                let state = &store.states[n as usize];
+                goals.extend_from_slice(playout.run(game, state, rng, steps));
+                break;
+            }
+            let start = keys.len();
+            for r in 0..roles {
+                let i = select::pick(store, game, rng, self.options.exploration, n, r);
+                keys.push(i);
+            }
+            path.push(n);
+            let key = &keys[start..];
+            let edge = store.edge_index(n, key);
+            let mut child = edge.and_then(|e| store.child(n, e));
+            if child.is_none() {
+                joint.clear();
+                joint.extend((0..roles).map(|r| store.moves(n, r)[key[r] as usize].mv));
+                game.next_state(&store.states[n as usize], joint, next);
+                let hash = state_hash(&*next);
+                child = store.find(hash, next);
+                if child.is_none() {
+                    match store.add(game, next, hash, self.tick, self.root) {
+                        Some(c) => {
+                            if let Some(e) = edge {
+                                store.set_child(n, e, c);
+                            }
+                            let made = store.nodes[c as usize];
+                            if made.proven || made.kind == Kind::Leaf {
+                                proving = made.proven;
+                                goals.extend_from_slice(store.goals(c));
+                            } else {
+                                let state = &store.states[c as usize];
+                                goals.extend_from_slice(playout.run(game, state, rng, steps));
+                            }
+                        }
+                        None => goals.extend_from_slice(playout.run(game, next, rng, steps)),
+                    }
+                    break;
+                }
+                if let (Some(e), Some(c)) = (edge, child) {
+                    store.set_child(n, e, c);
+                }
+            }
+            let Some(c) = child else { break };
+            if store.nodes[c as usize].stamp == self.tick {
+                // On the path already: the game came back to this state.
+                let state = &store.states[c as usize];
+                goals.extend_from_slice(playout.run(game, state, rng, steps));
+                break;
+            }
+            store.nodes[c as usize].stamp = self.tick;
+            n = c;
+        }
+        goals.resize(roles, 0.5);
+        for (k, &n) in path.iter().enumerate() {
+            for r in 0..roles {
+                let moves = store.moves(n, r);
+                if moves.len() > 1 {
+                    playout.note(game, r, moves[keys[k * roles + r] as usize].mv);
+                }
+            }
+        }
+        playout.learn(goals);
+        for (k, &n) in path.iter().enumerate().rev() {
+            let key = &keys[k * roles..(k + 1) * roles];
+            store.nodes[n as usize].total += 1;
+            for (r, &i) in key.iter().enumerate() {
+                let slot = &mut store.moves_mut(n, r)[i as usize];
+                slot.visits += 1;
+                slot.sum += goals[r];
+            }
+            // `goals` are the exact goals of the child proven: this node may follow, and then
+            // its own goals are what the nodes above it get.
+            if proving {
+                proving = select::child_proven(store, n, key, goals);
+                if proving {
+                    goals.copy_from_slice(store.goals(n));
+                }
+            }
+        }
+    }
+}
+
+impl<G: Game> Player<G> for Mcts<G> {
+    fn name(&self) -> &str {
+        "mcts"
+    }
+
+    fn report(&self) -> Option<String> {
+        Some(self.stats.to_string())
+    }
+
+    fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
+        self.role = role;
+        self.store = None;
+        self.scratch = None;
+        self.tick = 0;
+        let initial = game.initial_state();
+        self.set_root(game, &initial);
+        if self.options.max_iterations.is_none() {
+            self.search(game, deadline);
+        }
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State, deadline: Instant) -> Option<G::Move> {
+        self.set_root(game, state);
+        let iterations = self.search(game, deadline);
+        self.decide(iterations)
+    }
+
+    fn ponder(&mut self, game: &G, deadline: Instant) -> u64 {
+        self.search(game, deadline)
+    }
+
+    fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
+        if let Some(s) = &mut self.scratch {
+            s.playout.decay();
+        }
+        let Some(store) = &self.store else {
+            return;
+        };
+        let child = joint_key(store, self.root, joint)
+            .and_then(|key| store.edge_index(self.root, &key))
+            .and_then(|e| store.child(self.root, e))
+            .filter(|&c| store.states[c as usize] == *next);
+        match child {
+            Some(c) => {
+                self.root = c;
+                if let Some(store) = &mut self.store {
+                    store.nodes[c as usize].stamp = self.tick;
+                }
+            }
+            None => self.set_root(game, next),
+        }
+    }
+}
