@@ -354,7 +354,8 @@ impl<G: Game> Search<'_, G> {
             n = c;
         }
         goals.resize(roles, 0.5);
-        for (k, &n) in path.iter().enumerate() {
+        let learns = playout.learns();
+        for (k, &n) in path.iter().enumerate().filter(|_| learns) {
             for r in 0..roles {
                 let moves = store.moves(n, r);
                 if moves.len() > 1 {

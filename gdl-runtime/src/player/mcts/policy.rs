@@ -176,6 +176,11 @@ impl<G: Game> Playout<G> {
         true
     }
 
+    /// Whether the policy learns from the moves of an iteration (MAST).
+    pub(super) fn learns(&self) -> bool {
+        self.mast.is_some()
+    }
+
     /// MAST: notes that role `r` played `mv` in the tree part of the current iteration.
     pub(super) fn note(&mut self, game: &G, r: RoleIndex, mv: G::Move) {
         if let Some(mast) = &mut self.mast {

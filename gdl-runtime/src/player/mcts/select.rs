@@ -28,8 +28,56 @@ fn lower_bound<G: Game>(store: &Store<G>, n: u32, mover: RoleIndex) -> Option<f6
     (node.proof_count > 0 && matches!(node.kind, Kind::Turn(_))).then(|| store.goals(n)[mover])
 }
 
+/// Visit counts below this have their `1 / sqrt(v)` and `sqrt(ln(v))` in a table (most
+/// nodes have few visits).
+const SMALL: usize = 4096;
+
+/// `(1 / sqrt(v), sqrt(ln(v)))` for `v` in `0..SMALL` (0 counts as 1).
+fn table() -> &'static [(f64, f64)] {
+    static TABLE: std::sync::OnceLock<Vec<(f64, f64)>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..SMALL)
+            .map(|v| {
+                let v = v.max(1) as f64;
+                (1.0 / v.sqrt(), v.ln().sqrt())
+            })
+            .collect()
+    })
+}
+
+/// `ln(x)` for `x >= 1` within about 1e-5 (the exponent, and the series of `atanh` for the
+/// mantissa): an exploration term needs no more, and libm's costs a visible share of an
+/// iteration.
+fn fast_ln(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mantissa = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    let t = (mantissa - 1.0) / (mantissa + 1.0);
+    let t2 = t * t;
+    let ln_mantissa = 2.0 * t * (1.0 + t2 * (1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 / 7.0)));
+    ln_mantissa + exponent as f64 * std::f64::consts::LN_2
+}
+
+/// `1 / sqrt(v)` (`v` at least 1).
+#[inline]
+fn inv_sqrt(v: u32) -> f64 {
+    match table().get(v as usize) {
+        Some(&(x, _)) => x,
+        None => 1.0 / f64::from(v).sqrt(),
+    }
+}
+
+/// `sqrt(ln(v))` (0 for 0).
+#[inline]
+fn sqrt_ln(v: u32) -> f64 {
+    match table().get(v as usize) {
+        Some(&(_, x)) => x,
+        None => fast_ln(f64::from(v)).sqrt(),
+    }
+}
+
 /// The move index role `r` takes in node `n`: its only move; a uniform one for GDL-II's
-/// `random`; an untried one (drawn uniformly) while there is one; else the best UCB1 score
+/// `random`; an untried one while there is one (the first after a uniform start); else the best UCB1 score
 /// with constant `c`, a proven move scored at its exact goal and a move proven worse than
 /// another never taken.
 pub(super) fn pick<G: Game>(
@@ -48,36 +96,47 @@ pub(super) fn pick<G: Game>(
     if game.is_random_role(r) {
         return rng.below(count) as u32;
     }
-    let untried = moves.iter().filter(|m| m.visits == 0).count();
-    if untried > 0 {
-        let k = rng.below(untried);
-        return moves
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.visits == 0)
-            .nth(k)
-            .map_or(0, |(i, _)| i as u32);
-    }
     let node = &store.nodes[n as usize];
-    let log_total = f64::from(node.total.max(1)).ln();
+    // Every iteration through the node took an untried move while there was one: the first
+    // `count` iterations tried each move once, in an order drawn here.
+    if (node.total as usize) < count {
+        let offset = rng.below(count);
+        return (0..count)
+            .map(|k| (offset + k) % count)
+            .find(|&i| moves[i].visits == 0)
+            .unwrap_or(offset) as u32;
+    }
+    let explore = c * sqrt_ln(node.total);
     let solved = match node.kind {
         Kind::Turn(m) if m as usize == r => store.solved(n),
         _ => None,
     };
-    let lower = solved.and_then(|_| lower_bound(store, n, r));
     let mut best = 0;
     let mut best_score = f64::NEG_INFINITY;
-    for (i, m) in moves.iter().enumerate() {
-        let v = f64::from(m.visits);
-        let mean = match solved {
-            Some(s) if excluded(s, lower, i) => continue,
-            Some(s) if !s[i].is_nan() => s[i],
-            _ => m.sum / v,
-        };
-        let score = mean + c * (log_total / v).sqrt();
-        if score > best_score {
-            best_score = score;
-            best = i;
+    match solved {
+        None => {
+            for (i, m) in moves.iter().enumerate() {
+                let score = m.sum / f64::from(m.visits) + explore * inv_sqrt(m.visits);
+                if score > best_score {
+                    best_score = score;
+                    best = i;
+                }
+            }
+        }
+        Some(s) => {
+            let lower = lower_bound(store, n, r);
+            for (i, m) in moves.iter().enumerate() {
+                let mean = match s[i] {
+                    _ if excluded(s, lower, i) => continue,
+                    v if !v.is_nan() => v,
+                    _ => m.sum / f64::from(m.visits),
+                };
+                let score = mean + explore * inv_sqrt(m.visits);
+                if score > best_score {
+                    best_score = score;
+                    best = i;
+                }
+            }
         }
     }
     best as u32
@@ -144,4 +203,15 @@ pub(super) fn child_proven<G: Game>(
         store.nodes[n as usize].proven = true;
     }
     store.nodes[n as usize].proven
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fast_ln_is_close() {
+        for x in [1.0, 2.0, 3.0, 4095.0, 4096.0, 1e5, 123_456.0, 4e9] {
+            let (a, b) = (super::fast_ln(x), f64::ln(x));
+            assert!((a - b).abs() < 1e-4, "{x}: {a} {b}");
+        }
+    }
 }

@@ -46,10 +46,13 @@ pub(super) struct Node {
     pub(super) seq: u32,
     /// Iterations through the node.
     pub(super) total: u32,
-    /// The first of the node's moves in [`Store::slots`] (role 0's, then role 1's, ...).
+    /// The first of the node's moves in [`Store::slots`] (role 0's, then role 1's, ...), and
+    /// how many in all.
     pub(super) moves: u32,
-    /// The first of its edges in [`Store::edges`], and how many (0: none, children are found
-    /// through the transposition table).
+    pub(super) move_count: u32,
+    /// The edges of a turn or chance node are in its mover's slots (one per move); those of a
+    /// simultaneous node, one per joint move, from here in [`Store::edges`]. How many edges
+    /// (0: none, children are found through the transposition table).
     pub(super) edges: u32,
     pub(super) edge_count: u32,
     /// The first of the mover's proven goals in [`Store::solved`] (per move; NaN: not proven),
@@ -64,13 +67,15 @@ pub(super) struct Node {
     pub(super) live: bool,
 }
 
-/// A move of a role in a node, with its statistics.
+/// A move of a role in a node, with its statistics (and, for the mover of a turn or chance
+/// node, the edge to the child it leads to).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Slot<M> {
     pub(super) mv: M,
     pub(super) visits: u32,
     /// The sum of the role's goals (0..1) over the visits.
     pub(super) sum: f64,
+    pub(super) child: Edge,
 }
 
 /// A child edge: the child's index and its slot's sequence number when the edge was made.
@@ -239,30 +244,47 @@ impl<G: Game> Store<G> {
     }
 
     /// The node whose state is `state` (of hash `hash`), if the store holds it.
+    #[inline]
     pub(super) fn find(&self, hash: u64, state: &G::State) -> Option<u32> {
         let &n = self.table.get(&hash)?;
         (self.states[n as usize] == *state).then_some(n)
     }
 
     /// Role `r`'s moves in node `n`, with their statistics.
+    #[inline]
     pub(super) fn moves(&self, n: u32, r: RoleIndex) -> &[Slot<G::Move>] {
         let (start, len) = self.range(n, r);
         &self.slots.items[start..start + len]
     }
 
+    #[inline]
     pub(super) fn moves_mut(&mut self, n: u32, r: RoleIndex) -> &mut [Slot<G::Move>] {
         let (start, len) = self.range(n, r);
         &mut self.slots.items[start..start + len]
     }
 
+    /// Where role `r`'s moves in node `n` start in the slots, and how many. Every role but
+    /// the mover of a turn or chance node has one move: those need no look at the counts.
+    #[inline]
     fn range(&self, n: u32, r: RoleIndex) -> (usize, usize) {
+        let node = &self.nodes[n as usize];
+        let start = node.moves as usize;
+        if let Kind::Turn(m) | Kind::Chance(m) = node.kind {
+            let m = m as usize;
+            let count = node.move_count as usize + 1 - self.roles;
+            return match r.cmp(&m) {
+                std::cmp::Ordering::Less => (start + r, 1),
+                std::cmp::Ordering::Equal => (start + m, count),
+                std::cmp::Ordering::Greater => (start + r + count - 1, 1),
+            };
+        }
         let base = n as usize * self.roles;
         let before: u32 = self.counts[base..base + r].iter().sum();
-        let start = (self.nodes[n as usize].moves + before) as usize;
-        (start, self.counts[base + r] as usize)
+        (start + before as usize, self.counts[base + r] as usize)
     }
 
     /// The goals of node `n` (see [`Store::goals`]).
+    #[inline]
     pub(super) fn goals(&self, n: u32) -> &[f64] {
         let base = n as usize * self.roles;
         &self.goals[base..base + self.roles]
@@ -280,14 +302,14 @@ impl<G: Game> Store<G> {
         let (Kind::Turn(m) | Kind::Chance(m)) = node.kind else {
             return None;
         };
-        let len = self.counts[n as usize * self.roles + m as usize] as usize;
+        let len = self.range(n, m as usize).1;
         (node.solved != NONE)
             .then(|| &self.solved.items[node.solved as usize..node.solved as usize + len])
     }
 
     /// The mover's proven goals in node `n`, made (all NaN) on first use.
     pub(super) fn solved_mut(&mut self, n: u32, mover: RoleIndex) -> &mut [f64] {
-        let len = self.counts[n as usize * self.roles + mover] as usize;
+        let len = self.range(n, mover).1;
         if self.nodes[n as usize].solved == NONE {
             self.nodes[n as usize].solved = self.solved.alloc(len, f64::NAN);
         }
@@ -297,6 +319,7 @@ impl<G: Game> Store<G> {
 
     /// The edge of node `n` for joint move `key` (a move index per role), if the node keeps
     /// edges.
+    #[inline]
     pub(super) fn edge_index(&self, n: u32, key: &[u32]) -> Option<usize> {
         let node = &self.nodes[n as usize];
         if node.edge_count == 0 {
@@ -315,18 +338,28 @@ impl<G: Game> Store<G> {
     }
 
     /// The child at edge `e` of node `n`, unless it was freed since.
+    #[inline]
     pub(super) fn child(&self, n: u32, e: usize) -> Option<u32> {
-        let edge = self.edges.items[self.nodes[n as usize].edges as usize + e];
+        let edge = match self.nodes[n as usize].kind {
+            Kind::Turn(m) | Kind::Chance(m) => self.moves(n, m as usize)[e].child,
+            _ => self.edges.items[self.nodes[n as usize].edges as usize + e],
+        };
         let child = self.nodes.get(edge.node as usize)?;
         (child.seq == edge.seq && child.live).then_some(edge.node)
     }
 
     pub(super) fn set_child(&mut self, n: u32, e: usize, child: u32) {
-        let at = self.nodes[n as usize].edges as usize + e;
-        self.edges.items[at] = Edge {
+        let edge = Edge {
             node: child,
             seq: self.nodes[child as usize].seq,
         };
+        match self.nodes[n as usize].kind {
+            Kind::Turn(m) | Kind::Chance(m) => self.moves_mut(n, m as usize)[e].child = edge,
+            _ => {
+                let at = self.nodes[n as usize].edges as usize + e;
+                self.edges.items[at] = edge;
+            }
+        }
     }
 
     /// A new node for `state` (of hash `hash`), visited at `stamp`: its kind, moves and, for a
@@ -355,6 +388,7 @@ impl<G: Game> Store<G> {
                     seq: 0,
                     total: 0,
                     moves: 0,
+                    move_count: 0,
                     edges: 0,
                     edge_count: 0,
                     solved: NONE,
@@ -386,6 +420,7 @@ impl<G: Game> Store<G> {
             seq,
             total: 0,
             moves: 0,
+            move_count: 0,
             edges: 0,
             edge_count: 0,
             solved: NONE,
@@ -430,6 +465,7 @@ impl<G: Game> Store<G> {
                 mv: first,
                 visits: 0,
                 sum: 0.0,
+                child: Edge::EMPTY,
             },
         );
         let mut at = start as usize;
@@ -458,29 +494,27 @@ impl<G: Game> Store<G> {
         let node = &mut self.nodes[n as usize];
         node.kind = kind;
         node.moves = start;
+        node.move_count = total as u32;
         node.edge_count = edge_count as u32;
-        if edge_count > 0 {
+        if edge_count > 0 && kind == Kind::Simultaneous {
             node.edges = self.edges.alloc(edge_count, Edge::EMPTY);
         }
     }
 
     /// Frees node `n`: its slot, arenas and table entry.
     fn release(&mut self, n: u32) {
-        let roles = self.roles;
-        let base = n as usize * roles;
         let node = self.nodes[n as usize];
-        let total: u32 = self.counts[base..base + roles].iter().sum();
         if node.kind != Kind::Leaf {
-            self.slots.release(node.moves, total as usize);
+            self.slots.release(node.moves, node.move_count as usize);
         }
-        if node.edge_count > 0 {
+        if node.edge_count > 0 && node.kind == Kind::Simultaneous {
             self.edges.release(node.edges, node.edge_count as usize);
         }
         if node.solved != NONE
             && let Kind::Turn(m) | Kind::Chance(m) = node.kind
         {
-            self.solved
-                .release(node.solved, self.counts[base + m as usize] as usize);
+            let count = self.range(n, m as usize).1;
+            self.solved.release(node.solved, count);
         }
         if self.table.get(&node.hash) == Some(&n) {
             self.table.remove(&node.hash);
