@@ -125,3 +125,21 @@ fn bad_rules_are_refused_with_busy() {
     );
     assert!(post(player.addr, "( INFO )").contains("available"));
 }
+
+#[test]
+fn an_unknown_search_or_playout_is_a_usage_error() {
+    for bad in [["--search", "uct"], ["--playout", "gibbs"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"))
+            .arg("play")
+            .args(bad)
+            .args(["--port", "0"])
+            .output()
+            .expect("gdlc runs");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(bad[1]) && stderr.contains(bad[0]),
+            "{stderr}"
+        );
+    }
+}

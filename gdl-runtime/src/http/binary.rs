@@ -10,17 +10,23 @@ use std::time::Duration;
 use super::{EngineFactory, GameEngine, MatchEngine, ServerOptions, StartRequest, serve_on};
 use crate::Game;
 use crate::cli::{EXIT_USAGE, run_game};
-use crate::player::{MctsOptions, ParallelMcts, Player};
+use crate::player::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
 use crate::sexpr;
 
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
-           [--max-nodes N] [--exploration C]
+           [--max-nodes N] [--exploration C] [--search mcts|baseline]
+           [--playout uniform|mast]
                                            a GGP player over HTTP for this game (MCTS: at
-                                           most N tree nodes, UCB1 constant C);
+                                           most N tree nodes, UCB1 constant C; the search,
+                                           and how its playouts choose moves);
                                            --case-fold: lower-case rules and moves (for
                                            managers that upper-case messages, like Dresden)";
+
+/// The usage of `engine`.
+pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
+                                [--search mcts|baseline] [--playout uniform|mast]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -106,6 +112,10 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
                 }
                 _ => false,
             },
+            "--search" => Search::parse(value).map(|v| search.search = v).is_some(),
+            "--playout" => PlayoutPolicy::parse(value)
+                .map(|v| search.playout = v)
+                .is_some(),
             _ => false,
         };
         if !ok {
@@ -187,8 +197,8 @@ where
     serve_on(name, &address, options, factory)
 }
 
-/// `BIN engine [--threads T] [--max-nodes N] [--exploration C]`: root-parallel MCTS served over
-/// standard input and output
+/// `BIN engine` with [`ENGINE_USAGE`]'s flags: root-parallel MCTS served over standard input
+/// and output
 /// ([`crate::subprocess::serve`]) until the input ends.
 fn engine<G>(game: &G, name: &str, args: &[String]) -> ExitCode
 where
@@ -200,7 +210,7 @@ where
     let (threads, search) = match play_args(name, args) {
         Ok(a) => (a.threads, a.search),
         Err(e) => {
-            eprintln!("{name}: {e}\n  BIN engine [--threads T] [--max-nodes N] [--exploration C]");
+            eprintln!("{name}: {e}\n{ENGINE_USAGE}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -247,6 +257,24 @@ mod tests {
         assert_eq!((a.search.max_nodes, a.search.exploration), (5000, 0.5));
         assert!(play_args("g", &args(&["--max-nodes", "0"])).is_err());
         assert!(play_args("g", &args(&["--exploration", "NaN"])).is_err());
+        let a = play_args("g", &[]).unwrap();
+        assert_eq!(a.search.search, Search::Mcts);
+        assert_eq!(a.search.playout, PlayoutPolicy::default());
+        let a = play_args("g", &args(&["--search=baseline", "--playout", "mast"])).unwrap();
+        assert_eq!(a.search.search, Search::Baseline);
+        assert_eq!(a.search.playout, PlayoutPolicy::Mast);
+        let a = play_args("g", &args(&["--search", "mcts", "--playout=uniform"])).unwrap();
+        assert_eq!(a.search.search, Search::Mcts);
+        assert_eq!(a.search.playout, PlayoutPolicy::Uniform);
+        for bad in [
+            ["--search", "uct"],
+            ["--playout", "gibbs"],
+            ["--search", ""],
+        ] {
+            let e = play_args("g", &args(&bad)).unwrap_err();
+            assert!(e.contains(bad[0]), "{e}");
+        }
+        assert!(play_args("g", &args(&["--playout"])).is_err());
     }
 
     /// Folding: an upper-cased START of rules spelled in mixed case is the game's.

@@ -31,6 +31,14 @@ impl Search {
             _ => None,
         }
     }
+
+    /// The name [`Search::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Search::Mcts => "mcts",
+            Search::Baseline => "baseline",
+        }
+    }
 }
 
 impl PlayoutPolicy {
@@ -40,6 +48,14 @@ impl PlayoutPolicy {
             "uniform" => Some(PlayoutPolicy::Uniform),
             "mast" => Some(PlayoutPolicy::Mast),
             _ => None,
+        }
+    }
+
+    /// The name [`PlayoutPolicy::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlayoutPolicy::Uniform => "uniform",
+            PlayoutPolicy::Mast => "mast",
         }
     }
 }

@@ -35,7 +35,8 @@ const MAX_LATE: u32 = 3;
 /// Settings of the universal player.
 #[derive(Clone, Debug)]
 pub struct UniversalOptions {
-    /// The interpreter's search.
+    /// The interpreter's search (its settings, search and playout policy also go to the
+    /// compiled engine).
     pub mcts: MctsOptions,
     /// How the game is compiled (`None`: never; the interpreter plays every match).
     pub compile: Option<CompileArgs>,
@@ -298,7 +299,9 @@ impl Universal {
                 "--max-nodes={}",
                 self.mcts_options.max_nodes.max(1)
             ))
-            .arg(format!("--exploration={}", self.mcts_options.exploration));
+            .arg(format!("--exploration={}", self.mcts_options.exploration))
+            .arg(format!("--search={}", self.mcts_options.search.name()))
+            .arg(format!("--playout={}", self.mcts_options.playout.name()));
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until
