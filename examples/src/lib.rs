@@ -32,7 +32,7 @@ mod tests {
         for r in 0..game.role_count() {
             let count = game.move_count(r).expect("a move count");
             assert!(count > 0);
-            assert!(game.move_text(r, (count - 1) as u32).len() > 0);
+            assert!(!game.move_text(r, (count - 1) as u32).is_empty());
             assert!(game.move_text(r, count as u32).is_empty());
         }
         assert_eq!(game.move_count(game.role_count()), None);
