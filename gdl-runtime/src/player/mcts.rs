@@ -255,6 +255,9 @@ impl<G: Game> Mcts<G> {
 
 /// The move indices of `joint` in node `n`.
 fn joint_key<G: Game>(store: &Store<G>, n: u32, joint: &[G::Move]) -> Option<Vec<u32>> {
+    if joint.len() != store.roles() {
+        return None;
+    }
     joint
         .iter()
         .enumerate()

@@ -1,7 +1,9 @@
 //! Search players over any [`Game`] (behind the `player` feature, so that embedding a game
 //! compiles none of this): [`RandomPlayer`], [`FlatMonteCarlo`] and [`Mcts`] (UCT with
 //! decoupled statistics per role, for any number of roles and simultaneous moves, with proven
-//! values).
+//! values, over a node store with transpositions and recycling; uniform or MAST playouts),
+//! with [`ParallelMcts`] over several threads. [`BaselineMcts`] and [`ParallelBaseline`] are
+//! the search as it was before the node store, kept to measure against.
 //!
 //! Every player answers [`Player::choose`] before the deadline it is given: the search checks
 //! the clock between iterations, and a player that has searched nothing still returns a legal

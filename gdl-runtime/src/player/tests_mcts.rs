@@ -184,6 +184,12 @@ fn the_tree_is_reused_without_a_copy() {
     assert!(visits > 0);
     assert_eq!(after.tree_size(), size);
     assert_eq!(after.root_state(), Some(&(20 - u32::from(mv), 1)));
+    // A joint move of the wrong length or with an unknown move finds no child.
+    let before = after.root_node();
+    after.observe(&game, &[1], &(20 - u32::from(mv), 1));
+    after.observe(&game, &[0, 7, 1], &(20 - u32::from(mv), 1));
+    after.observe(&game, &[0, 7], &(20 - u32::from(mv), 1));
+    assert_eq!(after.root_node(), before);
     // A state the tree never reached becomes a new root.
     step(&mut after, &game, (5, 0), [2, 0]);
     assert_eq!(after.root_state(), Some(&(3, 1)));
