@@ -4,12 +4,16 @@
 //! ```sh
 //! cargo run --release --example arena -- connectFour mcts:10000 random 100
 //! cargo run --release --example arena -- breakthrough mcts:1000 flat:1000 50
+//! cargo run --release --example arena -- connectFour mcts@0.1 base@0.1 20
 //! ```
 //!
-//! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move) or `mcts:I` (UCT, I
-//! iterations per move; `mcts:I:C` with exploration constant C instead of the default). Prints
-//! one line per colour and a total, from the first player's side. Games are seeded by their
-//! number: a run is repeatable.
+//! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
+//! iterations per move; `mcts:I:C` with exploration constant C instead of the default),
+//! `base:I` (the baseline UCT, `--search baseline`) or `mast:I` (UCT with MAST playouts);
+//! `mcts@S`, `base@S` and `mast@S` search S seconds per move instead (`mcts@0.1:C` with
+//! constant C). Prints one line per colour and a total, from the first player's side, and the
+//! longest time each player took to take in a move (`observe`). Games are seeded by their
+//! number: a run is repeatable when no player is timed.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -17,7 +21,9 @@ use std::time::{Duration, Instant};
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
-use gdl_runtime::player::{FlatMonteCarlo, Mcts, MctsOptions, Player, RandomPlayer};
+use gdl_runtime::player::{
+    BaselineMcts, FlatMonteCarlo, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer,
+};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,42 +48,68 @@ fn main() -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}] PLAYER PLAYER [GAMES]   (PLAYER: random | flat:P | mcts:I[:C])",
+        "usage: arena [{}] PLAYER PLAYER [GAMES]   (PLAYER: random | flat:P | \
+         (mcts|base|mast)(:I|@SECONDS)[:C])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
 }
 
+/// A player and the time it is given per move (`None`: its own budget).
+struct Seat<G: Game> {
+    player: Box<dyn Player<G>>,
+    seconds: Option<f64>,
+    /// The longest `observe` so far.
+    longest_observe: Duration,
+}
+
 /// A player from its description.
-fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Box<dyn Player<G>>> {
+fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     let mut parts = spec.split(':');
-    let kind = parts.next()?;
-    let n: u64 = parts.next().unwrap_or("0").parse().ok()?;
+    let head = parts.next()?;
+    let (kind, seconds) = match head.split_once('@') {
+        Some((kind, s)) => (kind, Some(s.parse::<f64>().ok().filter(|s| *s > 0.0)?)),
+        None => (head, None),
+    };
+    let n: u64 = match seconds {
+        Some(_) => 0,
+        None => parts.next().unwrap_or("0").parse().ok()?,
+    };
+    let searches = matches!(kind, "mcts" | "base" | "mast");
     let exploration: Option<f64> = match parts.next() {
         None => None,
-        Some(c) if kind == "mcts" => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
+        Some(c) if searches => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
         Some(_) => return None,
     };
-    if parts.next().is_some() {
+    if parts.next().is_some() || (seconds.is_some() && !searches) {
         return None;
     }
-    Some(match kind {
+    let defaults = MctsOptions::default();
+    let options = MctsOptions {
+        max_iterations: seconds.is_none().then_some(n.max(1)),
+        exploration: exploration.unwrap_or(defaults.exploration),
+        seed,
+        ..defaults
+    };
+    let player: Box<dyn Player<G>> = match kind {
         "random" => Box::new(RandomPlayer::new(seed)),
         "flat" => {
             let mut p = FlatMonteCarlo::new(seed);
             p.max_playouts = Some(n.max(1));
             Box::new(p)
         }
-        "mcts" => {
-            let defaults = MctsOptions::default();
-            Box::new(Mcts::new(MctsOptions {
-                max_iterations: Some(n.max(1)),
-                exploration: exploration.unwrap_or(defaults.exploration),
-                seed,
-                ..defaults
-            }))
-        }
+        "mcts" => Box::new(Mcts::new(options)),
+        "mast" => Box::new(Mcts::new(MctsOptions {
+            playout: PlayoutPolicy::Mast,
+            ..options
+        })),
+        "base" => Box::new(BaselineMcts::new(options)),
         _ => return None,
+    };
+    Some(Seat {
+        player,
+        seconds,
+        longest_observe: Duration::ZERO,
     })
 }
 
@@ -95,6 +127,7 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode 
         return ExitCode::FAILURE;
     }
     let mut total = Score::default();
+    let mut longest = [Duration::ZERO; 2];
     for colour in 0..2 {
         let mut score = Score::default();
         let start = Instant::now();
@@ -105,6 +138,8 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode 
             };
             let mut players = if colour == 0 { [pa, pb] } else { [pb, pa] };
             let goals = play(game, &mut players);
+            longest[0] = longest[0].max(players[colour].longest_observe);
+            longest[1] = longest[1].max(players[1 - colour].longest_observe);
             let (ours, theirs) = (goals[colour], goals[1 - colour]);
             match ours.cmp(&theirs) {
                 std::cmp::Ordering::Greater => score.wins += 1,
@@ -128,14 +163,19 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode 
         "{a} against {b}: {} wins, {} draws, {} losses",
         total.wins, total.draws, total.losses
     );
+    println!(
+        "longest observe: {a} {:.3} ms, {b} {:.3} ms",
+        longest[0].as_secs_f64() * 1000.0,
+        longest[1].as_secs_f64() * 1000.0
+    );
     ExitCode::SUCCESS
 }
 
 /// Plays one game to its end; the goals (an undefined goal counts as 0).
-fn play<G: Game>(game: &G, players: &mut [Box<dyn Player<G>>; 2]) -> [i32; 2] {
+fn play<G: Game>(game: &G, players: &mut [Seat<G>; 2]) -> [i32; 2] {
     let far = || Instant::now() + Duration::from_secs(3600);
     for (r, p) in players.iter_mut().enumerate() {
-        p.start(game, r, Instant::now());
+        p.player.start(game, r, Instant::now());
     }
     let mut state = game.initial_state();
     let mut next = state.clone();
@@ -146,14 +186,20 @@ fn play<G: Game>(game: &G, players: &mut [Box<dyn Player<G>>; 2]) -> [i32; 2] {
         }
         joint.clear();
         for p in players.iter_mut() {
-            match p.choose(game, &state, far()) {
+            let deadline = match p.seconds {
+                Some(s) => Instant::now() + Duration::from_secs_f64(s),
+                None => far(),
+            };
+            match p.player.choose(game, &state, deadline) {
                 Some(m) => joint.push(m),
                 None => return [0, 0],
             }
         }
         game.next_state(&state, &joint, &mut next);
         for p in players.iter_mut() {
-            p.observe(game, &joint, &next);
+            let start = Instant::now();
+            p.player.observe(game, &joint, &next);
+            p.longest_observe = p.longest_observe.max(start.elapsed());
         }
         std::mem::swap(&mut state, &mut next);
     }

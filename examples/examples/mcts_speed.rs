@@ -3,7 +3,12 @@
 //!
 //! ```sh
 //! cargo run --release --example mcts_speed -- connectFour 5 2
+//! cargo run --release --example mcts_speed -- connectFour 5 2 baseline
+//! cargo run --release --example mcts_speed -- connectFour 5 2 mcts mast
 //! ```
+//!
+//! The fourth argument is the search (`mcts`, the default, or `baseline`), the fifth the
+//! playout policy (`uniform`, the default, or `mast`).
 //!
 //! On Linux each line also gives `cpus`, the processor time the process used during the search
 //! divided by its duration (from `/proc/self/stat`, in the kernel's 1/100 s ticks): with 2
@@ -15,7 +20,7 @@ use std::time::{Duration, Instant};
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
-use gdl_runtime::player::{MctsOptions, ParallelMcts, Player};
+use gdl_runtime::player::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,30 +35,51 @@ fn main() -> ExitCode {
         Some(Ok(t)) if t > 0 => t,
         Some(_) => return usage(),
     };
+    let search = match args.get(3).map(|s| Search::parse(s)) {
+        None => Search::Mcts,
+        Some(Some(s)) => s,
+        Some(None) => return usage(),
+    };
+    let playout = match args.get(4).map(|s| PlayoutPolicy::parse(s)) {
+        None => PlayoutPolicy::Uniform,
+        Some(Some(p)) => p,
+        Some(None) => return usage(),
+    };
+    let options = MctsOptions {
+        search,
+        playout,
+        ..MctsOptions::default()
+    };
     match name {
-        "ticTacToe" => speed(&TicTacToe, name, seconds, threads),
-        "connectFour" => speed(&ConnectFour, name, seconds, threads),
-        "breakthrough" => speed(&Breakthrough, name, seconds, threads),
+        "ticTacToe" => speed(&TicTacToe, name, seconds, threads, &options),
+        "connectFour" => speed(&ConnectFour, name, seconds, threads, &options),
+        "breakthrough" => speed(&Breakthrough, name, seconds, threads, &options),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: mcts_speed [{}] [SECONDS] [MAX_THREADS]",
+        "usage: mcts_speed [{}] [SECONDS] [MAX_THREADS] [mcts|baseline] [uniform|mast]",
         GAMES.join("|")
     );
     ExitCode::FAILURE
 }
 
-fn speed<G: Game + Sync>(game: &G, name: &str, seconds: f64, max_threads: usize) -> ExitCode
+fn speed<G: Game + Sync>(
+    game: &G,
+    name: &str,
+    seconds: f64,
+    max_threads: usize,
+    options: &MctsOptions,
+) -> ExitCode
 where
     G::State: Send + Sync,
     G::Move: Send,
 {
     let mut base = 0.0;
     for threads in 1..=max_threads {
-        let mut p = ParallelMcts::new(MctsOptions::default(), threads);
+        let mut p = ParallelMcts::new(options.clone(), threads);
         p.start(game, 0, Instant::now());
         let state = game.initial_state();
         let cpu = cpu_seconds();
@@ -69,8 +95,11 @@ where
             base = rate;
         }
         println!(
-            "game={name} threads={threads} iterations_per_sec={rate:.0} speedup={:.2}{cpus}",
-            rate / base.max(1e-9)
+            "game={name} search={} threads={threads} iterations_per_sec={rate:.0} speedup={:.2} \
+             nodes={}{cpus}",
+            p.name(),
+            rate / base.max(1e-9),
+            p.stats().nodes
         );
     }
     ExitCode::SUCCESS

@@ -18,3 +18,47 @@ pub mod breakthrough {
 
 /// The names the examples accept for the embedded games.
 pub const GAMES: &[&str] = &["ticTacToe", "connectFour", "breakthrough"];
+
+#[cfg(test)]
+mod tests {
+    use gdl_runtime::{Game, SplitMix64};
+
+    /// Generated games number their moves: every legal move met in random playouts has an
+    /// index below the role's move count, the index is the move itself, and the count is
+    /// the number of moves the game can write.
+    fn moves_are_numbered<G: Game<Move = u32>>(game: &G) {
+        let mut rng = SplitMix64::new(5);
+        let mut moves = Vec::new();
+        for r in 0..game.role_count() {
+            let count = game.move_count(r).expect("a move count");
+            assert!(count > 0);
+            assert!(!game.move_text(r, (count - 1) as u32).is_empty());
+            assert!(game.move_text(r, count as u32).is_empty());
+        }
+        assert_eq!(game.move_count(game.role_count()), None);
+        for _ in 0..20 {
+            let mut state = game.initial_state();
+            while !game.is_terminal(&state) {
+                let mut joint = Vec::new();
+                for r in 0..game.role_count() {
+                    game.legal_moves(&state, r, &mut moves);
+                    for &m in &moves {
+                        assert_eq!(game.move_index(r, m), Some(m as usize));
+                        assert!((m as usize) < game.move_count(r).unwrap_or(0));
+                    }
+                    joint.push(moves[rng.below(moves.len())]);
+                }
+                let mut next = state.clone();
+                game.next_state(&state, &joint, &mut next);
+                state = next;
+            }
+        }
+    }
+
+    #[test]
+    fn inline_and_propnet_games_number_their_moves() {
+        moves_are_numbered(&super::tic_tac_toe::TicTacToe);
+        moves_are_numbered(&super::connect_four::ConnectFour);
+        moves_are_numbered(&super::breakthrough::Breakthrough);
+    }
+}

@@ -130,6 +130,21 @@ pub trait Game {
         true
     }
 
+    /// How many moves `role` has in the whole game when moves are dense indices: then
+    /// [`Game::move_index`] maps each of them below this number. `None` (the default) when
+    /// moves are not numbered so; generated games number them.
+    fn move_count(&self, role: RoleIndex) -> Option<usize> {
+        let _ = role;
+        None
+    }
+
+    /// The dense index of `mv` among `role`'s moves (below [`Game::move_count`]), for tables
+    /// of per-move statistics; `None` (the default) when moves are not numbered so.
+    fn move_index(&self, role: RoleIndex, mv: Self::Move) -> Option<usize> {
+        let _ = (role, mv);
+        None
+    }
+
     /// Whether `role` is GDL-II's `random`, whose moves are drawn uniformly by the caller.
     fn is_random_role(&self, role: RoleIndex) -> bool {
         self.role_name(role) == "random"

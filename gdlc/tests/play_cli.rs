@@ -176,3 +176,21 @@ fn a_whole_match_without_pondering_and_bad_ponder_values() {
         assert!(said.contains("--ponder"), "{said}");
     }
 }
+
+#[test]
+fn an_unknown_search_or_playout_is_a_usage_error() {
+    for bad in [["--search", "uct"], ["--playout", "gibbs"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"))
+            .arg("play")
+            .args(bad)
+            .args(["--port", "0"])
+            .output()
+            .expect("gdlc runs");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(bad[1]) && stderr.contains(bad[0]),
+            "{stderr}"
+        );
+    }
+}

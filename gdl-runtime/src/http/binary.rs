@@ -12,15 +12,17 @@ use super::{
 };
 use crate::Game;
 use crate::cli::{EXIT_USAGE, run_game};
-use crate::player::{MctsOptions, ParallelMcts, Player};
+use crate::player::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
 use crate::sexpr;
 
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
-           [--max-nodes N] [--exploration C] [--ponder on|off]
+           [--max-nodes N] [--exploration C] [--search mcts|baseline]
+           [--playout uniform|mast] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
-                                           most N tree nodes, UCB1 constant C; --ponder:
+                                           most N tree nodes, UCB1 constant C; the search,
+                                           and how its playouts choose moves; --ponder:
                                            search on the opponents' time, default on;
                                            --margin: seconds kept before the play clock
                                            ends, START 0.2 more, default 0.3 for a manager
@@ -29,8 +31,8 @@ pub const PLAY_USAGE: &str =
                                            managers that upper-case messages, like Dresden)";
 
 /// The usage of `engine`.
-const ENGINE_USAGE: &str =
-    "  BIN engine [--threads T] [--max-nodes N] [--exploration C] [--ponder on|off]";
+pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
+                                [--search mcts|baseline] [--playout uniform|mast] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -117,6 +119,10 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
                 }
                 _ => false,
             },
+            "--search" => Search::parse(value).map(|v| search.search = v).is_some(),
+            "--playout" => PlayoutPolicy::parse(value)
+                .map(|v| search.playout = v)
+                .is_some(),
             _ => false,
         };
         if !ok {
@@ -198,9 +204,9 @@ where
     serve_on(name, &address, options, factory)
 }
 
-/// `BIN engine [--threads T] [--max-nodes N] [--exploration C] [--ponder on|off]`:
-/// root-parallel MCTS served over standard input and output ([`crate::subprocess::serve`],
-/// pondering between requests unless `--ponder off`) until the input ends.
+/// `BIN engine` with [`ENGINE_USAGE`]'s flags: root-parallel MCTS served over standard input
+/// and output ([`crate::subprocess::serve`], pondering between requests unless `--ponder off`)
+/// until the input ends.
 fn engine<G>(game: &G, name: &str, args: &[String]) -> ExitCode
 where
     G: Game + Sync,
@@ -274,6 +280,24 @@ mod tests {
             assert!(play_args("g", &args(&[bad])).is_err(), "{bad}");
         }
         assert!(play_args("g", &args(&["--ponder"])).is_err());
+        let a = play_args("g", &[]).unwrap();
+        assert_eq!(a.search.search, Search::Mcts);
+        assert_eq!(a.search.playout, PlayoutPolicy::default());
+        let a = play_args("g", &args(&["--search=baseline", "--playout", "mast"])).unwrap();
+        assert_eq!(a.search.search, Search::Baseline);
+        assert_eq!(a.search.playout, PlayoutPolicy::Mast);
+        let a = play_args("g", &args(&["--search", "mcts", "--playout=uniform"])).unwrap();
+        assert_eq!(a.search.search, Search::Mcts);
+        assert_eq!(a.search.playout, PlayoutPolicy::Uniform);
+        for bad in [
+            ["--search", "uct"],
+            ["--playout", "gibbs"],
+            ["--search", ""],
+        ] {
+            let e = play_args("g", &args(&bad)).unwrap_err();
+            assert!(e.contains(bad[0]), "{e}");
+        }
+        assert!(play_args("g", &args(&["--playout"])).is_err());
     }
 
     /// Folding: an upper-cased START of rules spelled in mixed case is the game's.

@@ -1,155 +1,49 @@
-//! Monte Carlo tree search: UCT with decoupled statistics per role, and proven values
-//! (MCTS-Solver, generalised to any number of roles).
+//! Monte Carlo tree search over a flat node store: UCT with decoupled statistics per role,
+//! proven values (MCTS-Solver, generalised to any number of roles), transpositions, recycling
+//! of the least recently visited nodes and tree reuse without a copy.
 //!
-//! Each node holds a state and, per role, its legal moves with their visit counts and goal
-//! sums. An iteration descends from the root: in each node every role picks its move by UCB1
-//! on its own statistics (an untried move first; GDL-II's `random` role uniformly), the joint
-//! move leads to a child, created when new (while the node budget lasts); from there a random
-//! playout gives every role's goal in 0..1, and the path is updated role by role. Between
-//! moves the tree is kept: the subtree of the joint move played becomes the new root.
+//! Nodes live in [`store::Store`]: fixed-size records, their moves, statistics and child
+//! edges in flat arenas, and a transposition table from a state to its node (a state reached
+//! by two move orders has one node). An iteration descends from the root: in each node every
+//! role picks its move by UCB1 on its own statistics ([`select::pick`]), the joint move's edge
+//! leads to the child, or, not made yet, the next state is computed and looked up in the
+//! table; a state not in the store gets a new node, from which a playout
+//! ([`policy::Playout`]: uniform, or MAST) gives every role's goal in 0..1, and the path is
+//! updated role by role. A child already on the path (the game came back to a state) ends the
+//! descent with a playout from it, so cycles of states cannot loop; so does a path as long as
+//! the playout limit.
 //!
-//! Proven nodes (`mcts/node.rs` says when a node is proven) are not played out again: an
-//! iteration that reaches one backs up its exact goals, and a node proven on the way up backs
-//! up its own to the nodes above it. In a turn node the mover never selects a move proven
-//! worse than another (below its best proven goal, or 0) and the value of a proven move is
+//! When the store is full, the nodes least recently visited are freed ([`store`]), so the
+//! tree never stops growing. Between moves nothing is copied: the root becomes the node of the
+//! state reached (through the table), and the nodes that are no longer reachable are freed by
+//! the same sweeps when room is needed.
+//!
+//! Proven nodes ([`select`] says when a node is proven) are not played out again: an iteration
+//! that reaches one backs up its exact goals, which each node on the way up records as the
+//! proof of the move taken (once), and a node proven so backs up its own. In a turn node the
+//! mover never selects a move proven worse than another and the value of a proven move is
 //! exact in its UCB1 score. The search stops when the root is proven. The move played is a
-//! proven win (100) when there is one, the best proven move when all are proven, otherwise the
-//! most visited one of those not proven worse than another.
+//! proven win when there is one, the best proven move when all are proven, otherwise the most
+//! visited one of those not proven worse than another.
 
-mod node;
 mod parallel;
+mod policy;
+mod select;
+mod store;
 
 pub use parallel::ParallelMcts;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use node::{Kind, Node};
+use policy::Playout;
+use store::{Kind, Store, state_hash};
 
-use super::{Player, Playout};
+use super::root::{RootMove, choose_root};
+use super::{MctsOptions, Player, SearchStats};
 use crate::{Game, RoleIndex, SplitMix64};
 
-/// Settings of [`Mcts`].
-#[derive(Clone, Debug)]
-pub struct MctsOptions {
-    /// The UCB1 exploration constant (goals are in 0..1). The default, 0.3, won 20 of 20
-    /// breakthrough games against flat Monte Carlo at 1000 playouts per move where 0.7 won
-    /// 11 (BENCHMARKS.md, Players); on connectFour both do alike.
-    pub exploration: f64,
-    /// The most nodes the tree holds; past it, iterations still run (from the leaves) but the
-    /// tree stops growing.
-    pub max_nodes: usize,
-    /// Iterations per decision at most (`None`: until the deadline).
-    pub max_iterations: Option<u64>,
-    /// Playouts longer than this are scored 0.5 for every role.
-    pub max_playout_steps: usize,
-    pub seed: u64,
-}
-
-impl Default for MctsOptions {
-    fn default() -> Self {
-        MctsOptions {
-            exploration: 0.3,
-            max_nodes: 1_000_000,
-            max_iterations: None,
-            max_playout_steps: 10_000,
-            seed: 1,
-        }
-    }
-}
-
-/// What the last search did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SearchStats {
-    pub iterations: u64,
-    /// Nodes in the tree after the search.
-    pub nodes: usize,
-    /// The mean goal (0..1) of the move chosen (exact when proven), for the player's role.
-    pub value: f64,
-    /// The root was proven: `value` is exact.
-    pub proven: bool,
-}
-
-impl std::fmt::Display for SearchStats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} iterations, {} nodes, value {:.2}{}",
-            self.iterations,
-            self.nodes,
-            self.value,
-            if self.proven { " (proven)" } else { "" }
-        )
-    }
-}
-
-/// One move of the player's role at the root, as the search left it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RootMove<M> {
-    pub mv: M,
-    pub visits: u64,
-    /// The sum of the player's goals (0..1) over the visits.
-    pub sum: f64,
-    /// The player's exact goal after the move, when proven.
-    pub proven: Option<f64>,
-}
-
-impl<M> RootMove<M> {
-    /// The proven goal, else the mean.
-    fn value(&self) -> f64 {
-        self.proven.unwrap_or(self.sum / self.visits.max(1) as f64)
-    }
-}
-
-/// The move to play among the player's root moves: a proven win (goal 1), else the best proven
-/// move when every move is proven (with `true`: the choice is proven), else the most visited
-/// (ties: the better value) of the moves not proven worse than another.
-pub(super) fn choose_root<M>(moves: &[RootMove<M>]) -> Option<(usize, bool)> {
-    if let Some(i) = moves
-        .iter()
-        .position(|m| m.proven.is_some_and(|v| v >= 1.0))
-    {
-        return Some((i, true));
-    }
-    let bound = moves.iter().filter_map(|m| m.proven).max_by(f64::total_cmp);
-    if !moves.is_empty() && moves.iter().all(|m| m.proven.is_some()) {
-        let i = (0..moves.len()).max_by(|&a, &b| moves[a].value().total_cmp(&moves[b].value()))?;
-        return Some((i, true));
-    }
-    let worse = |m: &RootMove<M>| {
-        m.proven
-            .is_some_and(|v| v <= 0.0 || bound.is_some_and(|b| v < b))
-    };
-    let i = (0..moves.len())
-        .filter(|&i| !worse(&moves[i]))
-        .max_by(|&a, &b| {
-            (moves[a].visits.cmp(&moves[b].visits))
-                .then(moves[a].value().total_cmp(&moves[b].value()))
-        })?;
-    Some((i, false))
-}
-
-/// The root moves of every tree as one list: visits and sums added, a proof from any tree.
-pub(super) fn merge_root_moves<M: Copy + PartialEq>(
-    lists: impl IntoIterator<Item = Vec<RootMove<M>>>,
-) -> Vec<RootMove<M>> {
-    let mut merged: Vec<RootMove<M>> = Vec::new();
-    for list in lists {
-        for m in list {
-            match merged.iter_mut().find(|x| x.mv == m.mv) {
-                Some(x) => {
-                    x.visits += m.visits;
-                    x.sum += m.sum;
-                    x.proven = x.proven.or(m.proven);
-                }
-                None => merged.push(m),
-            }
-        }
-    }
-    merged
-}
-
-/// The buffers of [`Mcts::search`], kept across its iterations.
+/// The buffers of an iteration, kept across iterations (and MAST's statistics across moves).
 struct Scratch<G: Game> {
     playout: Playout<G>,
     next: G::State,
@@ -157,18 +51,21 @@ struct Scratch<G: Game> {
     /// The nodes of the path taken, from the root.
     path: Vec<u32>,
     /// The joint move (a move index per role) taken in each node of `path`, one after the
-    /// other (every node of a game has the same number of roles).
+    /// other.
     keys: Vec<u32>,
     goals: Vec<f64>,
 }
 
-/// The UCT player.
+/// The UCT player over the flat node store.
 pub struct Mcts<G: Game> {
     options: MctsOptions,
     role: RoleIndex,
     rng: SplitMix64,
-    nodes: Vec<Node<G>>,
+    store: Option<Store<G>>,
     root: u32,
+    /// The iterations run since the store was made: the stamp of the nodes they visit.
+    tick: u64,
+    scratch: Option<Scratch<G>>,
     stats: SearchStats,
 }
 
@@ -178,8 +75,10 @@ impl<G: Game> Mcts<G> {
             rng: SplitMix64::new(options.seed),
             options,
             role: 0,
-            nodes: Vec::new(),
+            store: None,
             root: 0,
+            tick: 0,
+            scratch: None,
             stats: SearchStats::default(),
         }
     }
@@ -189,56 +88,68 @@ impl<G: Game> Mcts<G> {
         self.stats
     }
 
-    /// The nodes of the tree.
+    /// The nodes in the store (reachable from the root or not yet freed).
     pub fn tree_size(&self) -> usize {
-        self.nodes.len()
+        self.store.as_ref().map_or(0, Store::len)
     }
 
     /// The state at the root of the tree, if there is a tree.
     pub fn root_state(&self) -> Option<&G::State> {
-        self.nodes.get(self.root as usize).map(|n| &n.state)
+        Some(&self.store.as_ref()?.states[self.root as usize])
     }
 
     /// The root's exact goals (0..1, in role order) when it is proven.
     pub fn root_proven(&self) -> Option<&[f64]> {
-        let root = self.nodes.get(self.root as usize)?;
-        root.proven.then_some(&root.goals[..])
+        let store = self.store.as_ref()?;
+        store.nodes[self.root as usize]
+            .proven
+            .then(|| store.goals(self.root))
     }
 
     /// The player's moves at the root with their visits and proofs (empty without a tree or
     /// at a leaf).
     pub fn root_moves(&self) -> Vec<RootMove<G::Move>> {
-        let Some(root) = self.nodes.get(self.root as usize) else {
+        let Some(store) = &self.store else {
             return Vec::new();
         };
-        let Some(moves) = root.moves.get(self.role) else {
+        if store.nodes[self.root as usize].kind == Kind::Leaf || self.role >= store.roles() {
             return Vec::new();
-        };
-        let proofs = root.proofs_for(self.role);
-        moves
+        }
+        let proofs = select::proven_moves(store, self.root, self.role);
+        store
+            .moves(self.root, self.role)
             .iter()
-            .enumerate()
-            .map(|(i, &mv)| RootMove {
-                mv,
-                visits: u64::from(root.visits[self.role][i]),
-                sum: root.sums[self.role][i],
-                proven: proofs.map(|p| p.solved[i]).filter(|v| !v.is_nan()),
+            .zip(proofs)
+            .map(|(m, proven)| RootMove {
+                mv: m.mv,
+                visits: u64::from(m.visits),
+                sum: m.sum,
+                proven,
             })
             .collect()
     }
 
-    /// Makes `state` the root (a fresh tree unless it is the root already).
+    /// Makes `state` the root: the root already, a node of the store, or a new one.
     fn set_root(&mut self, game: &G, state: &G::State) {
-        if self
-            .nodes
-            .get(self.root as usize)
-            .is_some_and(|n| n.state == *state)
-        {
+        self.tick += 1;
+        let store = self
+            .store
+            .get_or_insert_with(|| Store::new(game.role_count(), self.options.max_nodes));
+        if store.len() > 0 && store.states[self.root as usize] == *state {
             return;
         }
-        self.nodes.clear();
-        self.nodes.push(Node::new(game, state.clone()));
-        self.root = 0;
+        let hash = state_hash(state);
+        let found = store.find(hash, state);
+        let root = found.or_else(|| store.add(game, state, hash, self.tick, self.root));
+        match root {
+            Some(r) => self.root = r,
+            // A full store of nodes all visited now cannot be: start again.
+            None => {
+                *store = Store::new(game.role_count(), self.options.max_nodes);
+                self.root = store.add(game, state, hash, self.tick, 0).unwrap_or(0);
+            }
+        }
+        store.nodes[self.root as usize].stamp = self.tick;
     }
 
     /// Runs iterations until `deadline`, the iteration budget or a proven root; returns how
@@ -250,18 +161,21 @@ impl<G: Game> Mcts<G> {
     /// [`Mcts::search`] that also stops soon after `stop` is set, and sets it when the root
     /// is proven.
     fn search_until(&mut self, game: &G, deadline: Instant, stop: &AtomicBool) -> u64 {
-        let state = &self.nodes[self.root as usize].state;
-        let mut scratch = Scratch {
-            playout: Playout::new(state),
+        let Some(store) = &mut self.store else {
+            return 0;
+        };
+        let state = &store.states[self.root as usize];
+        let scratch = self.scratch.get_or_insert_with(|| Scratch {
+            playout: Playout::new(game, state, self.options.playout),
             next: state.clone(),
             joint: Vec::new(),
             path: Vec::new(),
             keys: Vec::new(),
             goals: Vec::new(),
-        };
+        });
         let mut done = 0u64;
         while self.options.max_iterations.is_none_or(|m| done < m) {
-            let root = &self.nodes[self.root as usize];
+            let root = &store.nodes[self.root as usize];
             if root.proven {
                 stop.store(true, Ordering::Relaxed);
                 break;
@@ -272,186 +186,17 @@ impl<G: Game> Mcts<G> {
             {
                 break;
             }
-            self.iterate(game, &mut scratch);
+            self.tick += 1;
+            let search = Search {
+                game,
+                options: &self.options,
+                root: self.root,
+                tick: self.tick,
+            };
+            search.iterate(store, &mut self.rng, scratch);
             done += 1;
         }
         done
-    }
-
-    /// One iteration: descend, expand, play out, update the path (and the proofs). Allocates
-    /// only the node it adds (the joint move's key is looked up as a slice of `scratch.keys`).
-    fn iterate(&mut self, game: &G, scratch: &mut Scratch<G>) {
-        let Scratch {
-            playout,
-            next,
-            joint,
-            path,
-            keys,
-            goals,
-        } = scratch;
-        path.clear();
-        keys.clear();
-        goals.clear();
-        // Whether the node the iteration ended in was proven by it (a new terminal child).
-        let mut proving = false;
-        let mut n = self.root;
-        loop {
-            let node = &self.nodes[n as usize];
-            if node.proven || node.kind == Kind::Leaf {
-                goals.extend_from_slice(&node.goals);
-                break;
-            }
-            let start = keys.len();
-            for r in 0..node.moves.len() {
-                let i = self.pick(game, n, r);
-                keys.push(i);
-            }
-            path.push(n);
-            let node = &self.nodes[n as usize];
-            let key = &keys[start..];
-            if let Some(&c) = node.children.get(key) {
-                n = c;
-                continue;
-            }
-            joint.clear();
-            joint.extend(
-                key.iter()
-                    .enumerate()
-                    .map(|(r, &i)| node.moves[r][i as usize]),
-            );
-            game.next_state(&node.state, joint, next);
-            let steps = self.options.max_playout_steps;
-            if self.nodes.len() < self.options.max_nodes {
-                let child = Node::new(game, next.clone());
-                if child.proven || child.kind == Kind::Leaf {
-                    proving = child.proven;
-                    goals.extend_from_slice(&child.goals);
-                } else {
-                    goals.extend_from_slice(playout.run(game, &child.state, &mut self.rng, steps));
-                }
-                let c = self.nodes.len() as u32;
-                self.nodes.push(child);
-                self.nodes[n as usize].children.insert(key.into(), c);
-            } else {
-                goals.extend_from_slice(playout.run(game, next, &mut self.rng, steps));
-            }
-            break;
-        }
-        let roles = keys.len() / path.len().max(1);
-        for (k, &n) in path.iter().enumerate().rev() {
-            let node = &mut self.nodes[n as usize];
-            let key = &keys[k * roles..(k + 1) * roles];
-            node.total += 1;
-            for (r, &i) in key.iter().enumerate() {
-                node.visits[r][i as usize] += 1;
-                node.sums[r][i as usize] += goals.get(r).copied().unwrap_or(0.5);
-            }
-            // `goals` are the exact goals of the child just proven: this node may follow, and
-            // then its own goals are what the nodes above it get.
-            if proving {
-                proving = node.child_proven(key, goals);
-                if proving {
-                    goals.clone_from(&node.goals);
-                }
-            }
-        }
-    }
-
-    /// The move index role `r` takes in node `n`.
-    fn pick(&mut self, game: &G, n: u32, r: RoleIndex) -> u32 {
-        let node = &self.nodes[n as usize];
-        let count = node.moves[r].len();
-        if count == 1 {
-            return 0;
-        }
-        if game.is_random_role(r) {
-            return self.rng.below(count) as u32;
-        }
-        let visits = &node.visits[r];
-        let untried = visits.iter().filter(|&&v| v == 0).count();
-        if untried > 0 {
-            let k = self.rng.below(untried);
-            return visits
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| **v == 0)
-                .nth(k)
-                .map_or(0, |(i, _)| i as u32);
-        }
-        let log_total = f64::from(node.total.max(1)).ln();
-        let c = self.options.exploration;
-        let proofs = node.proofs_for(r);
-        let mut best = 0;
-        let mut best_score = f64::NEG_INFINITY;
-        for (i, (&v, &s)) in visits.iter().zip(&node.sums[r]).enumerate() {
-            let v = f64::from(v);
-            let mean = match proofs {
-                Some(p) if p.excluded(r, i) => continue,
-                Some(p) if !p.solved[i].is_nan() => p.solved[i],
-                _ => s / v,
-            };
-            let score = mean + c * (log_total / v).sqrt();
-            if score > best_score {
-                best_score = score;
-                best = i;
-            }
-        }
-        best as u32
-    }
-
-    /// Keeps the subtree of `root`'s child `child` only, renumbered from 0.
-    fn keep_subtree(&mut self, child: u32) {
-        // The nodes under `child`, marked with their new index: kept nodes stay in the order
-        // they had, so they can be moved down in place (no second vector of a million nodes).
-        const GONE: u32 = u32::MAX;
-        let mut index = vec![GONE; self.nodes.len()];
-        index[child as usize] = 0;
-        let mut stack = vec![child];
-        while let Some(n) = stack.pop() {
-            for &c in self.nodes[n as usize].children.values() {
-                if index[c as usize] == GONE {
-                    index[c as usize] = 0;
-                    stack.push(c);
-                }
-            }
-        }
-        let mut kept = 0u32;
-        for slot in index.iter_mut().filter(|i| **i != GONE) {
-            *slot = kept;
-            kept += 1;
-        }
-        for old in 0..self.nodes.len() {
-            let new = index[old];
-            if new == GONE {
-                continue;
-            }
-            // `new <= old`, and every kept node before `old` is in place already.
-            self.nodes.swap(new as usize, old);
-            for c in self.nodes[new as usize].children.values_mut() {
-                *c = index[*c as usize];
-            }
-        }
-        self.nodes.truncate(kept as usize);
-        self.root = index[child as usize];
-    }
-
-    /// The tree's shape, for tests: every child index in range, every node reached from the
-    /// root exactly once; the number of nodes and the root's visits.
-    #[cfg(test)]
-    pub(super) fn check_tree(&self) -> Result<(usize, u32), String> {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack = vec![self.root];
-        while let Some(n) = stack.pop() {
-            let node = self.nodes.get(n as usize).ok_or(format!("no node {n}"))?;
-            if std::mem::replace(&mut seen[n as usize], true) {
-                return Err(format!("node {n} reached twice"));
-            }
-            stack.extend(node.children.values());
-        }
-        match seen.iter().position(|s| !s) {
-            Some(n) => Err(format!("node {n} is not reached from the root")),
-            None => Ok((self.nodes.len(), self.nodes[self.root as usize].total)),
-        }
     }
 
     /// The move chosen at the root after a search of `iterations`, and the stats.
@@ -461,7 +206,7 @@ impl<G: Game> Mcts<G> {
         let proven = self.root_proven().map(|g| g.get(self.role).copied());
         self.stats = SearchStats {
             iterations,
-            nodes: self.nodes.len(),
+            nodes: self.tree_size(),
             value: match (proven, chosen) {
                 (Some(Some(v)), _) => v,
                 (_, Some(c)) => c.value(),
@@ -470,6 +215,175 @@ impl<G: Game> Mcts<G> {
             proven: proven.is_some(),
         };
         chosen.map(|c| c.mv)
+    }
+
+    /// The root's index in the store and its iterations, for tests.
+    #[cfg(test)]
+    pub(super) fn root_node(&self) -> Option<(u32, u32)> {
+        let store = self.store.as_ref()?;
+        Some((self.root, store.nodes[self.root as usize].total))
+    }
+
+    /// The node of `state`, if the store holds one, and how many live nodes hold that state,
+    /// for tests (after checking the store's invariants).
+    #[cfg(test)]
+    pub(super) fn nodes_of(&self, state: &G::State) -> Result<(Option<u32>, usize), String> {
+        let store = self.store.as_ref().ok_or("no store")?;
+        store.check()?;
+        let count = (0..store.nodes.len())
+            .filter(|&i| store.nodes[i].live && store.states[i] == *state)
+            .count();
+        Ok((store.find(state_hash(state), state), count))
+    }
+
+    /// MAST's mean goal of role `r`'s move `mv`, for tests.
+    #[cfg(test)]
+    pub(super) fn mast_mean(&mut self, game: &G, r: RoleIndex, mv: G::Move) -> Option<f64> {
+        self.scratch.as_mut()?.playout.mast_mean(game, r, mv)
+    }
+
+    /// The child the root's edge for `joint` (a move per role) leads to, for tests.
+    #[cfg(test)]
+    pub(super) fn child_of(&self, joint: &[G::Move]) -> Option<u32> {
+        let store = self.store.as_ref()?;
+        let key = joint_key(store, self.root, joint)?;
+        store
+            .edge_index(self.root, &key)
+            .and_then(|e| store.child(self.root, e))
+    }
+}
+
+/// The move indices of `joint` in node `n`.
+fn joint_key<G: Game>(store: &Store<G>, n: u32, joint: &[G::Move]) -> Option<Vec<u32>> {
+    if joint.len() != store.roles() {
+        return None;
+    }
+    joint
+        .iter()
+        .enumerate()
+        .map(|(r, m)| {
+            let moves = store.moves(n, r);
+            moves.iter().position(|s| s.mv == *m).map(|i| i as u32)
+        })
+        .collect()
+}
+
+/// What one iteration needs besides the store.
+struct Search<'a, G: Game> {
+    game: &'a G,
+    options: &'a MctsOptions,
+    root: u32,
+    tick: u64,
+}
+
+impl<G: Game> Search<'_, G> {
+    /// One iteration: descend, expand, play out, update the path (and the proofs).
+    fn iterate(&self, store: &mut Store<G>, rng: &mut SplitMix64, scratch: &mut Scratch<G>) {
+        let Scratch {
+            playout,
+            next,
+            joint,
+            path,
+            keys,
+            goals,
+        } = scratch;
+        let game = self.game;
+        let steps = self.options.max_playout_steps;
+        let roles = store.roles();
+        path.clear();
+        keys.clear();
+        goals.clear();
+        // Whether the node the iteration ended in is proven (its goals exact).
+        let mut proving = false;
+        let mut n = self.root;
+        loop {
+            let node = store.nodes[n as usize];
+            if node.proven || node.kind == Kind::Leaf {
+                goals.extend_from_slice(store.goals(n));
+                proving = node.proven;
+                break;
+            }
+            if path.len() >= steps {
+                let state = &store.states[n as usize];
+                goals.extend_from_slice(playout.run(game, state, rng, steps));
+                break;
+            }
+            let start = keys.len();
+            for r in 0..roles {
+                let i = select::pick(store, game, rng, self.options.exploration, n, r);
+                keys.push(i);
+            }
+            path.push(n);
+            let key = &keys[start..];
+            let edge = store.edge_index(n, key);
+            let mut child = edge.and_then(|e| store.child(n, e));
+            if child.is_none() {
+                joint.clear();
+                joint.extend((0..roles).map(|r| store.moves(n, r)[key[r] as usize].mv));
+                game.next_state(&store.states[n as usize], joint, next);
+                let hash = state_hash(&*next);
+                child = store.find(hash, next);
+                if child.is_none() {
+                    match store.add(game, next, hash, self.tick, self.root) {
+                        Some(c) => {
+                            if let Some(e) = edge {
+                                store.set_child(n, e, c);
+                            }
+                            let made = store.nodes[c as usize];
+                            if made.proven || made.kind == Kind::Leaf {
+                                proving = made.proven;
+                                goals.extend_from_slice(store.goals(c));
+                            } else {
+                                let state = &store.states[c as usize];
+                                goals.extend_from_slice(playout.run(game, state, rng, steps));
+                            }
+                        }
+                        None => goals.extend_from_slice(playout.run(game, next, rng, steps)),
+                    }
+                    break;
+                }
+                if let (Some(e), Some(c)) = (edge, child) {
+                    store.set_child(n, e, c);
+                }
+            }
+            let Some(c) = child else { break };
+            if store.nodes[c as usize].stamp == self.tick {
+                // On the path already: the game came back to this state.
+                let state = &store.states[c as usize];
+                goals.extend_from_slice(playout.run(game, state, rng, steps));
+                break;
+            }
+            store.nodes[c as usize].stamp = self.tick;
+            n = c;
+        }
+        goals.resize(roles, 0.5);
+        let learns = playout.learns();
+        for (k, &n) in path.iter().enumerate().filter(|_| learns) {
+            for r in 0..roles {
+                let moves = store.moves(n, r);
+                if moves.len() > 1 {
+                    playout.note(game, r, moves[keys[k * roles + r] as usize].mv);
+                }
+            }
+        }
+        playout.learn(goals);
+        for (k, &n) in path.iter().enumerate().rev() {
+            let key = &keys[k * roles..(k + 1) * roles];
+            store.nodes[n as usize].total += 1;
+            for (r, &i) in key.iter().enumerate() {
+                let slot = &mut store.moves_mut(n, r)[i as usize];
+                slot.visits += 1;
+                slot.sum += goals[r];
+            }
+            // `goals` are the exact goals of the child proven: this node may follow, and then
+            // its own goals are what the nodes above it get.
+            if proving {
+                proving = select::child_proven(store, n, key, goals);
+                if proving {
+                    goals.copy_from_slice(store.goals(n));
+                }
+            }
+        }
     }
 }
 
@@ -484,7 +398,9 @@ impl<G: Game> Player<G> for Mcts<G> {
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
         self.role = role;
-        self.nodes.clear();
+        self.store = None;
+        self.scratch = None;
+        self.tick = 0;
         let initial = game.initial_state();
         self.set_root(game, &initial);
         if self.options.max_iterations.is_none() {
@@ -499,30 +415,28 @@ impl<G: Game> Player<G> for Mcts<G> {
     }
 
     fn ponder(&mut self, game: &G, deadline: Instant) -> u64 {
-        match self.nodes.is_empty() {
-            true => 0,
-            false => self.search(game, deadline),
-        }
+        self.search(game, deadline)
     }
 
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
-        let child = self.nodes.get(self.root as usize).and_then(|root| {
-            let key: Option<Box<[u32]>> = joint
-                .iter()
-                .enumerate()
-                .map(|(r, m)| {
-                    root.moves
-                        .get(r)?
-                        .iter()
-                        .position(|x| x == m)
-                        .map(|i| i as u32)
-                })
-                .collect();
-            root.children.get(&key?).copied()
-        });
+        if let Some(s) = &mut self.scratch {
+            s.playout.decay();
+        }
+        let Some(store) = &self.store else {
+            return;
+        };
+        let child = joint_key(store, self.root, joint)
+            .and_then(|key| store.edge_index(self.root, &key))
+            .and_then(|e| store.child(self.root, e))
+            .filter(|&c| store.states[c as usize] == *next);
         match child {
-            Some(c) if self.nodes[c as usize].state == *next => self.keep_subtree(c),
-            _ => self.set_root(game, next),
+            Some(c) => {
+                self.root = c;
+                if let Some(store) = &mut self.store {
+                    store.nodes[c as usize].stamp = self.tick;
+                }
+            }
+            None => self.set_root(game, next),
         }
     }
 }

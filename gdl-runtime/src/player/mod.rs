@@ -1,7 +1,9 @@
 //! Search players over any [`Game`] (behind the `player` feature, so that embedding a game
 //! compiles none of this): [`RandomPlayer`], [`FlatMonteCarlo`] and [`Mcts`] (UCT with
 //! decoupled statistics per role, for any number of roles and simultaneous moves, with proven
-//! values).
+//! values, over a node store with transpositions and recycling; uniform or MAST playouts),
+//! with [`ParallelMcts`] over several threads. [`BaselineMcts`] and [`ParallelBaseline`] are
+//! the search as it was before the node store, kept to measure against.
 //!
 //! Every player answers [`Player::choose`] before the deadline it is given: the search checks
 //! the clock between iterations, and a player that has searched nothing still returns a legal
@@ -9,11 +11,17 @@
 //! GDL-II's `random` is drawn uniformly, never searched as an opponent. [`BeliefPlayer`] plays
 //! GDL-II's imperfect information from what its role sees.
 
+mod baseline;
 mod belief;
 mod mcts;
+mod options;
+mod root;
 
+pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
-pub use mcts::{Mcts, MctsOptions, ParallelMcts, SearchStats};
+pub use mcts::{Mcts, ParallelMcts};
+pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats};
+pub use root::RootMove;
 
 use std::time::Instant;
 
@@ -220,3 +228,5 @@ fn scaled_goal(goal: Option<i32>) -> f64 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_mcts;

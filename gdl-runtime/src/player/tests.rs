@@ -1,14 +1,14 @@
 use std::time::{Duration, Instant};
 
-use super::mcts::{RootMove, choose_root, merge_root_moves};
+use super::root::{RootMove, choose_root, merge_root_moves};
 use super::*;
 use crate::Game;
 
 /// Two roles take 1 or 2 from a pile in turn; whoever takes the last wins (100, the other 0).
 /// A pile that is a multiple of 3 is lost for the role to move.
 #[derive(Clone, Copy, Debug)]
-struct Nim {
-    pile: u32,
+pub(super) struct Nim {
+    pub(super) pile: u32,
 }
 
 impl Game for Nim {
@@ -66,7 +66,7 @@ impl Game for Nim {
     }
 }
 
-fn far() -> Instant {
+pub(super) fn far() -> Instant {
     Instant::now() + Duration::from_secs(60)
 }
 
@@ -101,9 +101,13 @@ fn mcts_plays_the_second_role_too() {
 }
 
 #[test]
-fn the_tree_is_kept_between_moves() {
+fn the_baseline_copies_the_subtree_kept_between_moves() {
     let game = Nim { pile: 12 };
-    let mut p = mcts(2000, 3);
+    let mut p = BaselineMcts::new(MctsOptions {
+        max_iterations: Some(2000),
+        seed: 3,
+        ..MctsOptions::default()
+    });
     p.start(&game, 0, Instant::now());
     let state = (11, 0);
     let mv = p.choose(&game, &state, far()).unwrap();
@@ -212,7 +216,7 @@ fn parallel_mcts_proves_the_winning_move_and_uses_every_tree() {
     let game = Table {
         roles: vec!["first", "second"],
         positions: vec![turn_of_first(3, |_| To::Long)],
-        long: 30,
+        long: 200,
     };
     let mut p = ParallelMcts::new(
         MctsOptions {
@@ -228,7 +232,7 @@ fn parallel_mcts_proves_the_winning_move_and_uses_every_tree() {
 
 /// Where a position of [`Table`] leads.
 #[derive(Clone, Copy, Debug)]
-enum To {
+pub(super) enum To {
     At(u32),
     /// [`Table::long`] turns of the parity game.
     Long,
@@ -236,7 +240,7 @@ enum To {
 
 /// A position of [`Table`].
 #[derive(Clone, Debug)]
-enum Pos {
+pub(super) enum Pos {
     /// Terminal, with every role's goal.
     End(Vec<i32>),
     /// Each role's number of moves, and where each joint move leads (the joint move's index
@@ -247,18 +251,20 @@ enum Pos {
 /// A game given as a table of positions (the first is the initial one) that may lead into a
 /// long game: roles 0 and 1 take turns adding 1 or 2 to a sum, `long` turns in all; an even
 /// sum wins for role 0, an odd one for role 1 (100, every other role 0). Random play gives
-/// each of the two about 50, and a search of a few hundred iterations proves nothing of it.
+/// each of the two about 50, and a search of a few hundred iterations proves nothing of it
+/// (with transpositions, its states are some `long * long / 2` nodes: a long game of 30
+/// turns is small enough to be proven, one of 200 is not).
 #[derive(Clone, Debug)]
-struct Table {
-    roles: Vec<&'static str>,
-    positions: Vec<Pos>,
-    long: u8,
+pub(super) struct Table {
+    pub(super) roles: Vec<&'static str>,
+    pub(super) positions: Vec<Pos>,
+    pub(super) long: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum TableState {
+pub(super) enum TableState {
     At(u32),
-    Long { left: u8, sum: u8 },
+    Long { left: u8, sum: u16 },
 }
 
 impl Game for Table {
@@ -323,7 +329,7 @@ impl Game for Table {
             }
             TableState::Long { left, sum } => TableState::Long {
                 left: left - 1,
-                sum: sum + 1 + joint[usize::from(left % 2)],
+                sum: sum + 1 + u16::from(joint[usize::from(left % 2)]),
             },
         };
     }
@@ -355,7 +361,7 @@ impl Game for Table {
 
 /// A turn of role 0 of two among `width` moves, whose joint moves (role 1 plays its only
 /// move) lead to `to(i)`.
-fn turn_of_first(width: u8, to: impl Fn(u8) -> To) -> Pos {
+pub(super) fn turn_of_first(width: u8, to: impl Fn(u8) -> To) -> Pos {
     Pos::Moves(vec![width, 1], (0..width).map(to).collect())
 }
 
@@ -382,7 +388,7 @@ fn a_win_in_one_is_proven_and_played_at_once() {
             turn_of_first(20, |i| if i == 13 { To::At(1) } else { To::Long }),
             Pos::End(vec![100, 0]),
         ],
-        long: 30,
+        long: 200,
     };
     for seed in 0..10 {
         let mut p = table_mcts(0, 10_000, seed, &game);
@@ -413,7 +419,7 @@ fn a_loss_in_one_is_avoided() {
             trap,
             Pos::End(vec![0, 100]),
         ],
-        long: 30,
+        long: 200,
     };
     for seed in 0..10 {
         let mut p = table_mcts(0, 400, seed, &game);
@@ -476,7 +482,7 @@ fn three_roles_prove_vectors_for_the_mover() {
             Pos::End(vec![0, 30, 100]),
             Pos::End(vec![40, 40, 40]),
         ],
-        long: 30,
+        long: 200,
     };
     let mut c = table_mcts(2, 10_000, 1, &game);
     assert_eq!(c.choose(&game, &TableState::At(1), far()), Some(2));
@@ -540,7 +546,7 @@ fn parallel_mcts_merges_proofs() {
             turn_of_first(20, |i| if i == 13 { To::At(1) } else { To::Long }),
             Pos::End(vec![100, 0]),
         ],
-        long: 30,
+        long: 200,
     };
     let mut p = ParallelMcts::new(
         MctsOptions {
@@ -587,7 +593,8 @@ fn parallel_mcts_merges_proofs() {
 
 #[test]
 fn pondering_searches_from_the_last_state_and_grows_the_tree() {
-    let game = Nim { pile: 30 };
+    // A pile large enough not to be proven (with transpositions, a pile of 30 is 60 nodes).
+    let game = Nim { pile: 3000 };
     for threads in [1, 2] {
         let mut p = ParallelMcts::new(
             MctsOptions {
@@ -599,12 +606,16 @@ fn pondering_searches_from_the_last_state_and_grows_the_tree() {
         // Nothing to search before the match starts.
         assert_eq!(Player::ponder(&mut p, &game, far()), 0);
         p.start(&game, 0, Instant::now());
-        p.choose(&game, &(30, 0), far());
+        p.choose(&game, &(3000, 0), far());
         let before = p.stats().nodes;
         let pondered = Player::ponder(&mut p, &game, far());
         assert_eq!(pondered, 500 * threads as u64, "{threads} threads");
-        p.choose(&game, &(30, 0), far());
-        assert!(p.stats().nodes > before, "{threads} threads: {:?}", p.stats());
+        p.choose(&game, &(3000, 0), far());
+        assert!(
+            p.stats().nodes > before,
+            "{threads} threads: {:?}",
+            p.stats()
+        );
     }
     let mut single = mcts(300, 1);
     assert_eq!(single.ponder(&game, far()), 0);

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use gdl_runtime::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
-use gdl_runtime::player::MctsOptions;
+use gdl_runtime::player::{MctsOptions, PlayoutPolicy, Search};
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
 
@@ -45,6 +45,14 @@ pub struct Args {
     /// The UCB1 exploration constant of the search (goals scaled to 0..1).
     #[arg(long, default_value_t = gdl_runtime::player::MctsOptions::default().exploration)]
     pub exploration: f64,
+    /// The search of the compiled game: `mcts` (transpositions, recycling of old nodes, tree
+    /// reuse) or `baseline` (the search before those, kept to compare with).
+    #[arg(long, default_value = "mcts", value_parser = ["mcts", "baseline"])]
+    pub search: String,
+    /// How the search's playouts choose moves: `uniform` (uniformly random) or `mast`
+    /// (each role's moves by their mean goal so far, with some random ones).
+    #[arg(long, default_value = "uniform", value_parser = ["uniform", "mast"])]
+    pub playout: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the network plays, which the compiled game then takes
@@ -129,6 +137,8 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--max-nodes={}", args.max_nodes.max(1)),
                             format!("--exploration={}", args.exploration),
                             format!("--ponder={}", args.ponder.as_str()),
+                            format!("--search={}", args.search),
+                            format!("--playout={}", args.playout),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -157,6 +167,8 @@ pub fn run(args: Args) -> ExitCode {
         mcts: MctsOptions {
             max_nodes: args.max_nodes,
             exploration: args.exploration,
+            search: Search::parse(&args.search).unwrap_or_default(),
+            playout: PlayoutPolicy::parse(&args.playout).unwrap_or_default(),
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.

@@ -46,7 +46,8 @@ const MAX_LATE: u32 = 3;
 /// Settings of the universal player.
 #[derive(Clone, Debug)]
 pub struct UniversalOptions {
-    /// The search in this process (the network's, or the interpreter's).
+    /// The search in this process (the network's, or the interpreter's; its settings, search
+    /// and playout policy also go to the compiled engine).
     pub mcts: MctsOptions,
     /// Whether the rules are ground into a network that plays in this process (else the
     /// interpreter plays until the compiled game does).
@@ -456,7 +457,9 @@ impl Universal {
                 self.mcts_options.max_nodes.max(1)
             ))
             .arg(format!("--exploration={}", self.mcts_options.exploration))
-            .arg(format!("--ponder={}", self.ponder.as_str()));
+            .arg(format!("--ponder={}", self.ponder.as_str()))
+            .arg(format!("--search={}", self.mcts_options.search.name()))
+            .arg(format!("--playout={}", self.mcts_options.playout.name()));
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until

@@ -395,7 +395,7 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
         }
     });
     let (_, declared) = declared::items(ir);
-    let (write_move, parse_move) = moves::methods(ir, options);
+    let (write_move, parse_move, move_count) = moves::methods(ir, options);
     quote! {
         // With one role, `match role { 0 => .., _ => {} }` has one arm; each arm of `next`
         // carries its move as a doc comment, which rustdoc does not show. The methods a
@@ -454,6 +454,15 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
 
             fn parse_move(&self, role: RoleIndex, text: &str) -> Option<u32> {
                 #parse_move
+            }
+
+            fn move_count(&self, role: RoleIndex) -> Option<usize> {
+                #move_count
+            }
+
+            #[inline]
+            fn move_index(&self, _role: RoleIndex, mv: u32) -> Option<usize> {
+                Some(mv as usize)
             }
 
             fn write_state(&self, state: &State, out: &mut Vec<String>) {

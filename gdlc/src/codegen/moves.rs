@@ -42,8 +42,12 @@ pub(super) fn table(ir: &Ir, options: &CodegenOptions) -> TokenStream {
     }
 }
 
-/// The bodies of `write_move` and `parse_move` (from `role`, `mv`, `out`; `role`, `text`).
-pub(super) fn methods(ir: &Ir, options: &CodegenOptions) -> (TokenStream, TokenStream) {
+/// The bodies of `write_move`, `parse_move` and `move_count` (from `role`, `mv`, `out`;
+/// `role`, `text`; `role`).
+pub(super) fn methods(
+    ir: &Ir,
+    options: &CodegenOptions,
+) -> (TokenStream, TokenStream, TokenStream) {
     if !as_text(ir, options) {
         return (
             quote! {
@@ -56,6 +60,7 @@ pub(super) fn methods(ir: &Ir, options: &CodegenOptions) -> (TokenStream, TokenS
                 let index = MOVES.get(role)?.binary_search(&text.as_str()).ok()?;
                 u32::try_from(index).ok()
             },
+            quote! { MOVES.get(role).map(|m| m.len()) },
         );
     }
     (
@@ -69,6 +74,7 @@ pub(super) fn methods(ir: &Ir, options: &CodegenOptions) -> (TokenStream, TokenS
             let index = moves(role).binary_search(&text.as_str()).ok()?;
             u32::try_from(index).ok()
         },
+        quote! { MOVES_TEXT.get(role).map(|_| moves(role).len()) },
     )
 }
 
@@ -120,5 +126,25 @@ mod tests {
         );
         assert!(!as_text(&ir, &CodegenOptions::default()));
         assert!(data(&ir, &CodegenOptions::default()).is_empty());
+    }
+
+    #[test]
+    fn the_move_count_is_the_table_length() {
+        let ir = Ir {
+            moves: vec![vec!["a".to_string(), "b".to_string()], Vec::new()],
+            ..Ir::default()
+        };
+        let text = CodegenOptions {
+            moves_text_min: 1,
+            ..CodegenOptions::default()
+        };
+        let (_, _, count) = methods(&ir, &text);
+        let count = count.to_string().replace(' ', "");
+        assert_eq!(count, "MOVES_TEXT.get(role).map(|_|moves(role).len())");
+        let (_, _, count) = methods(&ir, &CodegenOptions::default());
+        assert_eq!(
+            count.to_string().replace(' ', ""),
+            "MOVES.get(role).map(|m|m.len())"
+        );
     }
 }

@@ -3,18 +3,25 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::{Mcts, MctsOptions, SearchStats, choose_root, merge_root_moves};
-use crate::player::Player;
+use super::Mcts;
+use crate::player::root::{choose_root, merge_root_moves};
+use crate::player::{MctsOptions, ParallelBaseline, Player, Search, SearchStats};
 use crate::{Game, RoleIndex};
 
 /// Root-parallel MCTS: one tree per thread (seeds differ), searched at once until the
 /// deadline, or until one tree proves its root (the others stop then too). The player's root
 /// moves are merged over the trees: visits and goal sums are summed, and a move proven in any
 /// tree is proven; the move is chosen from the merged moves as [`Mcts`] chooses from its own.
-/// Needs a game that threads can share (`Sync`), as compiled games are.
+/// With [`Search::Baseline`] in its options it runs [`ParallelBaseline`] instead. Needs a game
+/// that threads can share (`Sync`), as compiled games are.
 pub struct ParallelMcts<G: Game> {
-    trees: Vec<Mcts<G>>,
+    trees: Trees<G>,
     stats: SearchStats,
+}
+
+enum Trees<G: Game> {
+    Mcts(Vec<Mcts<G>>),
+    Baseline(ParallelBaseline<G>),
 }
 
 impl<G: Game + Sync> ParallelMcts<G>
@@ -22,17 +29,23 @@ where
     G::State: Send + Sync,
     G::Move: Send,
 {
-    /// `threads` trees (at least one), each with `options` and its own seed.
+    /// `threads` trees (at least one), each with `options` (its node budget a share of
+    /// `max_nodes`) and its own seed.
     pub fn new(options: MctsOptions, threads: usize) -> Self {
-        let trees = (0..threads.max(1))
-            .map(|t| {
-                Mcts::new(MctsOptions {
-                    seed: options.seed.wrapping_add(t as u64 * 0x9E37_79B9),
-                    max_nodes: options.max_nodes / threads.max(1),
-                    ..options.clone()
-                })
-            })
-            .collect();
+        let trees = match options.search {
+            Search::Baseline => Trees::Baseline(ParallelBaseline::new(options, threads)),
+            Search::Mcts => Trees::Mcts(
+                (0..threads.max(1))
+                    .map(|t| {
+                        Mcts::new(MctsOptions {
+                            seed: options.seed.wrapping_add(t as u64 * 0x9E37_79B9),
+                            max_nodes: options.max_nodes / threads.max(1),
+                            ..options.clone()
+                        })
+                    })
+                    .collect(),
+            ),
+        };
         ParallelMcts {
             trees,
             stats: SearchStats::default(),
@@ -41,7 +54,10 @@ where
 
     /// What the last search did (iterations and nodes summed over the trees).
     pub fn stats(&self) -> SearchStats {
-        self.stats
+        match &self.trees {
+            Trees::Mcts(_) => self.stats,
+            Trees::Baseline(b) => b.stats(),
+        }
     }
 }
 
@@ -51,21 +67,32 @@ where
     G::Move: Send,
 {
     fn name(&self) -> &str {
-        "mcts"
+        match &self.trees {
+            Trees::Mcts(_) => "mcts",
+            Trees::Baseline(b) => b.name(),
+        }
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
+        let trees = match &mut self.trees {
+            Trees::Mcts(trees) => trees,
+            Trees::Baseline(b) => return b.start(game, role, deadline),
+        };
         std::thread::scope(|s| {
-            for t in &mut self.trees {
+            for t in trees {
                 s.spawn(move || t.start(game, role, deadline));
             }
         });
     }
 
     fn choose(&mut self, game: &G, state: &G::State, deadline: Instant) -> Option<G::Move> {
+        let trees = match &mut self.trees {
+            Trees::Mcts(trees) => trees,
+            Trees::Baseline(b) => return b.choose(game, state, deadline),
+        };
         let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
-            for t in &mut self.trees {
+            for t in trees.iter_mut() {
                 let stop = &stop;
                 s.spawn(move || {
                     t.set_root(game, state);
@@ -74,17 +101,16 @@ where
                 });
             }
         });
-        let moves = merge_root_moves(self.trees.iter().map(Mcts::root_moves));
+        let moves = merge_root_moves(trees.iter().map(Mcts::root_moves));
         let chosen = choose_root(&moves);
-        let role = self.trees.first().map_or(0, |t| t.role);
-        let proven_root = self
-            .trees
+        let role = trees.first().map_or(0, |t| t.role);
+        let proven_root = trees
             .iter()
             .find_map(|t| t.root_proven())
             .map(|g| g.get(role).copied().unwrap_or(0.0));
         self.stats = SearchStats {
-            iterations: self.trees.iter().map(|t| t.stats.iterations).sum(),
-            nodes: self.trees.iter().map(Mcts::tree_size).sum(),
+            iterations: trees.iter().map(|t| t.stats.iterations).sum(),
+            nodes: trees.iter().map(Mcts::tree_size).sum(),
             value: match (proven_root, chosen) {
                 (Some(v), _) => v,
                 (None, Some((i, _))) => moves[i].value(),
@@ -96,10 +122,13 @@ where
     }
 
     fn ponder(&mut self, game: &G, deadline: Instant) -> u64 {
+        let trees = match &mut self.trees {
+            Trees::Mcts(trees) => trees,
+            Trees::Baseline(b) => return b.ponder(game, deadline),
+        };
         let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
-            let searches: Vec<_> = self
-                .trees
+            let searches: Vec<_> = trees
                 .iter_mut()
                 .filter(|t| t.root_state().is_some())
                 .map(|t| {
@@ -112,12 +141,13 @@ where
     }
 
     fn report(&self) -> Option<String> {
-        Some(self.stats.to_string())
+        Some(self.stats().to_string())
     }
 
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
-        for t in &mut self.trees {
-            t.observe(game, joint, next);
+        match &mut self.trees {
+            Trees::Mcts(trees) => trees.iter_mut().for_each(|t| t.observe(game, joint, next)),
+            Trees::Baseline(b) => b.observe(game, joint, next),
         }
     }
 }

@@ -1,0 +1,223 @@
+//! The playouts of [`super::Mcts`]: uniformly random ([`Game::random_step`], which generated
+//! games run without listing moves), or MAST (move-average sampling: per role and move, the
+//! mean goal of the iterations that played it; a playout plays each role's best move, or with
+//! chance [`MAST_EPSILON`] a uniform one).
+
+use std::collections::HashMap;
+
+use crate::player::PlayoutPolicy;
+use crate::player::scaled_goal;
+use crate::{Game, RoleIndex, SplitMix64};
+
+/// The chance that a MAST playout plays a role's move uniformly instead of its best.
+const MAST_EPSILON: f64 = 0.4;
+/// What MAST keeps of its statistics from one move of the match to the next.
+const MAST_DECAY: f64 = 0.5;
+
+/// MAST's statistics: per role, per move, the goal sum and count.
+struct Mast<G: Game> {
+    /// Per role: (sum, count) by the move's index.
+    stats: Vec<Vec<(f64, f64)>>,
+    /// Per role: the index given to each move, for games without dense move indices.
+    index: Vec<HashMap<G::Move, u32>>,
+    /// Per role: the game numbers the moves ([`Game::move_index`]).
+    dense: Vec<bool>,
+}
+
+impl<G: Game> Mast<G> {
+    fn new(game: &G) -> Self {
+        let roles = game.role_count();
+        let counts: Vec<Option<usize>> = (0..roles).map(|r| game.move_count(r)).collect();
+        Mast {
+            stats: counts
+                .iter()
+                .map(|c| vec![(0.0, 0.0); c.unwrap_or(0)])
+                .collect(),
+            index: (0..roles).map(|_| HashMap::new()).collect(),
+            dense: counts.iter().map(Option::is_some).collect(),
+        }
+    }
+
+    /// The index of `mv` of role `r` in its table (made on first sight).
+    fn index(&mut self, game: &G, r: RoleIndex, mv: G::Move) -> usize {
+        let stats = &mut self.stats[r];
+        if self.dense[r]
+            && let Some(i) = game.move_index(r, mv)
+        {
+            if i >= stats.len() {
+                stats.resize(i + 1, (0.0, 0.0));
+            }
+            return i;
+        }
+        let next = stats.len() as u32;
+        let i = *self.index[r].entry(mv).or_insert(next) as usize;
+        if i == stats.len() {
+            stats.push((0.0, 0.0));
+        }
+        i
+    }
+
+    /// The mean goal of a move (1 for a move never played, so that it is tried).
+    fn mean(&self, r: RoleIndex, i: usize) -> f64 {
+        match self.stats[r].get(i) {
+            Some(&(sum, count)) if count > 0.0 => sum / count,
+            _ => 1.0,
+        }
+    }
+}
+
+/// A playout's buffers, kept between playouts, and MAST's statistics.
+pub(super) struct Playout<G: Game> {
+    state: G::State,
+    next: G::State,
+    scratch: Vec<G::Move>,
+    joint: Vec<G::Move>,
+    goals: Vec<f64>,
+    mast: Option<Mast<G>>,
+    /// MAST: the (role, move index) of every move played since the last [`Playout::learn`].
+    played: Vec<(u32, u32)>,
+}
+
+impl<G: Game> Playout<G> {
+    pub(super) fn new(game: &G, state: &G::State, policy: PlayoutPolicy) -> Self {
+        Playout {
+            state: state.clone(),
+            next: state.clone(),
+            scratch: Vec::new(),
+            joint: Vec::new(),
+            goals: Vec::new(),
+            mast: (policy == PlayoutPolicy::Mast).then(|| Mast::new(game)),
+            played: Vec::new(),
+        }
+    }
+
+    /// Plays from `from` to the end; each role's goal in 0..1 (0.5 for a playout past
+    /// `max_steps` or a role without a legal move).
+    pub(super) fn run(
+        &mut self,
+        game: &G,
+        from: &G::State,
+        rng: &mut SplitMix64,
+        max_steps: usize,
+    ) -> &[f64] {
+        let roles = game.role_count();
+        self.state.clone_from(from);
+        self.goals.clear();
+        let mut steps = 0;
+        while !game.is_terminal(&self.state) {
+            if steps == max_steps {
+                self.goals.resize(roles, 0.5);
+                return &self.goals;
+            }
+            let stepped = match self.mast.is_some() {
+                true => self.mast_step(game, rng),
+                false => game
+                    .random_step(
+                        &self.state,
+                        rng,
+                        &mut self.scratch,
+                        &mut self.joint,
+                        &mut self.next,
+                    )
+                    .is_ok(),
+            };
+            steps += 1;
+            if !stepped {
+                self.goals.resize(roles, 0.5);
+                return &self.goals;
+            }
+            std::mem::swap(&mut self.state, &mut self.next);
+        }
+        self.goals
+            .extend((0..roles).map(|r| scaled_goal(game.goal(&self.state, r))));
+        &self.goals
+    }
+
+    /// One MAST step from `state` into `next`; false when a role has no legal move.
+    fn mast_step(&mut self, game: &G, rng: &mut SplitMix64) -> bool {
+        let Some(mast) = &mut self.mast else {
+            return false;
+        };
+        self.joint.clear();
+        for r in 0..game.role_count() {
+            let uniform = game.is_random_role(r)
+                || (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64) < MAST_EPSILON;
+            let mv = if uniform {
+                match game.random_legal_move(&self.state, r, rng, &mut self.scratch) {
+                    Some(m) => m,
+                    None => return false,
+                }
+            } else {
+                game.legal_moves(&self.state, r, &mut self.scratch);
+                let n = self.scratch.len();
+                if n == 0 {
+                    return false;
+                }
+                // Ties go to the first from a random start.
+                let offset = rng.below(n);
+                let mut best = self.scratch[offset];
+                let mut best_mean = f64::NEG_INFINITY;
+                for k in 0..n {
+                    let mv = self.scratch[(offset + k) % n];
+                    let i = mast.index(game, r, mv);
+                    let mean = mast.mean(r, i);
+                    if mean > best_mean {
+                        best_mean = mean;
+                        best = mv;
+                    }
+                }
+                best
+            };
+            let i = mast.index(game, r, mv);
+            self.played.push((r as u32, i as u32));
+            self.joint.push(mv);
+        }
+        game.next_state(&self.state, &self.joint, &mut self.next);
+        true
+    }
+
+    /// Whether the policy learns from the moves of an iteration (MAST).
+    pub(super) fn learns(&self) -> bool {
+        self.mast.is_some()
+    }
+
+    /// MAST: notes that role `r` played `mv` in the tree part of the current iteration.
+    pub(super) fn note(&mut self, game: &G, r: RoleIndex, mv: G::Move) {
+        if let Some(mast) = &mut self.mast {
+            let i = mast.index(game, r, mv);
+            self.played.push((r as u32, i as u32));
+        }
+    }
+
+    /// MAST: every move noted or played since the last call gets the goals of its role.
+    pub(super) fn learn(&mut self, goals: &[f64]) {
+        let Some(mast) = &mut self.mast else {
+            return;
+        };
+        for &(r, i) in &self.played {
+            let g = goals.get(r as usize).copied().unwrap_or(0.5);
+            let s = &mut mast.stats[r as usize][i as usize];
+            s.0 += g;
+            s.1 += 1.0;
+        }
+        self.played.clear();
+    }
+
+    /// MAST: statistics weigh less after a move of the match.
+    pub(super) fn decay(&mut self) {
+        if let Some(mast) = &mut self.mast {
+            for (sum, count) in mast.stats.iter_mut().flatten() {
+                *sum *= MAST_DECAY;
+                *count *= MAST_DECAY;
+            }
+        }
+    }
+
+    /// MAST: the mean goal of role `r`'s move `mv` (for tests).
+    #[cfg(test)]
+    pub(super) fn mast_mean(&mut self, game: &G, r: RoleIndex, mv: G::Move) -> Option<f64> {
+        let mast = self.mast.as_mut()?;
+        let i = mast.index(game, r, mv);
+        Some(mast.mean(r, i))
+    }
+}

@@ -1,0 +1,581 @@
+//! The node store of [`super::Mcts`]: nodes as fixed-size records in one vector, their moves
+//! (with each move's visits and goal sum), child edges and proofs in flat arenas addressed by
+//! ranges, and a transposition table from a state's hash to its node, so that a state reached
+//! by two paths has one node.
+//!
+//! The store never holds more than its budget of nodes: when it is full, a sweep frees the
+//! nodes least recently visited (the root and the nodes of the current path never), and their
+//! slots are reused. An edge holds its child's index and the sequence number the child's slot
+//! had when the edge was made: an edge to a freed (or reused) slot reads as unexpanded.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+use crate::player::scaled_goal;
+use crate::{Game, RoleIndex};
+
+/// No node (an edge not made, a node without proofs).
+pub(super) const NONE: u32 = u32::MAX;
+
+/// A simultaneous node has one edge per joint move while there are at most this many joint
+/// moves; past it, its children are found through the transposition table only.
+const MAX_JOINT_EDGES: usize = 1024;
+
+/// Who chooses in a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Terminal, or a role without a legal move: no child.
+    Leaf,
+    /// This role alone has more than one legal move (or, for role 0, nobody has: one joint
+    /// move).
+    Turn(u32),
+    /// GDL-II's `random` alone has more than one legal move.
+    Chance(u32),
+    /// Two roles or more have a choice.
+    Simultaneous,
+}
+
+/// A node's fixed-size record.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Node {
+    /// The hash of the node's state (its key in the transposition table).
+    pub(super) hash: u64,
+    /// The iteration that last visited the node (the least recent are freed first).
+    pub(super) stamp: u64,
+    /// Bumped each time the slot is freed: edges made before read as unexpanded.
+    pub(super) seq: u32,
+    /// Iterations through the node.
+    pub(super) total: u32,
+    /// The first of the node's moves in [`Store::slots`] (role 0's, then role 1's, ...), and
+    /// how many in all.
+    pub(super) moves: u32,
+    pub(super) move_count: u32,
+    /// The edges of a turn or chance node are in its mover's slots (one per move); those of a
+    /// simultaneous node, one per joint move, from here in [`Store::edges`]. How many edges
+    /// (0: none, children are found through the transposition table).
+    pub(super) edges: u32,
+    pub(super) edge_count: u32,
+    /// The first of the mover's proven goals in [`Store::solved`] (per move; NaN: not proven),
+    /// or [`NONE`] while no child is proven.
+    pub(super) solved: u32,
+    /// Children proven (turn and chance nodes).
+    pub(super) proof_count: u32,
+    pub(super) kind: Kind,
+    /// The node's goals are exact (terminal, or proven by its children).
+    pub(super) proven: bool,
+    /// The slot holds a node (not on the free list).
+    pub(super) live: bool,
+}
+
+/// A move of a role in a node, with its statistics (and, for the mover of a turn or chance
+/// node, the edge to the child it leads to).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Slot<M> {
+    pub(super) mv: M,
+    pub(super) visits: u32,
+    /// The sum of the role's goals (0..1) over the visits.
+    pub(super) sum: f64,
+    pub(super) child: Edge,
+}
+
+/// A child edge: the child's index and its slot's sequence number when the edge was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Edge {
+    pub(super) node: u32,
+    pub(super) seq: u32,
+}
+
+impl Edge {
+    const EMPTY: Edge = Edge { node: NONE, seq: 0 };
+}
+
+/// A vector of items handed out in blocks of a power of two, with a free list per size.
+struct Arena<T> {
+    items: Vec<T>,
+    free: Vec<Vec<u32>>,
+}
+
+impl<T: Copy> Arena<T> {
+    fn new() -> Self {
+        Arena {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    fn class(n: usize) -> usize {
+        n.max(1).next_power_of_two().trailing_zeros() as usize
+    }
+
+    /// A block of `n` items, all `fill`; its first index.
+    fn alloc(&mut self, n: usize, fill: T) -> u32 {
+        let class = Self::class(n);
+        let start = match self.free.get_mut(class).and_then(Vec::pop) {
+            Some(s) => s as usize,
+            None => {
+                let s = self.items.len();
+                self.items.resize(s + (1 << class), fill);
+                s
+            }
+        };
+        self.items[start..start + n].fill(fill);
+        start as u32
+    }
+
+    /// Gives back the block of `n` items at `start`.
+    fn release(&mut self, start: u32, n: usize) {
+        let class = Self::class(n);
+        if self.free.len() <= class {
+            self.free.resize_with(class + 1, Vec::new);
+        }
+        self.free[class].push(start);
+    }
+}
+
+/// A state's hash: FxHash's word mix with a final avalanche (the table uses the top bits).
+#[derive(Default)]
+struct StateHasher(u64);
+
+impl Hasher for StateHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u64(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, w: usize) {
+        self.write_u64(w as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        let mut z = self.0;
+        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        z = (z ^ (z >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        z ^ (z >> 33)
+    }
+}
+
+/// The hash of a state.
+pub(super) fn state_hash<S: Hash>(state: &S) -> u64 {
+    let mut h = StateHasher::default();
+    state.hash(&mut h);
+    h.finish()
+}
+
+/// The transposition table's hasher: its keys are hashes already.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, _bytes: &[u8]) {}
+
+    fn write_u64(&mut self, w: u64) {
+        self.0 = w;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(super) struct Store<G: Game> {
+    roles: usize,
+    max_nodes: usize,
+    pub(super) nodes: Vec<Node>,
+    pub(super) states: Vec<G::State>,
+    /// Per node and role (`node * roles + role`): the role's number of moves.
+    pub(super) counts: Vec<u32>,
+    /// Per node and role: a leaf's goals, a proven node's goals; in a turn node with a proven
+    /// child, the goals of the proven child best for the mover; in a chance node, the sum of
+    /// the proven children's goals.
+    pub(super) goals: Vec<f64>,
+    slots: Arena<Slot<G::Move>>,
+    edges: Arena<Edge>,
+    solved: Arena<f64>,
+    table: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    free: Vec<u32>,
+    live: usize,
+    /// The sweep's buffer of (stamp, node).
+    candidates: Vec<(u64, u32)>,
+    /// Legal moves, while a node is made.
+    scratch: Vec<G::Move>,
+}
+
+impl<G: Game> Store<G> {
+    pub(super) fn new(roles: usize, max_nodes: usize) -> Self {
+        Store {
+            roles,
+            max_nodes: max_nodes.max(2),
+            nodes: Vec::new(),
+            states: Vec::new(),
+            counts: Vec::new(),
+            goals: Vec::new(),
+            slots: Arena::new(),
+            edges: Arena::new(),
+            solved: Arena::new(),
+            table: HashMap::default(),
+            free: Vec::new(),
+            live: 0,
+            candidates: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The nodes held.
+    pub(super) fn len(&self) -> usize {
+        self.live
+    }
+
+    pub(super) fn roles(&self) -> usize {
+        self.roles
+    }
+
+    /// The node whose state is `state` (of hash `hash`), if the store holds it.
+    #[inline]
+    pub(super) fn find(&self, hash: u64, state: &G::State) -> Option<u32> {
+        let &n = self.table.get(&hash)?;
+        (self.states[n as usize] == *state).then_some(n)
+    }
+
+    /// Role `r`'s moves in node `n`, with their statistics.
+    #[inline]
+    pub(super) fn moves(&self, n: u32, r: RoleIndex) -> &[Slot<G::Move>] {
+        let (start, len) = self.range(n, r);
+        &self.slots.items[start..start + len]
+    }
+
+    #[inline]
+    pub(super) fn moves_mut(&mut self, n: u32, r: RoleIndex) -> &mut [Slot<G::Move>] {
+        let (start, len) = self.range(n, r);
+        &mut self.slots.items[start..start + len]
+    }
+
+    /// Where role `r`'s moves in node `n` start in the slots, and how many. Every role but
+    /// the mover of a turn or chance node has one move: those need no look at the counts.
+    #[inline]
+    fn range(&self, n: u32, r: RoleIndex) -> (usize, usize) {
+        let node = &self.nodes[n as usize];
+        let start = node.moves as usize;
+        if let Kind::Turn(m) | Kind::Chance(m) = node.kind {
+            let m = m as usize;
+            let count = node.move_count as usize + 1 - self.roles;
+            return match r.cmp(&m) {
+                std::cmp::Ordering::Less => (start + r, 1),
+                std::cmp::Ordering::Equal => (start + m, count),
+                std::cmp::Ordering::Greater => (start + r + count - 1, 1),
+            };
+        }
+        let base = n as usize * self.roles;
+        let before: u32 = self.counts[base..base + r].iter().sum();
+        (start + before as usize, self.counts[base + r] as usize)
+    }
+
+    /// The goals of node `n` (see [`Store::goals`]).
+    #[inline]
+    pub(super) fn goals(&self, n: u32) -> &[f64] {
+        let base = n as usize * self.roles;
+        &self.goals[base..base + self.roles]
+    }
+
+    pub(super) fn goals_mut(&mut self, n: u32) -> &mut [f64] {
+        let base = n as usize * self.roles;
+        &mut self.goals[base..base + self.roles]
+    }
+
+    /// The mover's proven goals in node `n`, per move (NaN: not proven); `None` while no child
+    /// is proven.
+    pub(super) fn solved(&self, n: u32) -> Option<&[f64]> {
+        let node = &self.nodes[n as usize];
+        let (Kind::Turn(m) | Kind::Chance(m)) = node.kind else {
+            return None;
+        };
+        let len = self.range(n, m as usize).1;
+        (node.solved != NONE)
+            .then(|| &self.solved.items[node.solved as usize..node.solved as usize + len])
+    }
+
+    /// The mover's proven goals in node `n`, made (all NaN) on first use.
+    pub(super) fn solved_mut(&mut self, n: u32, mover: RoleIndex) -> &mut [f64] {
+        let len = self.range(n, mover).1;
+        if self.nodes[n as usize].solved == NONE {
+            self.nodes[n as usize].solved = self.solved.alloc(len, f64::NAN);
+        }
+        let start = self.nodes[n as usize].solved as usize;
+        &mut self.solved.items[start..start + len]
+    }
+
+    /// The edge of node `n` for joint move `key` (a move index per role), if the node keeps
+    /// edges.
+    #[inline]
+    pub(super) fn edge_index(&self, n: u32, key: &[u32]) -> Option<usize> {
+        let node = &self.nodes[n as usize];
+        if node.edge_count == 0 {
+            return None;
+        }
+        Some(match node.kind {
+            Kind::Turn(m) | Kind::Chance(m) => key[m as usize] as usize,
+            Kind::Leaf => return None,
+            Kind::Simultaneous => {
+                let base = n as usize * self.roles;
+                key.iter()
+                    .zip(&self.counts[base..base + self.roles])
+                    .fold(0usize, |i, (&k, &c)| i * c as usize + k as usize)
+            }
+        })
+    }
+
+    /// The child at edge `e` of node `n`, unless it was freed since.
+    #[inline]
+    pub(super) fn child(&self, n: u32, e: usize) -> Option<u32> {
+        let edge = match self.nodes[n as usize].kind {
+            Kind::Turn(m) | Kind::Chance(m) => self.moves(n, m as usize)[e].child,
+            _ => self.edges.items[self.nodes[n as usize].edges as usize + e],
+        };
+        let child = self.nodes.get(edge.node as usize)?;
+        (child.seq == edge.seq && child.live).then_some(edge.node)
+    }
+
+    pub(super) fn set_child(&mut self, n: u32, e: usize, child: u32) {
+        let edge = Edge {
+            node: child,
+            seq: self.nodes[child as usize].seq,
+        };
+        match self.nodes[n as usize].kind {
+            Kind::Turn(m) | Kind::Chance(m) => self.moves_mut(n, m as usize)[e].child = edge,
+            _ => {
+                let at = self.nodes[n as usize].edges as usize + e;
+                self.edges.items[at] = edge;
+            }
+        }
+    }
+
+    /// A new node for `state` (of hash `hash`), visited at `stamp`: its kind, moves and, for a
+    /// leaf, goals. When the store is full, the least recently visited nodes are freed first
+    /// (never `keep` nor a node visited at `stamp`); `None` when none can be.
+    pub(super) fn add(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        hash: u64,
+        stamp: u64,
+        keep: u32,
+    ) -> Option<u32> {
+        if self.free.is_empty() && self.nodes.len() >= self.max_nodes {
+            self.sweep(stamp, keep);
+        }
+        let n = match self.free.pop() {
+            Some(n) => {
+                self.states[n as usize].clone_from(state);
+                n
+            }
+            None if self.nodes.len() < self.max_nodes => {
+                self.nodes.push(Node {
+                    hash: 0,
+                    stamp: 0,
+                    seq: 0,
+                    total: 0,
+                    moves: 0,
+                    move_count: 0,
+                    edges: 0,
+                    edge_count: 0,
+                    solved: NONE,
+                    proof_count: 0,
+                    kind: Kind::Leaf,
+                    proven: false,
+                    live: false,
+                });
+                self.states.push(state.clone());
+                self.counts.resize(self.nodes.len() * self.roles, 0);
+                self.goals.resize(self.nodes.len() * self.roles, 0.0);
+                (self.nodes.len() - 1) as u32
+            }
+            None => return None,
+        };
+        self.init(game, n, hash, stamp);
+        self.table.insert(hash, n);
+        Some(n)
+    }
+
+    /// Fills node `n` from its state.
+    fn init(&mut self, game: &G, n: u32, hash: u64, stamp: u64) {
+        let roles = self.roles;
+        let base = n as usize * roles;
+        let seq = self.nodes[n as usize].seq;
+        self.nodes[n as usize] = Node {
+            hash,
+            stamp,
+            seq,
+            total: 0,
+            moves: 0,
+            move_count: 0,
+            edges: 0,
+            edge_count: 0,
+            solved: NONE,
+            proof_count: 0,
+            kind: Kind::Leaf,
+            proven: false,
+            live: true,
+        };
+        self.live += 1;
+        self.counts[base..base + roles].fill(0);
+        let state = &self.states[n as usize];
+        if game.is_terminal(state) {
+            for r in 0..roles {
+                self.goals[base + r] = scaled_goal(game.goal(state, r));
+            }
+            self.nodes[n as usize].proven = true;
+            return;
+        }
+        self.goals[base..base + roles].fill(0.5);
+        let mut choosers = 0;
+        let mut chooser = 0;
+        let mut total = 0usize;
+        for r in 0..roles {
+            game.legal_moves(state, r, &mut self.scratch);
+            if self.scratch.is_empty() {
+                self.counts[base..base + roles].fill(0);
+                return;
+            }
+            if self.scratch.len() > 1 {
+                choosers += 1;
+                chooser = r;
+            }
+            self.counts[base + r] = self.scratch.len() as u32;
+            total += self.scratch.len();
+        }
+        let Some(&first) = self.scratch.first() else {
+            return;
+        };
+        let start = self.slots.alloc(
+            total,
+            Slot {
+                mv: first,
+                visits: 0,
+                sum: 0.0,
+                child: Edge::EMPTY,
+            },
+        );
+        let mut at = start as usize;
+        for r in 0..roles {
+            game.legal_moves(state, r, &mut self.scratch);
+            for (slot, &mv) in self.slots.items[at..].iter_mut().zip(&self.scratch) {
+                slot.mv = mv;
+            }
+            at += self.scratch.len();
+        }
+        let kind = match choosers {
+            0 => Kind::Turn(0),
+            1 if game.is_random_role(chooser) => Kind::Chance(chooser as u32),
+            1 => Kind::Turn(chooser as u32),
+            _ => Kind::Simultaneous,
+        };
+        let edge_count = match kind {
+            Kind::Turn(m) | Kind::Chance(m) => self.counts[base + m as usize] as usize,
+            _ => self.counts[base..base + roles]
+                .iter()
+                .try_fold(1usize, |p, &c| {
+                    p.checked_mul(c as usize).filter(|&p| p <= MAX_JOINT_EDGES)
+                })
+                .unwrap_or(0),
+        };
+        let node = &mut self.nodes[n as usize];
+        node.kind = kind;
+        node.moves = start;
+        node.move_count = total as u32;
+        node.edge_count = edge_count as u32;
+        if edge_count > 0 && kind == Kind::Simultaneous {
+            node.edges = self.edges.alloc(edge_count, Edge::EMPTY);
+        }
+    }
+
+    /// Frees node `n`: its slot, arenas and table entry.
+    fn release(&mut self, n: u32) {
+        let node = self.nodes[n as usize];
+        if node.kind != Kind::Leaf {
+            self.slots.release(node.moves, node.move_count as usize);
+        }
+        if node.edge_count > 0 && node.kind == Kind::Simultaneous {
+            self.edges.release(node.edges, node.edge_count as usize);
+        }
+        if node.solved != NONE
+            && let Kind::Turn(m) | Kind::Chance(m) = node.kind
+        {
+            let count = self.range(n, m as usize).1;
+            self.solved.release(node.solved, count);
+        }
+        if self.table.get(&node.hash) == Some(&n) {
+            self.table.remove(&node.hash);
+        }
+        let slot = &mut self.nodes[n as usize];
+        slot.live = false;
+        slot.seq = slot.seq.wrapping_add(1);
+        self.live -= 1;
+        self.free.push(n);
+    }
+
+    /// Frees the least recently visited sixteenth of the nodes (not `keep`, nor a node visited
+    /// at `stamp`).
+    fn sweep(&mut self, stamp: u64, keep: u32) {
+        let batch = (self.max_nodes / 16).max(1);
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        candidates.extend(
+            self.nodes
+                .iter()
+                .enumerate()
+                .filter(|&(i, n)| n.live && n.stamp != stamp && i as u32 != keep)
+                .map(|(i, n)| (n.stamp, i as u32)),
+        );
+        if candidates.len() > batch {
+            candidates.select_nth_unstable(batch);
+            candidates.truncate(batch);
+        }
+        for &(_, n) in &candidates {
+            self.release(n);
+        }
+        self.candidates = candidates;
+    }
+
+    /// The store's invariants, for tests: the live count and the budget, every table entry on
+    /// a live node of that hash and state, every live edge on a live node.
+    #[cfg(test)]
+    pub(super) fn check(&self) -> Result<(), String> {
+        let live = self.nodes.iter().filter(|n| n.live).count();
+        if live != self.live || live > self.max_nodes || self.nodes.len() > self.max_nodes {
+            return Err(format!(
+                "{live} live of {} ({})",
+                self.nodes.len(),
+                self.live
+            ));
+        }
+        for (&h, &n) in &self.table {
+            let node = &self.nodes[n as usize];
+            if !node.live || node.hash != h || state_hash(&self.states[n as usize]) != h {
+                return Err(format!("table entry {h:x} -> {n} is stale"));
+            }
+        }
+        for (i, node) in self.nodes.iter().enumerate().filter(|(_, n)| n.live) {
+            for e in 0..node.edge_count as usize {
+                if let Some(c) = self.child(i as u32, e)
+                    && !self.nodes[c as usize].live
+                {
+                    return Err(format!("edge {i}/{e} reads a freed node"));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! The settings of the tree searches and what a search reports.
+
+/// Which tree search plays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Search {
+    /// [`super::Mcts`]: the flat node store with transpositions, recycling and tree reuse.
+    #[default]
+    Mcts,
+    /// [`super::BaselineMcts`]: the search as it was before the flat node store.
+    Baseline,
+}
+
+/// How a playout chooses its moves ([`super::Mcts`] only; the baseline plays uniformly).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PlayoutPolicy {
+    /// Uniformly random legal moves ([`crate::Game::random_step`]).
+    #[default]
+    Uniform,
+    /// Move-average sampling: each role's moves keep their mean goal over the iterations
+    /// that played them; a playout plays a role's best move, or with a fixed chance a random
+    /// one.
+    Mast,
+}
+
+impl Search {
+    /// The search named `text` (`mcts`, `baseline`).
+    pub fn parse(text: &str) -> Option<Search> {
+        match text {
+            "mcts" => Some(Search::Mcts),
+            "baseline" => Some(Search::Baseline),
+            _ => None,
+        }
+    }
+
+    /// The name [`Search::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Search::Mcts => "mcts",
+            Search::Baseline => "baseline",
+        }
+    }
+}
+
+impl PlayoutPolicy {
+    /// The policy named `text` (`uniform`, `mast`).
+    pub fn parse(text: &str) -> Option<PlayoutPolicy> {
+        match text {
+            "uniform" => Some(PlayoutPolicy::Uniform),
+            "mast" => Some(PlayoutPolicy::Mast),
+            _ => None,
+        }
+    }
+
+    /// The name [`PlayoutPolicy::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlayoutPolicy::Uniform => "uniform",
+            PlayoutPolicy::Mast => "mast",
+        }
+    }
+}
+
+/// Settings of [`super::Mcts`] and [`super::BaselineMcts`].
+#[derive(Clone, Debug)]
+pub struct MctsOptions {
+    /// The UCB1 exploration constant (goals are in 0..1). The default, 0.3, won 20 of 20
+    /// breakthrough games against flat Monte Carlo at 1000 playouts per move where 0.7 won
+    /// 11 (BENCHMARKS.md, Players); on connectFour both do alike.
+    pub exploration: f64,
+    /// The most nodes the tree holds. [`super::Mcts`] then frees the nodes least recently
+    /// visited; [`super::BaselineMcts`] stops growing (iterations still run, from the leaves).
+    pub max_nodes: usize,
+    /// Iterations per decision at most (`None`: until the deadline).
+    pub max_iterations: Option<u64>,
+    /// Playouts longer than this are scored 0.5 for every role.
+    pub max_playout_steps: usize,
+    pub seed: u64,
+    /// Which search [`super::ParallelMcts`] runs.
+    pub search: Search,
+    /// How playouts choose their moves.
+    pub playout: PlayoutPolicy,
+}
+
+impl Default for MctsOptions {
+    fn default() -> Self {
+        MctsOptions {
+            exploration: 0.3,
+            max_nodes: 1_000_000,
+            max_iterations: None,
+            max_playout_steps: 10_000,
+            seed: 1,
+            search: Search::default(),
+            playout: PlayoutPolicy::default(),
+        }
+    }
+}
+
+/// What the last search did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SearchStats {
+    pub iterations: u64,
+    /// Nodes in the tree after the search.
+    pub nodes: usize,
+    /// The mean goal (0..1) of the move chosen (exact when proven), for the player's role.
+    pub value: f64,
+    /// The root was proven: `value` is exact.
+    pub proven: bool,
+}
+
+impl std::fmt::Display for SearchStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} iterations, {} nodes, value {:.2}{}",
+            self.iterations,
+            self.nodes,
+            self.value,
+            if self.proven { " (proven)" } else { "" }
+        )
+    }
+}
