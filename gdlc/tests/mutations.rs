@@ -14,7 +14,7 @@ use gdl_runtime::SplitMix64;
 use gdl_runtime::compare::{compare_records, playout_record};
 use gdl_runtime::trace::{TraceError, TraceOptions, write_trace};
 use gdlc::check::CheckOptions;
-use gdlc::codegen::propnet::NetGame;
+use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::ground::GroundOptions;
 use gdlc::interp::{Interpreter, Limits};
 use gdlc::pipeline::{Stage, run};
@@ -235,7 +235,7 @@ fn check(name: &str, text: &str) -> Outcome {
 /// so that there is nothing to compare.
 fn network_agrees(name: &str, ir: &gdlc::ir::Ir, game: &Interpreter) -> bool {
     let net = gdlc::codegen::propnet::module_net(ir);
-    let network = NetGame::new(ir, &net);
+    let network = OwnedNetGame::on(ir.clone(), net);
     for seed in 1..=3 {
         let expected = playout_record(game, seed, 200);
         if game.fault().is_some() {

@@ -1,7 +1,7 @@
 //! The compiled network of every traced corpus game against its reference trace, in this
 //! process: each game is compiled (`gdlc::pipeline::run` up to the optimised IR, with the
 //! options `gdlc` itself uses) and the network a propnet module would run plays the seed-1
-//! playout ([`gdlc::codegen::propnet::NetGame`]), which must equal the reference trace byte
+//! playout ([`gdlc::codegen::propnet::OwnedNetGame`]), which must equal the reference trace byte
 //! for byte. This checks grounding, lowering and optimisation on the whole corpus at every CI
 //! run without a rustc build per game (the `compiled` test builds the CI set's Rust, both
 //! backends; `cargo xtask corpus` builds every game's). One trial per game
@@ -19,7 +19,7 @@ use gdl_runtime::trace::{TraceOptions, write_trace};
 use gdl_tests::{
     CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
 };
-use gdlc::codegen::propnet::{NetGame, module_net};
+use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::pipeline::{Stage, run};
 use gdlc::{CompileOptions, Source};
 
@@ -45,8 +45,7 @@ fn network_trace(game: &CorpusGame) -> Result<Option<String>, String> {
     let Some(ir) = a.ir.filter(|ir| ir.joins.is_empty()) else {
         return Ok(None);
     };
-    let net = module_net(&ir);
-    let network = NetGame::new(&ir, &net);
+    let network = OwnedNetGame::new(ir);
     let mut out = String::new();
     write_trace(
         &network,

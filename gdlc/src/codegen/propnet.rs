@@ -29,7 +29,6 @@ mod sample;
 pub(super) mod stuck;
 mod unshare;
 
-pub use in_process::NetGame;
 pub use owned::OwnedNetGame;
 pub(crate) use sample::bits_held;
 

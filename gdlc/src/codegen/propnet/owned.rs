@@ -1,8 +1,8 @@
 //! A game's network played in this process, owning all it reads: the [`Game`] a propnet
 //! module implements, built from an [`Ir`] in the time it takes to build the network, without
 //! generating or compiling Rust. The universal player (`gdlc play`) plays with it while the
-//! compiled game is built. Unlike [`NetGame`](super::NetGame), which borrows the IR and the
-//! network for differential tests, it borrows nothing, so a match can keep it.
+//! compiled game is built, and the differential tests compare it with the interpreter
+//! (`in_process.rs`, `gdlc/tests/mutations.rs`). It borrows nothing, so a match can keep it.
 //!
 //! States are the words of the state bits, moves their index in the role's move table (the
 //! IR's move texts, in byte order), as in a generated module; moves are read as the match
@@ -36,7 +36,14 @@ impl OwnedNetGame {
     /// The game of `ir`, on its network ([`module_net`](super::module_net), what a propnet
     /// module runs). Keeps the names of `ir` and drops the rest.
     pub fn new(ir: Ir) -> OwnedNetGame {
-        let net = Arc::new(super::module_net(&ir));
+        let net = super::module_net(&ir);
+        OwnedNetGame::on(ir, net)
+    }
+
+    /// The game of `ir` on `net`, which must be `module_net(ir)` or a network of the same
+    /// bits, moves and outputs (differential tests give a transformed one).
+    pub fn on(ir: Ir, net: Net) -> OwnedNetGame {
+        let net = Arc::new(net);
         // SAFETY: the engine borrows the network behind the `Arc`, which stays at its address
         // as long as a clone of the `Arc` lives: `self.net` is one, is never replaced, and is
         // dropped after `self.engine` (fields are dropped in declaration order). The engine
