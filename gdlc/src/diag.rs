@@ -5,6 +5,10 @@ use std::fmt;
 
 use crate::ast::Span;
 
+pub mod codes;
+
+pub use codes::Code;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Warning,
@@ -15,7 +19,8 @@ pub enum Severity {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
-    /// A stable short name of the check, e.g. `unsafe-variable`.
+    /// A stable short name of the check, e.g. `unsafe-variable`: the name of a [`Code`] of
+    /// the registry ([`codes`]).
     pub code: &'static str,
     pub message: String,
     /// Where the problem is.
@@ -30,10 +35,10 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Self {
+    pub fn error(code: &'static Code, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
-            code,
+            code: code.name,
             message: message.into(),
             span,
             labels: Vec::new(),
@@ -42,7 +47,7 @@ impl Diagnostic {
         }
     }
 
-    pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Self {
+    pub fn warning(code: &'static Code, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::error(code, span, message)
@@ -426,8 +431,12 @@ mod tests {
         let n = 200_000;
         let text = ")\n".repeat(n);
         let diags: Vec<Diagnostic> = (0..n)
-            .map(|i| Diagnostic::error("test", Span::new(2 * i, 2 * i + 1), "stray"))
-            .chain([Diagnostic::warning("w", Span::new(0, 1), "w")])
+            .map(|i| Diagnostic::error(codes::SYNTAX, Span::new(2 * i, 2 * i + 1), "stray"))
+            .chain([Diagnostic::warning(
+                codes::UNUSED_RELATION,
+                Span::new(0, 1),
+                "w",
+            )])
             .collect();
         let file = SourceFile {
             name: "g.kif",
@@ -454,8 +463,8 @@ mod tests {
     #[test]
     fn plain_rendering_shows_the_line_and_clips_long_ones() {
         let text = "(role x)\n(init (cell 1))\n";
-        let d =
-            Diagnostic::error("test", Span::new(15, 23), "something is wrong").with_note("a note");
+        let d = Diagnostic::error(codes::SYNTAX, Span::new(15, 23), "something is wrong")
+            .with_note("a note");
         let out = render_plain(
             SourceFile {
                 name: "g.kif",
@@ -465,10 +474,10 @@ mod tests {
         );
         assert_eq!(
             out,
-            "error[test]: something is wrong\n --> g.kif:2:7\n  | (init (cell 1))\n  |       ^^^^^^^^\n  = note: a note\n"
+            "error[syntax]: something is wrong\n --> g.kif:2:7\n  | (init (cell 1))\n  |       ^^^^^^^^\n  = note: a note\n"
         );
         let long = format!("{}(x", "(p) ".repeat(10_000));
-        let d = Diagnostic::error("test", Span::new(40_000, 40_001), "unclosed");
+        let d = Diagnostic::error(codes::SYNTAX, Span::new(40_000, 40_001), "unclosed");
         let out = render_plain(
             SourceFile {
                 name: "g.kif",
@@ -484,7 +493,7 @@ mod tests {
     #[test]
     fn render_names_file_line_and_column() {
         let text = "(role x)\n(init (cell 1))\n";
-        let d = Diagnostic::error("test", Span::new(15, 23), "something is wrong");
+        let d = Diagnostic::error(codes::SYNTAX, Span::new(15, 23), "something is wrong");
         let file = SourceFile {
             name: "g.kif",
             text,
@@ -499,7 +508,7 @@ mod tests {
     #[test]
     fn a_label_above_the_primary_span_stays_in_one_box_in_source_order() {
         let text = "(p (a 1))\n(p (a 2 3))\n";
-        let d = Diagnostic::error("test", Span::new(13, 20), "second use")
+        let d = Diagnostic::error(codes::SYNTAX, Span::new(13, 20), "second use")
             .with_label(Span::new(3, 8), "first use");
         let file = SourceFile {
             name: "g.kif",

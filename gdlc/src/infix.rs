@@ -62,6 +62,7 @@
 
 use crate::ast::{Atom, Literal, Program, Rule, RuleKind, Span, Symbols, Term, kw};
 use crate::diag::Diagnostic;
+use crate::diag::codes;
 use crate::parse::MAX_DEPTH;
 
 mod lex;
@@ -246,7 +247,8 @@ impl<'s> Parser<'s> {
     }
 
     fn error(&mut self, span: Span, message: impl Into<String>) -> Reported {
-        self.diags.push(Diagnostic::error("syntax", span, message));
+        self.diags
+            .push(Diagnostic::error(codes::SYNTAX, span, message));
         Reported
     }
 
@@ -576,7 +578,7 @@ impl<'s> Parser<'s> {
     fn warn_empty_parens(&mut self, span: Span, name: &str) {
         self.diags.push(
             Diagnostic::warning(
-                "empty-parentheses",
+                codes::EMPTY_PARENTHESES,
                 span,
                 format!("`{name}()` is written with empty parentheses"),
             )

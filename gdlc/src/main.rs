@@ -18,6 +18,8 @@ struct Cli {
 enum Command {
     /// Check game descriptions: syntax, GDL restrictions, safety, stratification.
     Check(cli::check::Args),
+    /// Explain a diagnostic code (e.g. `gdlc explain unsafe-variable`), or list them all.
+    Explain(cli::explain::Args),
     /// Reformat a description, or convert it between prefix (KIF) and infix syntax.
     Fmt(cli::fmt::Args),
     /// Play one seeded random playout and print it in the reference trace format.
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => cli::check::run(args),
+        Command::Explain(args) => cli::explain::run(args),
         Command::Fmt(args) => cli::fmt::run(args),
         Command::Trace(args) => cli::trace::run(args),
         Command::Dump(args) => cli::dump::run(args),

@@ -8,6 +8,7 @@
 //!   `base`, `input`) depends on are dropped: they cannot change the game (and may be unsafe,
 //!   see `test_case_3b`).
 
+use crate::diag::codes;
 use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::visit::{Bfs, Reversed};
@@ -172,7 +173,7 @@ pub fn normalize(
             Some(b) => b,
             None => {
                 errors.push(Diagnostic::error(
-                    "or-expansion",
+                    codes::OR_EXPANSION,
                     rule.span,
                     format!(
                         "this rule's `or`s expand into more than {} rules",

@@ -5,6 +5,7 @@
 //! is the checker's business. It never stops at the first error: a rule with an error is left
 //! out, every error is reported, and parsing goes on with the next rule.
 
+use crate::diag::codes;
 use gdl_runtime::sexpr::{self, Node, NodeId, SExprs};
 
 use crate::ast::{Atom, Comment, Literal, Program, Rule, RuleKind, Span, Sym, Symbols, Term, kw};
@@ -24,7 +25,7 @@ pub fn parse_kif(source: &str) -> (Program, Vec<Diagnostic>) {
         diags: tree
             .errors
             .iter()
-            .map(|e| Diagnostic::error("syntax", e.span, e.message.clone()))
+            .map(|e| Diagnostic::error(codes::SYNTAX, e.span, e.message.clone()))
             .collect(),
     };
     let mut rules = Vec::new();
@@ -56,14 +57,14 @@ pub fn parse_term(source: &str, symbols: &mut Symbols) -> Result<Term, Vec<Diagn
         diags: tree
             .errors
             .iter()
-            .map(|e| Diagnostic::error("syntax", e.span, e.message.clone()))
+            .map(|e| Diagnostic::error(codes::SYNTAX, e.span, e.message.clone()))
             .collect(),
     };
     let term = match tree.top_level() {
         [id] => p.term(*id, 0),
         _ => {
             p.diags.push(Diagnostic::error(
-                "syntax",
+                codes::SYNTAX,
                 Span::new(0, source.len()),
                 "expected exactly one term",
             ));
@@ -90,7 +91,8 @@ impl<'s> Parser<'s, '_> {
     }
 
     fn error(&mut self, span: Span, message: impl Into<String>) {
-        self.diags.push(Diagnostic::error("syntax", span, message));
+        self.diags
+            .push(Diagnostic::error(codes::SYNTAX, span, message));
     }
 
     /// For a list node: its head name (an atom that is not a variable), its span, and the
@@ -126,7 +128,7 @@ impl<'s> Parser<'s, '_> {
         let name = self.symbols.name(name).to_string();
         self.diags.push(
             Diagnostic::warning(
-                "empty-parentheses",
+                codes::EMPTY_PARENTHESES,
                 span,
                 format!("`({name})` is written with empty parentheses"),
             )

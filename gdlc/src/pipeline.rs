@@ -19,6 +19,7 @@
 //! pass starts and how far the long ones are ([`crate::progress`]). Nothing here does I/O, and nothing panics on any input: every problem is a
 //! [`Diagnostic`]. Code generation cannot fail: what it relies on is checked before.
 
+use crate::diag::codes;
 use std::time::{Duration, Instant};
 
 use crate::ast::Program;
@@ -206,7 +207,7 @@ pub fn compile<'a>(
         (&a.ground, &a.ir, a.rust.take(), a.ir_lowered.take())
     else {
         return Err(vec![Diagnostic::error(
-            "internal",
+            codes::INTERNAL,
             Default::default(),
             "a pass produced nothing",
         )]);
@@ -359,7 +360,7 @@ pub fn run<'a>(
         a.race = Some(result);
         if result.embed_interpreter {
             let reason = Diagnostic::error(
-                "hybrid-slower",
+                codes::HYBRID_SLOWER,
                 Default::default(),
                 format!(
                     "with rules joined at run time, the network visits {:.0} states per CPU \
@@ -404,7 +405,7 @@ pub fn run<'a>(
 fn long_inline_code(options: &codegen::CodegenOptions, bytes: usize) -> Option<Diagnostic> {
     (options.backend == codegen::Backend::Inline && bytes > options.inline_max_bytes).then(|| {
         Diagnostic::warning(
-            "long-inline-code",
+            codes::LONG_INLINE_CODE,
             Default::default(),
             format!(
                 "the inline code is {:.1} MB (auto takes it up to {:.1} MB): rustc may need \

@@ -1,6 +1,7 @@
 //! The GDL keywords: that the game relations exist, their arities, where each may stand, what
 //! each may depend on, and the names that cannot be used at all.
 
+use crate::diag::codes;
 use std::collections::HashSet;
 
 use super::{Context, dependency_path, plural, walk_literal_terms, walk_term};
@@ -81,7 +82,7 @@ fn missing_relations(cx: &mut Context<'_>) {
             let name = cx.name(rel).to_string();
             cx.report(
                 Diagnostic::error(
-                    "missing-relation",
+                    codes::MISSING_RELATION,
                     Span::new(0, 0),
                     format!("the description never defines `{name}`"),
                 )
@@ -99,7 +100,7 @@ fn atom_name(cx: &mut Context<'_>, atom: &Atom) {
     let name = cx.name(atom.name).to_string();
     if RESERVED.contains(&atom.name) {
         cx.report(Diagnostic::error(
-            "reserved-name",
+            codes::RESERVED_NAME,
             atom.name_span,
             format!("`{name}` is reserved and cannot name a relation"),
         ));
@@ -109,7 +110,7 @@ fn atom_name(cx: &mut Context<'_>, atom: &Atom) {
         && expected != atom.arity()
     {
         cx.report(Diagnostic::error(
-            "keyword-arity",
+            codes::KEYWORD_ARITY,
             atom.span,
             format!(
                 "`{name}` takes {}, found {}",
@@ -127,7 +128,7 @@ fn term_name(cx: &mut Context<'_>, term: &Term) {
             let name = cx.name(*name).to_string();
             cx.report(
                 Diagnostic::error(
-                    "keyword-as-function",
+                    codes::KEYWORD_AS_FUNCTION,
                     *span,
                     format!("the keyword `{name}` cannot be used as a function name"),
                 )
@@ -137,7 +138,7 @@ fn term_name(cx: &mut Context<'_>, term: &Term) {
         Term::Const { name, span } if RESERVED.contains(name) => {
             let name = cx.name(*name).to_string();
             cx.report(Diagnostic::error(
-                "reserved-name",
+                codes::RESERVED_NAME,
                 *span,
                 format!("`{name}` is reserved and cannot be used as a constant"),
             ));
@@ -157,14 +158,18 @@ fn head_placement(cx: &mut Context<'_>, rule: &Rule) {
                 RuleKind::Implication => format!("`{name}` cannot be the head of a rule"),
             };
             cx.report(
-                Diagnostic::error("keyword-in-head", head.span, message)
+                Diagnostic::error(codes::KEYWORD_IN_HEAD, head.span, message)
                     .with_note(format!("`{name}` is given by the game state and the moves")),
             );
         }
         kw::ROLE if !rule.body.is_empty() => {
             cx.report(
-                Diagnostic::error("role-rule", head.span, "`role` cannot be defined by a rule")
-                    .with_note("the roles are given by ground facts such as `(role white)`"),
+                Diagnostic::error(
+                    codes::ROLE_RULE,
+                    head.span,
+                    "`role` cannot be defined by a rule",
+                )
+                .with_note("the roles are given by ground facts such as `(role white)`"),
             );
         }
         _ => {}
@@ -180,7 +185,7 @@ fn body_placement(cx: &mut Context<'_>, atom: &Atom) {
             _ => "",
         };
         cx.report(Diagnostic::error(
-            "keyword-in-body",
+            codes::KEYWORD_IN_BODY,
             atom.span,
             format!("`{name}` cannot be used in a rule body{hint}"),
         ));
@@ -249,7 +254,7 @@ fn report_dependency(
         _ => "the moves",
     };
     let mut d = Diagnostic::error(
-        "illegal-dependency",
+        codes::ILLEGAL_DEPENDENCY,
         atom.span,
         format!("`{head_name}` cannot depend on `{f}` ({what})"),
     );
@@ -282,7 +287,7 @@ fn goal_value(cx: &mut Context<'_>, rule: &Rule) {
     if !ok {
         let shown = super::show_term(cx.symbols(), value);
         cx.report(Diagnostic::warning(
-            "goal-value",
+            codes::GOAL_VALUE,
             value.span(),
             format!("the goal value `{shown}` is not an integer from 0 to 100"),
         ));

@@ -1,6 +1,7 @@
 //! Names: consistent arities, relations used but never defined or defined but never used, names
 //! used both as sentences and as terms, unusual characters, and names spelled in several cases.
 
+use crate::diag::codes;
 use std::collections::{HashMap, HashSet};
 
 use super::{Context, plural, walk_literal_terms, walk_term};
@@ -181,8 +182,8 @@ fn report_arities(cx: &mut Context<'_>, name: Sym, seen: &[AritySeen], kind: Ari
     };
     let name = cx.name(name).to_string();
     let (code, what) = match kind {
-        ArityKind::Relation => ("relation-arity", "relation"),
-        ArityKind::Function => ("function-arity", "function"),
+        ArityKind::Relation => (codes::RELATION_ARITY, "relation"),
+        ArityKind::Function => (codes::FUNCTION_ARITY, "function"),
     };
     let counts: Vec<String> = seen
         .iter()
@@ -249,7 +250,7 @@ fn sentence_and_function(cx: &mut Context<'_>, occ: &[Occurrence]) {
         let arity = rel.usage.relation_arity().unwrap_or(0);
         cx.report(
             Diagnostic::warning(
-                "sentence-and-function",
+                codes::SENTENCE_AND_FUNCTION,
                 term.span,
                 format!("`{shown}` is used here as {as_term}, elsewhere as a relation"),
             )
@@ -296,7 +297,7 @@ fn undefined_and_unused(cx: &mut Context<'_>, occ: &[Occurrence]) {
             Use::Body { arity } if !defined.contains(&o.name) => {
                 reported.insert(o.name);
                 let mut d = Diagnostic::warning(
-                    "undefined-relation",
+                    codes::UNDEFINED_RELATION,
                     o.span,
                     format!("the relation `{name}` is used but never defined"),
                 )
@@ -312,7 +313,7 @@ fn undefined_and_unused(cx: &mut Context<'_>, occ: &[Occurrence]) {
                 reported.insert(o.name);
                 cx.report(
                     Diagnostic::warning(
-                        "unused-relation",
+                        codes::UNUSED_RELATION,
                         o.span,
                         format!("the relation `{name}` is defined but never used"),
                     )
@@ -357,7 +358,7 @@ fn unusual_names(cx: &mut Context<'_>, occ: &[Occurrence]) {
         reported.insert(o.name);
         cx.report(
             Diagnostic::warning(
-                "unusual-name",
+                codes::UNUSUAL_NAME,
                 o.span,
                 format!("the name `{shown}` has characters outside `[A-Za-z0-9_-]`"),
             )
@@ -387,7 +388,7 @@ fn case_variants(cx: &mut Context<'_>, occ: &[Occurrence]) {
             };
             cx.diagnostics.push(
                 Diagnostic::warning(
-                    "case-variant",
+                    codes::CASE_VARIANT,
                     o.span,
                     format!("`{this}` differs from `{that}` only in case"),
                 )

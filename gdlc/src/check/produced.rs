@@ -2,6 +2,7 @@
 //! produced by `init`/`next`, a `(does ?r (mak ..))` where no `legal`/`input` produces `mak`;
 //! and the "did you mean" suggestions shared with the undefined-relation check.
 
+use crate::diag::codes;
 use std::collections::HashSet;
 
 use super::Context;
@@ -53,11 +54,17 @@ pub(super) fn check(cx: &mut Context<'_>) {
             kw::TRUE => (
                 &state,
                 0,
-                "true-never-holds",
+                codes::TRUE_NEVER_HOLDS,
                 "state fact",
                 "`init` or `next`",
             ),
-            kw::DOES => (&moves, 1, "move-never-legal", "move", "`legal` or `input`"),
+            kw::DOES => (
+                &moves,
+                1,
+                codes::MOVE_NEVER_LEGAL,
+                "move",
+                "`legal` or `input`",
+            ),
             _ => continue,
         };
         let (Some(known), Some(term)) = (known, atom.args.get(arg)) else {

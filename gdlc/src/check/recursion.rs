@@ -1,6 +1,7 @@
 //! The recursion restriction (Definition 15 of the GDL specification), which keeps recursive
 //! rules from building ever larger terms.
 
+use crate::diag::codes;
 use std::collections::{HashMap, HashSet};
 
 use petgraph::algo::tarjan_scc;
@@ -158,7 +159,7 @@ fn report_restriction(cx: &mut Context<'_>, rule: &Rule, term: &Term, rel: Sym) 
     };
     cx.report(
         Diagnostic::error(
-            "recursion-restriction",
+            codes::RECURSION_RESTRICTION,
             term.span(),
             format!("`{shown}` breaks the recursion restriction: `{q}` is recursive with {with}"),
         )

@@ -1,6 +1,7 @@
 //! Safety (every variable is bound by a positive literal of its rule's body), variables in
 //! facts, and the shape of rule bodies (`or`s, empty bodies).
 
+use crate::diag::codes;
 use std::collections::HashSet;
 
 use super::Context;
@@ -16,7 +17,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             RuleKind::Implication => {
                 if rule.body.is_empty() {
                     cx.report(
-                        Diagnostic::warning("empty-body", rule.span, "this rule has no body")
+                        Diagnostic::warning(codes::EMPTY_BODY, rule.span, "this rule has no body")
                             .with_note("`(<= head)` means the same as the fact `head`"),
                     );
                 }
@@ -58,7 +59,7 @@ fn variables_in_fact(cx: &mut Context<'_>, rule: &Rule) {
     for (name, span) in vars {
         let var = cx.name(name).to_string();
         let mut d = Diagnostic::error(
-            "variable-in-fact",
+            codes::VARIABLE_IN_FACT,
             span,
             format!("the fact contains the variable `?{var}`"),
         )
@@ -131,7 +132,7 @@ fn report_role_variable(cx: &mut Context<'_>, rule: &Rule, var: Sym, span: Span)
     let rel = cx.name(rule.head.name).to_string();
     cx.report(
         Diagnostic::warning(
-            "role-variable",
+            codes::ROLE_VARIABLE,
             span,
             format!("`?{var}` is bound only by the role the game asks `{rel}` about"),
         )
@@ -149,7 +150,7 @@ fn report_unsafe(cx: &mut Context<'_>, rule: &Rule, p: Unsafe, severity: Severit
         Place::Distinct => "a `distinct`",
     };
     let mut d = Diagnostic::error(
-        "unsafe-variable",
+        codes::UNSAFE_VARIABLE,
         p.span,
         format!("`?{var}` appears in {place} but in no positive literal of the body"),
     )
@@ -259,13 +260,13 @@ fn or_shape(cx: &mut Context<'_>, lit: &Literal, within: Within) {
         Literal::Or { branches, span } => {
             if branches.is_empty() {
                 cx.report(
-                    Diagnostic::warning("empty-or", *span, "this `or` has no branches")
+                    Diagnostic::warning(codes::EMPTY_OR, *span, "this `or` has no branches")
                         .with_note("an empty `or` is false, so the rule never applies"),
                 );
             }
             if within == Within::Or {
                 cx.report(
-                    Diagnostic::warning("nested-or", *span, "an `or` nested inside an `or`")
+                    Diagnostic::warning(codes::NESTED_OR, *span, "an `or` nested inside an `or`")
                         .with_note("its branches can be written as branches of the outer `or`"),
                 );
             }

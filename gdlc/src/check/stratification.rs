@@ -8,6 +8,7 @@
 //! (some ground sentence may depend on its own negation); one that only the relations see is a
 //! warning, and the report has no relation strata.
 
+use crate::diag::codes;
 use std::collections::HashMap;
 
 use petgraph::algo::tarjan_scc;
@@ -149,7 +150,7 @@ fn report(cx: &mut Context<'_>, cycle: &NegativeCycle, rules: &RuleCycles) {
                 "negation inside a dependency cycle: `{h}` depends on `(not ({n} ...))` and `{n}` depends on `{h}`"
             )
         };
-        Diagnostic::error("negative-cycle", literal_span, message)
+        Diagnostic::error(codes::NEGATIVE_CYCLE, literal_span, message)
     } else {
         let message = if head == negated {
             format!("`{h}` depends on its own negation as a relation, but no instance of it does")
@@ -158,7 +159,7 @@ fn report(cx: &mut Context<'_>, cycle: &NegativeCycle, rules: &RuleCycles) {
                 "`{h}` depends on the negation of `{n}`, which depends on `{h}`, but no instance depends on its own negation"
             )
         };
-        Diagnostic::warning("relation-negative-cycle", literal_span, message)
+        Diagnostic::warning(codes::RELATION_NEGATIVE_CYCLE, literal_span, message)
         .with_note("the rules are stratified instance by instance, not relation by relation (Definition 12 of the GDL specification)")
     };
     d = d.with_label(rule.head.name_span, format!("`{h}` is defined here"));

@@ -9,6 +9,7 @@ pub mod cache;
 pub mod check;
 pub mod dump;
 pub mod emit;
+pub mod explain;
 pub mod fmt;
 pub mod manager;
 pub mod play;

@@ -45,6 +45,7 @@ fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::codes;
     use crate::interp::embedded::embeds_interpreter;
 
     #[test]
@@ -58,7 +59,7 @@ mod tests {
                 lenient_arities: true,
             },
             &[Diagnostic::error(
-                "grounding-too-large",
+                codes::GROUNDING_TOO_LARGE,
                 Default::default(),
                 "too\nlarge",
             )],

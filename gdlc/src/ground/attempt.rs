@@ -4,6 +4,7 @@
 //! and the hybrid attempts of `defer.rs` call), and what an attempt learnt for the next
 //! ([`Probe`]).
 
+use crate::diag::codes;
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::ast::{Span, kw};
@@ -42,7 +43,7 @@ fn make_lazy(
     }
     if let Some(r) = component.iter().find(|r| is_game_output(r.head.rel)) {
         return Err(GroundError::too_large(Diagnostic::error(
-            "output-too-large",
+            codes::OUTPUT_TOO_LARGE,
             r.span,
             format!(
                 "`{}` is read by the game but depends on a static relation too large to compute",

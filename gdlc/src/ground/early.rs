@@ -6,6 +6,7 @@ use super::defer::LARGE_DYNAMIC_SHARE;
 use super::join::rel_key;
 use super::{GroundError, Grounder, is_game_output};
 use crate::diag::Diagnostic;
+use crate::diag::codes;
 use crate::normalize::NRule;
 
 /// When an attempt gives up before its atoms reach the limit, on a sign that it would: a
@@ -54,7 +55,7 @@ impl Grounder<'_> {
             && atoms > self.options.max_atoms / share
         {
             let mut e = GroundError::too_large(Diagnostic::error(
-                "grounding-too-large",
+                codes::GROUNDING_TOO_LARGE,
                 rule.span,
                 format!(
                     "too large to ground: this relation has too many atoms (more than {})",

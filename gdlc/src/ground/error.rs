@@ -2,6 +2,7 @@
 //! diagnostics that the user sees when no attempt succeeds.
 
 use crate::diag::Diagnostic;
+use crate::diag::codes;
 use crate::normalize::NRule;
 
 use super::join::RelKey;
@@ -77,7 +78,7 @@ impl GroundError {
 
 pub(crate) fn unsafe_rule(rule: &NRule) -> Diagnostic {
     Diagnostic::error(
-        "unsafe-variable",
+        codes::UNSAFE_VARIABLE,
         rule.span,
         "a variable of this rule is never bound by a positive literal",
     )

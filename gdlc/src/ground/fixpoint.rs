@@ -3,6 +3,7 @@
 //! Both are semi-naive: after the first round, a rule is joined once per positive literal of a
 //! relation that grew, that literal reading only the atoms new in the last round.
 
+use crate::diag::codes;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use petgraph::algo::tarjan_scc;
@@ -51,7 +52,7 @@ pub fn static_components<'a>(rules: &[&'a NRule]) -> Result<Vec<Vec<&'a NRule>>,
                 && comp_of.get(&rel_key(a)) == Some(&c)
             {
                 errors.push(Diagnostic::error(
-                    "negative-cycle",
+                    codes::NEGATIVE_CYCLE,
                     r.span,
                     "this rule depends on its own negation: the description is not stratified",
                 ));
@@ -438,7 +439,7 @@ fn insert_heads(
         if g.db.insert(&g.store, rel_key(&rule.head), head) {
             if g.depth(head) > g.options.max_term_depth + 1 {
                 return Err(GroundError::too_large(Diagnostic::error(
-                    "grounding-too-large",
+                    codes::GROUNDING_TOO_LARGE,
                     rule.span,
                     format!(
                         "too large to ground: this rule derives terms nested more than {} deep \

@@ -25,6 +25,7 @@
 //! of the values each head variable takes in the body literals it occurs in ([`head_atoms_if_grown`]),
 //! or, when it reads lazy relations only negatively, by the rule without those literals.
 
+use crate::diag::codes;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use gdl_runtime::propnet::{ALWAYS, Arg, Rule, Step, Table};
@@ -87,7 +88,7 @@ const MAX_CELLS: usize = 20_000_000;
 
 fn unsupported(rule: &NRule, what: &str) -> GroundError {
     GroundError::too_large(Diagnostic::error(
-        "grounding-too-large",
+        codes::GROUNDING_TOO_LARGE,
         rule.span,
         format!("too large to ground, and cannot be evaluated at run time: {what}"),
     ))

@@ -1,6 +1,7 @@
 //! Instantiation of the dynamic rules over the relaxed atoms, with decomposition of the rules
 //! that would make too many instances (see [`super::split`]).
 
+use crate::diag::codes;
 use rustc_hash::FxHashSet as HashSet;
 use smallvec::SmallVec;
 
@@ -276,7 +277,7 @@ impl<'g, 'a> Instantiator<'g, 'a> {
             ),
         };
         Err(GroundError::too_large(Diagnostic::error(
-            "grounding-too-large",
+            codes::GROUNDING_TOO_LARGE,
             rule.span,
             message,
         )))

@@ -48,6 +48,7 @@ pub mod split;
 #[cfg(test)]
 mod test_support;
 
+use crate::diag::codes;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::time::Duration;
 
@@ -299,7 +300,7 @@ impl Grounder<'_> {
                 self.budget.initial
             ),
         };
-        GroundError::too_large(Diagnostic::error("grounding-too-large", span, msg))
+        GroundError::too_large(Diagnostic::error(codes::GROUNDING_TOO_LARGE, span, msg))
     }
 
     /// Fails when the database holds more atoms than allowed.
@@ -337,7 +338,7 @@ impl Grounder<'_> {
                 .collect();
             GroundError::too_large(
                 Diagnostic::error(
-                    "grounding-too-large",
+                    codes::GROUNDING_TOO_LARGE,
                     rule.span,
                     format!(
                         "too large to ground: more than {} ground atoms (the last ones derived \

@@ -3,6 +3,7 @@
 use crate::ast::Span;
 use crate::ast::is_name_char;
 use crate::diag::Diagnostic;
+use crate::diag::codes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Tok {
@@ -161,7 +162,7 @@ impl Lexer<'_> {
 
     fn bad(&mut self, start: usize, message: String) -> (Tok, String) {
         self.diags.push(Diagnostic::error(
-            "syntax",
+            codes::SYNTAX,
             Span::new(start, self.i),
             message,
         ));
@@ -186,7 +187,7 @@ impl Lexer<'_> {
                         .len()
                         .max(start + 1);
                     self.diags.push(Diagnostic::error(
-                        "syntax",
+                        codes::SYNTAX,
                         Span::new(start, end),
                         "this quoted name is never closed",
                     ));

@@ -1,6 +1,7 @@
 //! The evaluation engine: relations, planned rules grouped in components, and the epochs that
 //! say which components are up to date for the loaded state and joint move.
 
+use crate::diag::codes;
 use std::collections::{HashMap, HashSet};
 
 use gdl_runtime::sexpr::{self, Node, NodeId, SExprs};
@@ -129,7 +130,7 @@ impl Engine {
                 .map(|c| {
                     let rule = &program.rules[nprog.rules[c.rule].origin];
                     Diagnostic::error(
-                        "negative-cycle",
+                        codes::NEGATIVE_CYCLE,
                         rule.span,
                         "this rule depends on its own negation: the description is not stratified",
                     )
@@ -328,7 +329,7 @@ impl Engine {
                 .into_iter()
                 .map(|o| {
                     Diagnostic::error(
-                        "unsafe-variable",
+                        codes::UNSAFE_VARIABLE,
                         program.rules[o].span,
                         "a variable of this rule is never bound by a positive literal",
                     )
@@ -692,7 +693,7 @@ pub fn fault_diagnostic(fault: &Fault, program: &Program) -> Diagnostic {
 
 /// A fault as a diagnostic at `span`.
 pub fn fault_at(fault: &Fault, span: crate::ast::Span) -> Diagnostic {
-    Diagnostic::error("interpreter-budget", span, fault.to_string()).with_note(
+    Diagnostic::error(codes::INTERPRETER_BUDGET, span, fault.to_string()).with_note(
         "the limits are set by gdlc's --max-query-steps, --max-terms and --max-relation-cells",
     )
 }

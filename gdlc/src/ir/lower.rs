@@ -5,6 +5,7 @@
 //! `does` literals become state bits and moves; the props of `legal`, `next`, `terminal`,
 //! `goal` and `sees` atoms become the outputs.
 
+use crate::diag::codes;
 use std::borrow::Cow;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -66,13 +67,13 @@ impl LowerError {
     pub fn diagnostic(&self, span: Span) -> Diagnostic {
         match self {
             LowerError::RecursiveJoin { .. } => Diagnostic::error(
-                "grounding-too-large",
+                codes::GROUNDING_TOO_LARGE,
                 span,
                 "this rule is too large to ground and depends on itself: it cannot be \
                  evaluated at run time",
             ),
             LowerError::NegativeCycle { atom, .. } => Diagnostic::error(
-                "negative-cycle",
+                codes::NEGATIVE_CYCLE,
                 span,
                 format!(
                     "the ground atom {atom} depends on its own negation through this rule: the \
@@ -80,7 +81,7 @@ impl LowerError {
                 ),
             ),
             LowerError::Internal { what } => Diagnostic::error(
-                "internal",
+                codes::INTERNAL,
                 span,
                 format!("internal error in lowering: {what} (please report this description)"),
             ),
