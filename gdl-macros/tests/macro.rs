@@ -49,8 +49,8 @@ fn the_macro_game_agrees_with_the_interpreter() {
         "/../examples/ticTacToe.kif"
     ))
     .unwrap();
-    let (program, _) = gdlc::parse_kif(&text);
-    let reference = gdlc::interp::Interpreter::new(&program).unwrap();
+    let reference =
+        gdlc::interp::Interpreter::from_source(&text, &gdlc::CheckOptions::default()).unwrap();
     for seed in 1..=50 {
         assert_eq!(
             trace(&tic_tac_toe::TicTacToe, seed),
@@ -75,8 +75,7 @@ fn bad_descriptions_are_compile_errors() {
 fn interpreter(path: &str) -> gdlc::interp::Interpreter {
     let text =
         std::fs::read_to_string(format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let (program, _) = gdlc::parse_kif(&text);
-    gdlc::interp::Interpreter::new(&program).unwrap()
+    gdlc::interp::Interpreter::from_source(&text, &gdlc::CheckOptions::default()).unwrap()
 }
 
 /// GDL-II: the percepts of every role after every joint move, and which role is `random`,

@@ -163,7 +163,16 @@ pub fn load<'a>(
     source: impl Into<Source<'a>>,
     options: &CheckOptions,
 ) -> Result<Checked, Vec<Diagnostic>> {
-    let a = analyse(source, options);
+    let mut a = analyse(source, options);
+    let syntax = a
+        .diagnostics
+        .iter()
+        .any(|d| d.is_error() && d.code == crate::diag::codes::SYNTAX.name);
+    if options.accept_invalid && !syntax {
+        for d in &mut a.diagnostics {
+            d.severity = crate::diag::Severity::Warning;
+        }
+    }
     if a.has_errors() {
         return Err(a.diagnostics.into_iter().filter(|d| d.is_error()).collect());
     }
@@ -250,8 +259,31 @@ mod tests {
         assert!(load(mixed.as_str(), &CheckOptions::default()).is_err());
         let lenient = CheckOptions {
             lenient_arities: true,
+            ..CheckOptions::default()
         };
         let checked = load(mixed.as_str(), &lenient).unwrap();
         assert!(!checked.warnings.is_empty());
+    }
+
+    #[test]
+    fn accept_invalid_loads_what_the_checker_rejects_but_not_syntax_errors() {
+        let unsafe_rule = format!("{TINY_KIF} (<= (legal r b) (not (s ?x)))");
+        let errors = load(unsafe_rule.as_str(), &CheckOptions::default()).unwrap_err();
+        assert!(errors.iter().any(|d| d.code == "unsafe-variable"));
+        let accept = CheckOptions {
+            accept_invalid: true,
+            ..CheckOptions::default()
+        };
+        let checked = load(unsafe_rule.as_str(), &accept).unwrap();
+        assert!(
+            checked
+                .warnings
+                .iter()
+                .any(|d| d.code == "unsafe-variable" && !d.is_error()),
+            "{:?}",
+            checked.warnings
+        );
+        let broken = format!("{TINY_KIF} (<= (legal r b)");
+        assert!(load(broken.as_str(), &accept).is_err());
     }
 }

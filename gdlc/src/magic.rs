@@ -334,7 +334,7 @@ mod tests {
             (<= (big ?x ?y) (index ?x) (index ?y))
             (<= (legal r (go ?x)) (true (at ?x)) (big ?x ?x))
             (<= terminal (not (big 1 2)))";
-        let (p, d) = crate::parse_kif(src);
+        let (p, d) = crate::parse::parse_kif(src);
         assert!(d.iter().all(|d| !d.is_error()));
         let n = normalize(&p, NormalizeOptions::default()).unwrap();
         let full = MagicOptions {
@@ -361,7 +361,7 @@ mod tests {
             (<= (big ?x ?y) (index ?x) (index ?y))
             (<= (legal r (go ?x)) (true (at ?x)) (big ?x ?x))
             (<= terminal (true (at 1)))";
-        let (p, d) = crate::parse_kif(src);
+        let (p, d) = crate::parse::parse_kif(src);
         assert!(d.iter().all(|d| !d.is_error()));
         let n = normalize(&p, NormalizeOptions::default()).unwrap();
         let m = magic_sets(&n, &MagicOptions::default());

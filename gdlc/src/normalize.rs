@@ -447,7 +447,7 @@ mod tests {
     #[test]
     fn a_rule_written_twice_is_kept_once() {
         let text = "(role r) (p 1) (<= (q ?x) (p ?x)) (<= (q ?y) (p ?y)) (<= (q ?x) (p ?x) (p 1))";
-        let (program, _) = crate::parse_kif(text);
+        let (program, _) = crate::parse::parse_kif(text);
         let options = super::NormalizeOptions {
             keep_unreachable: true,
             ..Default::default()
@@ -465,7 +465,7 @@ mod tests {
                    (<= (goal ?p 0) (not (on ?p)))
                    (<= (goal ?p 50) (on ?p) (not (on ?q)) (distinct ?q ?r))
                    (<= (goal ?p 100) (on ?p) (not (on ?p)))";
-        let (p, _) = crate::parse_kif(src);
+        let (p, _) = crate::parse::parse_kif(src);
         let n = normalize(&p, NormalizeOptions::default()).unwrap();
         let goals: Vec<&NRule> = n.rules.iter().filter(|r| r.head.rel == kw::GOAL).collect();
         // `(not (on ?p))` with ?p unbound is dropped; the role variable is then bound by role.
@@ -479,7 +479,7 @@ mod tests {
     fn or_expands_and_unreachable_rules_drop() {
         let src = "(role r) (<= (legal r ?m) (p ?m) (or (q ?m) (and (s ?m) (not (distinct ?m a)))))
                    (<= (unused ?x ?y) (distinct ?x ?y))";
-        let (p, d) = crate::parse_kif(src);
+        let (p, d) = crate::parse::parse_kif(src);
         assert!(d.is_empty());
         let n = normalize(&p, NormalizeOptions::default()).unwrap();
         assert_eq!(n.rules.len(), 3);

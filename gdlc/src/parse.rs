@@ -47,37 +47,6 @@ pub fn parse_kif(source: &str) -> (Program, Vec<Diagnostic>) {
     )
 }
 
-/// Reads one ground or non-ground term (a move, a percept) in KIF, interning into `symbols`.
-pub fn parse_term(source: &str, symbols: &mut Symbols) -> Result<Term, Vec<Diagnostic>> {
-    let tree = sexpr::read(source);
-    let mut p = Parser {
-        source,
-        tree: &tree,
-        symbols: std::mem::take(symbols),
-        diags: tree
-            .errors
-            .iter()
-            .map(|e| Diagnostic::error(codes::SYNTAX, e.span, e.message.clone()))
-            .collect(),
-    };
-    let term = match tree.top_level() {
-        [id] => p.term(*id, 0),
-        _ => {
-            p.diags.push(Diagnostic::error(
-                codes::SYNTAX,
-                Span::new(0, source.len()),
-                "expected exactly one term",
-            ));
-            None
-        }
-    };
-    *symbols = p.symbols;
-    match term {
-        Some(t) if p.diags.iter().all(|d| !d.is_error()) => Ok(t),
-        _ => Err(p.diags),
-    }
-}
-
 struct Parser<'s, 't> {
     source: &'s str,
     tree: &'t SExprs,

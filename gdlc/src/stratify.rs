@@ -110,7 +110,7 @@ pub fn stratify(graph: &DepGraph) -> Result<Strata, Vec<NegativeCycle>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse_kif;
+    use crate::parse::parse_kif;
 
     fn strata_of(src: &str) -> Result<(crate::Program, Strata), Vec<NegativeCycle>> {
         let (p, d) = parse_kif(src);

@@ -10,7 +10,7 @@ use gdl_tests::{
     run_trials,
 };
 use gdlc::diag::Severity;
-use gdlc::{Diagnostic, check, parse_kif};
+use gdlc::{Diagnostic, check};
 
 /// The parser's and the checker's diagnostics of one description.
 fn diagnostics(text: &str) -> Vec<Diagnostic> {
@@ -140,4 +140,9 @@ fn main() {
         None => trials.push(absent_trial("check_corpus")),
     }
     run_trials(trials);
+}
+
+/// The KIF reader of the front end.
+fn parse_kif(text: &str) -> (gdlc::Program, Vec<Diagnostic>) {
+    gdlc::Syntax::Kif.parse(text)
 }

@@ -182,7 +182,7 @@ fn check(name: &str, text: &str) -> Outcome {
             return outcome;
         }
     };
-    let interpreter = Interpreter::with_limits(&checked.program, limits()).ok();
+    let interpreter = Interpreter::from_checked(&checked, limits()).ok();
     if let Some(game) = &interpreter {
         let mut out = String::new();
         let r = write_trace(

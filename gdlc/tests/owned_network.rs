@@ -39,7 +39,7 @@ fn the_owned_network_plays_corpus_games_as_the_interpreter() {
         let ir = a.ir.take().expect("an IR");
         assert!(ir.joins.is_empty(), "{name}: rules left to run time");
         let game = OwnedNetGame::new(ir);
-        let interp = Interpreter::new(&a.program).expect("plays");
+        let interp = Interpreter::from_source(text.as_str(), &Default::default()).expect("plays");
         let stats = compare(
             &interp,
             &game,

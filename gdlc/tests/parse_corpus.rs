@@ -6,7 +6,7 @@ use std::time::Duration;
 use gdl_tests::{CorpusGame, absent_trial, corpus_or_notice, game_trial, read_game, run_trials};
 
 fn parses(game: &CorpusGame) -> Result<(), String> {
-    let (program, diags) = gdlc::parse_kif(&read_game(&game.kif));
+    let (program, diags) = gdlc::Syntax::Kif.parse(&read_game(&game.kif));
     let errors: Vec<String> = diags
         .iter()
         .filter(|d| d.is_error())

@@ -5,7 +5,7 @@ use std::process::{Command, Output};
 
 use gdlc::infix::parse_infix;
 use gdlc::print::{pretty_infix, pretty_kif, same_rules};
-use gdlc::{Diagnostic, Program, parse_kif};
+use gdlc::{Diagnostic, Program};
 
 /// The corpus (`$GDL_CORPUS`, default `../shared` beside the repository), if it is there.
 fn corpus() -> Option<PathBuf> {
@@ -256,4 +256,9 @@ fn fmt_keeps_the_comments_of_tic_tac_toe() {
     assert!(back.status.success());
     assert_eq!(String::from_utf8_lossy(&back.stdout), pretty);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The KIF reader of the front end.
+fn parse_kif(text: &str) -> (gdlc::Program, Vec<Diagnostic>) {
+    gdlc::Syntax::Kif.parse(text)
 }

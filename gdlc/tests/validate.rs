@@ -27,7 +27,7 @@ fn report_of(path: &Path, options: &ValidateOptions) -> Report {
     let name = path.display().to_string();
     let checked = gdlc::frontend::load(gdlc::Source::new(&name, &text), &Default::default())
         .unwrap_or_else(|e| panic!("{name} does not check: {e:?}"));
-    let game = Interpreter::new(&checked.program).expect("an interpreter");
+    let game = Interpreter::from_checked(&checked, Default::default()).expect("an interpreter");
     validate(&game, options, &mut |_| {})
 }
 
@@ -413,7 +413,7 @@ fn interpreter_of(path: &Path) -> Interpreter {
     let name = path.display().to_string();
     let checked = gdlc::frontend::load(gdlc::Source::new(&name, &text), &Default::default())
         .unwrap_or_else(|e| panic!("{name} does not check: {e:?}"));
-    Interpreter::new(&checked.program).expect("an interpreter")
+    Interpreter::from_checked(&checked, Default::default()).expect("an interpreter")
 }
 
 #[test]

@@ -424,11 +424,14 @@ pub fn interpreter_records(
     source: &str,
     seeds: &RangeInclusive<u64>,
 ) -> Result<Vec<String>, String> {
-    let (program, diags) = gdlc::parse_kif(source);
-    if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(format!("parse error: {}", d.message));
-    }
-    let game = gdlc::interp::Interpreter::new(&program)
+    // Games of the corpus are played as the reference reasoner plays them, valid or not.
+    let options = gdlc::CheckOptions {
+        accept_invalid: true,
+        ..gdlc::CheckOptions::default()
+    };
+    let checked = gdlc::frontend::load(source, &options)
+        .map_err(|e| format!("parse error: {}", e[0].message))?;
+    let game = gdlc::interp::Interpreter::from_checked(&checked, Default::default())
         .map_err(|e| format!("interpreter: {}", e.first().map_or("", |d| &d.message)))?;
     Ok(seeds
         .clone()

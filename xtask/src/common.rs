@@ -256,12 +256,14 @@ pub fn play(kif: &Path, args: &[String]) -> ExitCode {
     let stem = kif
         .file_stem()
         .map_or("game".into(), |s| s.to_string_lossy().into_owned());
-    let (program, diags) = gdlc::parse_kif(&source);
-    if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        eprintln!("error[{}]: {}", d.code, d.message);
-        return ExitCode::FAILURE;
-    }
-    match gdlc::interp::Interpreter::new(&program) {
+    // Corpus games are timed as the reference reasoner plays them, valid or not.
+    let options = gdlc::CheckOptions {
+        accept_invalid: true,
+        ..gdlc::CheckOptions::default()
+    };
+    let game = gdlc::frontend::load(&source, &options)
+        .and_then(|checked| gdlc::interp::Interpreter::from_checked(&checked, Default::default()));
+    match game {
         Ok(game) => gdl_runtime::cli::run_game_as(&game, &stem, "interpreted", args),
         Err(errors) => {
             for d in &errors {

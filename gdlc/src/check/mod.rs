@@ -81,6 +81,11 @@ pub struct CheckOptions {
     /// apart by name *and* arity, as the reference reasoner does. Off by default: such a
     /// description is invalid GDL.
     pub lenient_arities: bool,
+    /// [`crate::frontend::load`] accepts a description the checker rejects, its errors kept
+    /// as warnings (syntax errors still stop it): for tests and tools that run invalid
+    /// descriptions on purpose, such as ggp-base's `test_invalid_*` files. The interpreter
+    /// may still refuse what it cannot evaluate. Off by default.
+    pub accept_invalid: bool,
 }
 
 /// Checks `program` against every restriction of GDL with the default options; see the module

@@ -88,9 +88,7 @@ pub fn run(args: Args) -> ExitCode {
         let limits = args.limits.limits();
         let make = || {
             gdlc::frontend::load(loaded.source(), &gdlc::CheckOptions::default())
-                .and_then(|checked| {
-                    gdlc::interp::Interpreter::with_limits(&checked.program, limits)
-                })
+                .and_then(|checked| gdlc::interp::Interpreter::from_checked(&checked, limits))
                 .map(Box::new)
                 .map_err(|_| "the description does not check".to_string())
         };

@@ -126,9 +126,7 @@ impl Loaded {
     /// description the checker rejects is reported, exit code 1).
     pub fn interpreter(&self, limits: &LimitArgs) -> Result<gdlc::interp::Interpreter, ExitCode> {
         gdlc::frontend::load(self.source(), &CheckOptions::default())
-            .and_then(|checked| {
-                gdlc::interp::Interpreter::with_limits(&checked.program, limits.limits())
-            })
+            .and_then(|checked| gdlc::interp::Interpreter::from_checked(&checked, limits.limits()))
             .map_err(|errors| self.report(&errors))
     }
 

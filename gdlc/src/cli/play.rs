@@ -197,7 +197,7 @@ pub fn run(args: Args) -> ExitCode {
         {
             return Err("the rules are not the ones this player plays".to_string());
         }
-        let game = Interpreter::with_limits(&checked.program, limits)
+        let game = Interpreter::from_checked(&checked, limits)
             .map_err(|e| format!("the rules cannot be played: {:?}", e.first()))?;
         options.mcts.seed += 1;
         let engine = Universal::start(game, start, &options)?;

@@ -68,6 +68,7 @@ impl Embedded {
         self.built.get_or_init(|| {
             let options = CheckOptions {
                 lenient_arities: self.rules.lenient_arities,
+                ..CheckOptions::default()
             };
             match Interpreter::from_source(Source::new(self.rules.name, self.rules.text), &options)
             {

@@ -71,25 +71,32 @@ impl Interpreter {
         source: impl Into<crate::frontend::Source<'a>>,
         options: &crate::check::CheckOptions,
     ) -> Result<Interpreter, Vec<Diagnostic>> {
-        Interpreter::from_checked(&crate::frontend::load(source, options)?)
+        Interpreter::from_checked(&crate::frontend::load(source, options)?, Limits::default())
     }
 
-    /// Prepares the interpreter for a program that passed the checker.
+    /// Prepares the interpreter, within `limits` (see [`Interpreter::fault`]), for a program
+    /// the front end loaded ([`crate::frontend::load`]). Fails only on what evaluation cannot
+    /// survive (a description loaded with [`crate::CheckOptions::accept_invalid`] may have
+    /// unsafe rules that the game needs, or negation through recursion).
     pub fn from_checked(
         checked: &crate::frontend::Checked,
+        limits: Limits,
     ) -> Result<Interpreter, Vec<Diagnostic>> {
-        Interpreter::new(&checked.program)
+        Interpreter::with_limits(&checked.program, limits)
     }
 
-    /// Prepares the interpreter for `program`, which should have passed the checker (the
-    /// lower level of [`Interpreter::from_source`]; nothing checks it here). Fails only on what
-    /// evaluation cannot survive: unsafe rules that the game needs, negation through recursion.
-    pub fn new(program: &Program) -> Result<Interpreter, Vec<Diagnostic>> {
+    /// Prepares the interpreter for `program`, which should have passed the checker (nothing
+    /// checks it here: outside the compiler, [`Interpreter::from_source`] and
+    /// [`Interpreter::from_checked`] are the ways in).
+    pub(crate) fn new(program: &Program) -> Result<Interpreter, Vec<Diagnostic>> {
         Interpreter::with_limits(program, Limits::default())
     }
 
-    /// [`Interpreter::new`] within `limits` (see [`Interpreter::fault`]).
-    pub fn with_limits(program: &Program, limits: Limits) -> Result<Interpreter, Vec<Diagnostic>> {
+    /// [`Interpreter::new`] within `limits`.
+    pub(crate) fn with_limits(
+        program: &Program,
+        limits: Limits,
+    ) -> Result<Interpreter, Vec<Diagnostic>> {
         let nprog = normalize(program, NormalizeOptions::default())?;
         let mut engine = build_engine(&nprog, program, limits)?;
         let mut roles = Vec::new();

@@ -389,11 +389,11 @@ fn setups(games: Option<&str>) -> Result<Vec<Setup>, String> {
 /// The roles of a game a player plays (all but one named `random`).
 fn played_roles(kif: &Path) -> Result<usize, String> {
     let source = std::fs::read(kif).map_err(|e| format!("cannot read {}: {e}", kif.display()))?;
-    let (program, diags) = gdlc::parse_kif(&String::from_utf8_lossy(&source));
-    if let Some(d) = diags.iter().find(|d| d.is_error()) {
-        return Err(format!("{}: {}", kif.display(), d.message));
-    }
-    let game = gdlc::interp::Interpreter::new(&program).map_err(|errors| {
+    let game = gdlc::interp::Interpreter::from_source(
+        &*String::from_utf8_lossy(&source),
+        &gdlc::CheckOptions::default(),
+    )
+    .map_err(|errors| {
         format!(
             "{}: {}",
             kif.display(),

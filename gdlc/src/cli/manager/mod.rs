@@ -91,7 +91,7 @@ impl DialectArgs {
 pub struct Prepared {
     pub stem: String,
     pub rules: Rules,
-    pub program: gdlc::Program,
+    pub checked: gdlc::Checked,
     pub limits: gdlc::interp::Limits,
 }
 
@@ -104,7 +104,7 @@ impl Prepared {
         let prepared = Prepared {
             stem: loaded.stem(),
             rules: Rules::of(&checked.program),
-            program: checked.program,
+            checked,
             limits: limits.limits(),
         };
         // A description the interpreter refuses is reported once, here.
@@ -116,7 +116,7 @@ impl Prepared {
 
     /// An interpreter for one match.
     pub fn interpreter(&self) -> Result<Interpreter, Vec<gdlc::Diagnostic>> {
-        Interpreter::with_limits(&self.program, self.limits)
+        Interpreter::from_checked(&self.checked, self.limits)
     }
 
     /// The roles that players play (all but `random`), by index.
