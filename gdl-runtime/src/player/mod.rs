@@ -19,7 +19,7 @@ mod root;
 
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
-pub use mcts::{Mcts, ParallelMcts};
+pub use mcts::{Mcts, ParallelMcts, tuning};
 pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats};
 pub use root::RootMove;
 
@@ -230,3 +230,5 @@ fn scaled_goal(goal: Option<i32>) -> f64 {
 mod tests;
 #[cfg(test)]
 mod tests_mcts;
+#[cfg(test)]
+mod tests_tuning;
