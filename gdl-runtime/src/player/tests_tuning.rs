@@ -96,15 +96,17 @@ fn the_measurement_chooses_a_clearly_better_candidate() {
         name: "sighted".into(),
         options: MctsOptions::default(),
     };
+    // Short moves, so that enough games fit on a busy machine.
     let tuning = TuningOptions {
-        max_move_time: Duration::from_millis(2),
+        max_move_time: Duration::from_millis(1),
+        min_games: 4,
         ..TuningOptions::default()
     };
     let tuned = tune(
         &game,
         &[blind, sighted],
         &tuning,
-        Instant::now() + Duration::from_millis(1500),
+        Instant::now() + Duration::from_millis(3000),
     );
     assert_eq!(tuned.chosen, "sighted", "{}", tuned.summary);
 }

@@ -10,8 +10,8 @@
 //! least [`TuningOptions::min_games`] games; else the default stays. A game still running at
 //! the deadline is dropped: the measurement never runs past it.
 //!
-//! [`auto_playout`] uses it for [`PlayoutPolicy::Auto`]: uniform (the default), MAST and
-//! decisive playouts. Another switch is another list of candidates.
+//! [`auto_playout`] uses it for [`PlayoutPolicy::Auto`]: uniform (the default), MAST,
+//! decisive and anti-decisive playouts. Another switch is another list of candidates.
 
 use std::time::{Duration, Instant};
 
@@ -196,13 +196,14 @@ pub fn tune<G: Game>(
     }
 }
 
-/// The playout policies [`PlayoutPolicy::Auto`] measures: uniform (the default), MAST and
-/// decisive, with `options`' other settings.
+/// The playout policies [`PlayoutPolicy::Auto`] measures: uniform (the default), MAST,
+/// decisive and anti-decisive, with `options`' other settings.
 pub fn playout_candidates(options: &MctsOptions) -> Vec<Candidate> {
     [
         PlayoutPolicy::Uniform,
         PlayoutPolicy::Mast,
         PlayoutPolicy::Decisive,
+        PlayoutPolicy::AntiDecisive,
     ]
     .into_iter()
     .map(|playout| Candidate {
