@@ -3,7 +3,8 @@
 //! A [`Candidate`] is a named [`MctsOptions`]; the first of the list is the default. The
 //! measurement plays short games between searches at a small equal time per move: each other
 //! candidate in one seat (the seats taken in turn) against the default in every other seat,
-//! the candidates in turn, as many games as fit in the time given. A game scores the
+//! the candidates in turn, as many games as fit in the time given (a candidate that has lost
+//! [`TuningOptions::drop_after`] games more than it won is measured no more). A game scores the
 //! candidate's goal less the mean goal of the other seats (in -1..1; with one role, the goal,
 //! compared with the default's games alone). A candidate is chosen only when its mean score is
 //! above the default's by more than [`TuningOptions::confidence`] standard errors after at
@@ -42,6 +43,12 @@ pub struct TuningOptions {
     pub min_games: u32,
     /// How many standard errors a candidate's mean score must be above the default's.
     pub confidence: f64,
+    /// The least variance of a game's score taken for a standard error (a few games all
+    /// won have none).
+    pub min_variance: f64,
+    /// A candidate whose scores sum to this many games lost or less is no longer measured,
+    /// leaving the time to the others.
+    pub drop_after: f64,
     /// The node budget of each measuring search.
     pub max_nodes: usize,
 }
@@ -53,8 +60,10 @@ impl Default for TuningOptions {
             games: 16,
             min_move_time: Duration::from_millis(1),
             max_move_time: Duration::from_millis(50),
-            min_games: 6,
+            min_games: 4,
             confidence: 1.5,
+            min_variance: 0.25,
+            drop_after: 2.0,
             max_nodes: 200_000,
         }
     }
@@ -129,16 +138,28 @@ pub fn tune<G: Game>(
         _ => (1..candidates.len()).collect(),
     };
     let mut scores = vec![Scores::default(); candidates.len()];
+    let mut move_time = Duration::ZERO;
     if candidates.len() >= 2 && !seats.is_empty() {
         let length = game_length(game, until);
         let games = f64::from(tuning.games.max(1)) * measured.len() as f64;
-        let move_time = until
+        move_time = until
             .saturating_duration_since(Instant::now())
             .div_f64(games * length.max(1.0))
             .clamp(tuning.min_move_time, tuning.max_move_time);
+        // The candidates still measured, and the next of them to play in this round.
+        let mut live = measured.clone();
+        let mut turn = 0usize;
         for k in 0u64.. {
-            let c = measured[k as usize % measured.len()];
-            let seat = seats[(k as usize / measured.len()) % seats.len()];
+            if turn == live.len() {
+                turn = 0;
+                live.retain(|&c| c == 0 || scores[c].sum > -tuning.drop_after);
+                if live.is_empty() {
+                    break;
+                }
+            }
+            let c = live[turn];
+            turn += 1;
+            let seat = seats[scores[c].games as usize % seats.len()];
             let setup = Match {
                 default: &default.options,
                 candidate: &candidates[c].options,
@@ -153,11 +174,9 @@ pub fn tune<G: Game>(
             }
         }
     }
+    let variance = |s: &Scores| s.variance().max(tuning.min_variance) / f64::from(s.games.max(1));
     let baseline = match roles {
-        1 => (
-            scores[0].mean(),
-            scores[0].variance() / f64::from(scores[0].games.max(1)),
-        ),
+        1 => (scores[0].mean(), variance(&scores[0])),
         _ => (0.0, 0.0),
     };
     let mut chosen = 0;
@@ -165,7 +184,7 @@ pub fn tune<G: Game>(
     for &c in measured.iter().filter(|&&c| c != 0) {
         let s = &scores[c];
         let margin = s.mean() - baseline.0;
-        let error = (s.variance() / f64::from(s.games.max(1)) + baseline.1).sqrt();
+        let error = (variance(s) + baseline.1).sqrt();
         if s.games >= tuning.min_games
             && scores[0].games.max(s.games) >= tuning.min_games
             && margin > tuning.confidence * error
@@ -189,9 +208,10 @@ pub fn tune<G: Game>(
         options: candidates[chosen].options.clone(),
         chosen: candidates[chosen].name.clone(),
         summary: format!(
-            "{} chosen in {:.2} s ({summary})",
+            "{} chosen in {:.2} s, {:.1} ms a move ({summary})",
             candidates[chosen].name,
-            began.elapsed().as_secs_f64()
+            began.elapsed().as_secs_f64(),
+            move_time.as_secs_f64() * 1000.0
         ),
     }
 }
