@@ -40,7 +40,7 @@ fn main() -> ExitCode {
     };
     let start = match rest.get(1).map(|s| s.parse::<f64>()) {
         None => 0.0,
-        Some(Ok(s)) if s >= 0.0 && s < 1e6 => s,
+        Some(Ok(s)) if (0.0..1e6).contains(&s) => s,
         Some(_) => return usage(),
     };
     if parse::<TicTacToe>(a, 0).is_none() || parse::<TicTacToe>(b, 0).is_none() {

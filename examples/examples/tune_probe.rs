@@ -1,8 +1,10 @@
 //! The measurement of `--playout auto` on an embedded game, alone: what it chooses in S
-//! seconds of start clock, and how many games it played.
+//! seconds of start clock, and how many games it played (an optional third argument: the
+//! games each candidate should get, `TuningOptions::games`).
 //!
 //! ```sh
 //! cargo run --release --example tune_probe -- connectFour 4
+//! cargo run --release --example tune_probe -- connectFour 10 32
 //! ```
 
 use std::process::ExitCode;
@@ -20,29 +22,30 @@ fn main() -> ExitCode {
         Some(Ok(s)) if s > 0.0 && s < 1e6 => s,
         Some(_) => return usage(),
     };
+    let defaults = tuning::TuningOptions::default();
+    let options = match args.get(2).map(|s| s.parse::<u32>()) {
+        None => defaults,
+        Some(Ok(games)) => tuning::TuningOptions { games, ..defaults },
+        Some(Err(_)) => return usage(),
+    };
     match args.first().map(String::as_str) {
-        Some("ticTacToe") => probe(&TicTacToe, seconds),
-        Some("connectFour") | None => probe(&ConnectFour, seconds),
-        Some("breakthrough") => probe(&Breakthrough, seconds),
+        Some("ticTacToe") => probe(&TicTacToe, seconds, &options),
+        Some("connectFour") | None => probe(&ConnectFour, seconds, &options),
+        Some("breakthrough") => probe(&Breakthrough, seconds, &options),
         Some(_) => usage(),
     }
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: tune_probe [ticTacToe|connectFour|breakthrough] [SECONDS]");
+    eprintln!("usage: tune_probe [ticTacToe|connectFour|breakthrough] [SECONDS [GAMES]]");
     ExitCode::FAILURE
 }
 
-fn probe<G: Game>(game: &G, seconds: f64) -> ExitCode {
+fn probe<G: Game>(game: &G, seconds: f64, options: &tuning::TuningOptions) -> ExitCode {
     let began = Instant::now();
     let deadline = began + Duration::from_secs_f64(seconds);
     let candidates = tuning::playout_candidates(&MctsOptions::default());
-    let tuned = tuning::tune(
-        game,
-        &candidates,
-        &tuning::TuningOptions::default(),
-        deadline,
-    );
+    let tuned = tuning::tune(game, &candidates, options, deadline);
     println!("{} ({:.2} s)", tuned.summary, began.elapsed().as_secs_f64());
     ExitCode::SUCCESS
 }

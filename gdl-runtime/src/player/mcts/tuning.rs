@@ -4,7 +4,8 @@
 //! measurement plays short games between searches at a small equal time per move: each other
 //! candidate in one seat (the seats taken in turn) against the default in every other seat,
 //! the candidates in turn, as many games as fit in the time given (a candidate that has lost
-//! [`TuningOptions::drop_after`] games more than it won is measured no more). A game scores the
+//! [`TuningOptions::drop_after`] games more than it won is measured no more; when none is
+//! left, the measurement ends early). A game scores the
 //! candidate's goal less the mean goal of the other seats (in -1..1; with one role, the goal,
 //! compared with the default's games alone). A candidate is chosen only when its mean score is
 //! above the default's by more than [`TuningOptions::confidence`] standard errors after at
