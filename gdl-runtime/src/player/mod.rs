@@ -1,7 +1,8 @@
 //! Search players over any [`Game`] (behind the `player` feature, so that embedding a game
 //! compiles none of this): [`RandomPlayer`], [`FlatMonteCarlo`] and [`Mcts`] (UCT with
 //! decoupled statistics per role, for any number of roles and simultaneous moves, with proven
-//! values, over a node store with transpositions and recycling; uniform or MAST playouts),
+//! values, over a node store with transpositions and recycling; uniform, MAST or decisive
+//! playouts, or the one measured best at the start clock),
 //! with [`ParallelMcts`] over several threads. [`BaselineMcts`] and [`ParallelBaseline`] are
 //! the search as it was before the node store, kept to measure against.
 //!
