@@ -5,13 +5,16 @@
 //! cargo run --release --example arena -- connectFour mcts:10000 random 100
 //! cargo run --release --example arena -- breakthrough mcts:1000 flat:1000 50
 //! cargo run --release --example arena -- connectFour mcts@0.1 base@0.1 20
+//! cargo run --release --example arena -- connectFour auto@0.1 mcts@0.1 20 4
 //! ```
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default),
-//! `base:I` (the baseline UCT, `--search baseline`) or `mast:I` (UCT with MAST playouts);
-//! `mcts@S`, `base@S` and `mast@S` search S seconds per move instead (`mcts@0.1:C` with
-//! constant C). Prints one line per colour and a total, from the first player's side, and the
+//! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts),
+//! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts) or `auto:I` (the playout
+//! policy chosen at the start clock); `mcts@S`, `base@S`, ... search S seconds per move
+//! instead (`mcts@0.1:C` with constant C). An optional last argument gives each player a
+//! start clock of that many seconds (default 0). Prints one line per colour and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
 //! number: a run is repeatable when no player is timed.
 
@@ -35,21 +38,26 @@ fn main() -> ExitCode {
         Some(Ok(n)) => n,
         Some(Err(_)) => return usage(),
     };
+    let start = match rest.get(1).map(|s| s.parse::<f64>()) {
+        None => 0.0,
+        Some(Ok(s)) if (0.0..1e6).contains(&s) => s,
+        Some(_) => return usage(),
+    };
     if parse::<TicTacToe>(a, 0).is_none() || parse::<TicTacToe>(b, 0).is_none() {
         return usage();
     }
     match game.as_str() {
-        "ticTacToe" => arena(&TicTacToe, a, b, games),
-        "connectFour" => arena(&ConnectFour, a, b, games),
-        "breakthrough" => arena(&Breakthrough, a, b, games),
+        "ticTacToe" => arena(&TicTacToe, a, b, games, start),
+        "connectFour" => arena(&ConnectFour, a, b, games, start),
+        "breakthrough" => arena(&Breakthrough, a, b, games, start),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}] PLAYER PLAYER [GAMES]   (PLAYER: random | flat:P | \
-         (mcts|base|mast)(:I|@SECONDS)[:C])",
+        "usage: arena [{}] PLAYER PLAYER [GAMES [START_SECONDS]]   (PLAYER: random | \
+         flat:P | (mcts|base|mast|dec|anti|auto)(:I|@SECONDS)[:C])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -75,7 +83,7 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         Some(_) => 0,
         None => parts.next().unwrap_or("0").parse().ok()?,
     };
-    let searches = matches!(kind, "mcts" | "base" | "mast");
+    let searches = matches!(kind, "mcts" | "base" | "mast" | "dec" | "anti" | "auto");
     let exploration: Option<f64> = match parts.next() {
         None => None,
         Some(c) if searches => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
@@ -103,6 +111,18 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
             playout: PlayoutPolicy::Mast,
             ..options
         })),
+        "dec" => Box::new(Mcts::new(MctsOptions {
+            playout: PlayoutPolicy::Decisive,
+            ..options
+        })),
+        "anti" => Box::new(Mcts::new(MctsOptions {
+            playout: PlayoutPolicy::AntiDecisive,
+            ..options
+        })),
+        "auto" => Box::new(Mcts::new(MctsOptions {
+            playout: PlayoutPolicy::Auto,
+            ..options
+        })),
         "base" => Box::new(BaselineMcts::new(options)),
         _ => return None,
     };
@@ -121,7 +141,7 @@ struct Score {
     losses: u32,
 }
 
-fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode {
+fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32, start: f64) -> ExitCode {
     if game.role_count() != 2 {
         eprintln!("arena: a game of two roles is needed");
         return ExitCode::FAILURE;
@@ -130,14 +150,14 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode 
     let mut longest = [Duration::ZERO; 2];
     for colour in 0..2 {
         let mut score = Score::default();
-        let start = Instant::now();
+        let began = Instant::now();
         for g in 0..games {
             let seed = u64::from(g) * 2 + colour as u64;
             let (Some(pa), Some(pb)) = (parse::<G>(a, seed), parse::<G>(b, seed + 1000)) else {
                 return usage();
             };
             let mut players = if colour == 0 { [pa, pb] } else { [pb, pa] };
-            let goals = play(game, &mut players);
+            let goals = play(game, &mut players, start);
             longest[0] = longest[0].max(players[colour].longest_observe);
             longest[1] = longest[1].max(players[1 - colour].longest_observe);
             let (ours, theirs) = (goals[colour], goals[1 - colour]);
@@ -153,7 +173,7 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode 
             score.wins,
             score.draws,
             score.losses,
-            start.elapsed().as_secs_f64()
+            began.elapsed().as_secs_f64()
         );
         total.wins += score.wins;
         total.draws += score.draws;
@@ -172,10 +192,14 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode 
 }
 
 /// Plays one game to its end; the goals (an undefined goal counts as 0).
-fn play<G: Game>(game: &G, players: &mut [Seat<G>; 2]) -> [i32; 2] {
+fn play<G: Game>(game: &G, players: &mut [Seat<G>; 2], start: f64) -> [i32; 2] {
     let far = || Instant::now() + Duration::from_secs(3600);
     for (r, p) in players.iter_mut().enumerate() {
-        p.player.start(game, r, Instant::now());
+        let deadline = Instant::now() + Duration::from_secs_f64(start);
+        p.player.start(game, r, deadline);
+        if let Some(report) = p.player.report().filter(|r| r.contains("auto")) {
+            eprintln!("{}: {report}", game.role_name(r));
+        }
     }
     let mut state = game.initial_state();
     let mut next = state.clone();

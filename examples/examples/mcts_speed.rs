@@ -8,7 +8,7 @@
 //! ```
 //!
 //! The fourth argument is the search (`mcts`, the default, or `baseline`), the fifth the
-//! playout policy (`uniform`, the default, or `mast`).
+//! playout policy (`uniform`, the default, `mast`, `decisive`, `anti-decisive`).
 //!
 //! On Linux each line also gives `cpus`, the processor time the process used during the search
 //! divided by its duration (from `/proc/self/stat`, in the kernel's 1/100 s ticks): with 2

@@ -19,10 +19,11 @@ use crate::sexpr;
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--exploration C] [--search mcts|baseline]
-           [--playout uniform|mast] [--ponder on|off]
+           [--playout uniform|mast|decisive|anti-decisive|auto] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C; the search,
-                                           and how its playouts choose moves; --ponder:
+                                           and how its playouts choose moves, `auto`:
+                                           measured at the start clock; --ponder:
                                            search on the opponents' time, default on;
                                            --margin: seconds kept before the play clock
                                            ends, START 0.2 more, default 0.3 for a manager
@@ -32,7 +33,8 @@ pub const PLAY_USAGE: &str =
 
 /// The usage of `engine`.
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
-                                [--search mcts|baseline] [--playout uniform|mast] [--ponder on|off]";
+                                [--search mcts|baseline] \
+                                [--playout uniform|mast|decisive|anti-decisive|auto] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -289,6 +291,10 @@ mod tests {
         let a = play_args("g", &args(&["--search", "mcts", "--playout=uniform"])).unwrap();
         assert_eq!(a.search.search, Search::Mcts);
         assert_eq!(a.search.playout, PlayoutPolicy::Uniform);
+        let a = play_args("g", &args(&["--playout", "auto"])).unwrap();
+        assert_eq!(a.search.playout, PlayoutPolicy::Auto);
+        let a = play_args("g", &args(&["--playout=decisive"])).unwrap();
+        assert_eq!(a.search.playout, PlayoutPolicy::Decisive);
         for bad in [
             ["--search", "uct"],
             ["--playout", "gibbs"],

@@ -26,10 +26,12 @@
 //! proven win when there is one, the best proven move when all are proven, otherwise the most
 //! visited one of those not proven worse than another.
 
+mod decisive;
 mod parallel;
 mod policy;
 mod select;
 mod store;
+pub mod tuning;
 
 pub use parallel::ParallelMcts;
 
@@ -40,7 +42,7 @@ use policy::Playout;
 use store::{Kind, Store, state_hash};
 
 use super::root::{RootMove, choose_root};
-use super::{MctsOptions, Player, SearchStats};
+use super::{MctsOptions, Player, PlayoutPolicy, SearchStats};
 use crate::{Game, RoleIndex, SplitMix64};
 
 /// The buffers of an iteration, kept across iterations (and MAST's statistics across moves).
@@ -67,12 +69,18 @@ pub struct Mcts<G: Game> {
     tick: u64,
     scratch: Option<Scratch<G>>,
     stats: SearchStats,
+    /// What the measurement at the start clock chose ([`tuning`]), for the report.
+    tuned: Option<String>,
+    /// The playout policy of the options given ([`PlayoutPolicy::Auto`] is measured again at
+    /// each start).
+    asked: PlayoutPolicy,
 }
 
 impl<G: Game> Mcts<G> {
     pub fn new(options: MctsOptions) -> Self {
         Mcts {
             rng: SplitMix64::new(options.seed),
+            asked: options.playout,
             options,
             role: 0,
             store: None,
@@ -80,6 +88,7 @@ impl<G: Game> Mcts<G> {
             tick: 0,
             scratch: None,
             stats: SearchStats::default(),
+            tuned: None,
         }
     }
 
@@ -393,19 +402,16 @@ impl<G: Game> Player<G> for Mcts<G> {
     }
 
     fn report(&self) -> Option<String> {
-        Some(self.stats.to_string())
+        Some(match &self.tuned {
+            Some(t) => format!("{}; playout auto: {t}", self.stats),
+            None => self.stats.to_string(),
+        })
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
-        self.role = role;
-        self.store = None;
-        self.scratch = None;
-        self.tick = 0;
-        let initial = game.initial_state();
-        self.set_root(game, &initial);
-        if self.options.max_iterations.is_none() {
-            self.search(game, deadline);
-        }
+        let tuned = self.tune(game, deadline);
+        self.set_tuned(tuned.as_ref());
+        self.begin(game, role, deadline);
     }
 
     fn choose(&mut self, game: &G, state: &G::State, deadline: Instant) -> Option<G::Move> {
@@ -437,6 +443,37 @@ impl<G: Game> Player<G> for Mcts<G> {
                 }
             }
             None => self.set_root(game, next),
+        }
+    }
+}
+
+impl<G: Game> Mcts<G> {
+    /// The measurement at the start clock of what the options leave to it ([`tuning`]).
+    fn tune(&self, game: &G, deadline: Instant) -> Option<tuning::Tuned> {
+        let asked = MctsOptions {
+            playout: self.asked,
+            ..self.options.clone()
+        };
+        tuning::auto_playout(game, &asked, deadline)
+    }
+
+    /// Plays the match with what the measurement chose (with `None`, as asked).
+    fn set_tuned(&mut self, tuned: Option<&tuning::Tuned>) {
+        self.options.playout = tuned.map_or(self.asked, |t| t.options.playout);
+        self.tuned = tuned.map(|t| t.summary.clone());
+    }
+
+    /// [`Player::start`] after the measurement: the tree of the initial state, searched until
+    /// `deadline` (without an iteration budget).
+    fn begin(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
+        self.role = role;
+        self.store = None;
+        self.scratch = None;
+        self.tick = 0;
+        let initial = game.initial_state();
+        self.set_root(game, &initial);
+        if self.options.max_iterations.is_none() {
+            self.search(game, deadline);
         }
     }
 }

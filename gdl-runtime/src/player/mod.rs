@@ -1,7 +1,8 @@
 //! Search players over any [`Game`] (behind the `player` feature, so that embedding a game
 //! compiles none of this): [`RandomPlayer`], [`FlatMonteCarlo`] and [`Mcts`] (UCT with
 //! decoupled statistics per role, for any number of roles and simultaneous moves, with proven
-//! values, over a node store with transpositions and recycling; uniform or MAST playouts),
+//! values, over a node store with transpositions and recycling; uniform, MAST or decisive
+//! playouts, or the one measured best at the start clock),
 //! with [`ParallelMcts`] over several threads. [`BaselineMcts`] and [`ParallelBaseline`] are
 //! the search as it was before the node store, kept to measure against.
 //!
@@ -19,7 +20,7 @@ mod root;
 
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
-pub use mcts::{Mcts, ParallelMcts};
+pub use mcts::{Mcts, ParallelMcts, tuning};
 pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats};
 pub use root::RootMove;
 
@@ -230,3 +231,5 @@ fn scaled_goal(goal: Option<i32>) -> f64 {
 mod tests;
 #[cfg(test)]
 mod tests_mcts;
+#[cfg(test)]
+mod tests_tuning;

@@ -20,6 +20,15 @@ pub enum PlayoutPolicy {
     /// that played them; a playout plays a role's best move, or with a fixed chance a random
     /// one.
     Mast,
+    /// Decisive moves: in a turn, the mover plays a move that wins at once when it has one,
+    /// else a uniform one.
+    Decisive,
+    /// [`PlayoutPolicy::Decisive`], and the mover avoids, when it can, a move after which the
+    /// next mover wins at once.
+    AntiDecisive,
+    /// Chosen at the start clock by a measurement on the game (`super::Player::start`);
+    /// uniform until then.
+    Auto,
 }
 
 impl Search {
@@ -42,11 +51,14 @@ impl Search {
 }
 
 impl PlayoutPolicy {
-    /// The policy named `text` (`uniform`, `mast`).
+    /// The policy named `text` (`uniform`, `mast`, `decisive`, `anti-decisive`, `auto`).
     pub fn parse(text: &str) -> Option<PlayoutPolicy> {
         match text {
             "uniform" => Some(PlayoutPolicy::Uniform),
             "mast" => Some(PlayoutPolicy::Mast),
+            "decisive" => Some(PlayoutPolicy::Decisive),
+            "anti-decisive" => Some(PlayoutPolicy::AntiDecisive),
+            "auto" => Some(PlayoutPolicy::Auto),
             _ => None,
         }
     }
@@ -56,6 +68,9 @@ impl PlayoutPolicy {
         match self {
             PlayoutPolicy::Uniform => "uniform",
             PlayoutPolicy::Mast => "mast",
+            PlayoutPolicy::Decisive => "decisive",
+            PlayoutPolicy::AntiDecisive => "anti-decisive",
+            PlayoutPolicy::Auto => "auto",
         }
     }
 }

@@ -20,8 +20,10 @@ impl<M> RootMove<M> {
 }
 
 /// The move to play among the player's root moves: a proven win (goal 1), else the best proven
-/// move when every move is proven (with `true`: the choice is proven), else the most visited
-/// (ties: the better value) of the moves not proven worse than another.
+/// move when every move is proven (with `true`: the choice is proven; among equal proofs, the
+/// one that resists longest: the most visited, whose proof took the most search, then the
+/// better mean before the proof), else the most visited (ties: the better value) of the moves
+/// not proven worse than another.
 pub(super) fn choose_root<M>(moves: &[RootMove<M>]) -> Option<(usize, bool)> {
     if let Some(i) = moves
         .iter()
@@ -31,7 +33,13 @@ pub(super) fn choose_root<M>(moves: &[RootMove<M>]) -> Option<(usize, bool)> {
     }
     let bound = moves.iter().filter_map(|m| m.proven).max_by(f64::total_cmp);
     if !moves.is_empty() && moves.iter().all(|m| m.proven.is_some()) {
-        let i = (0..moves.len()).max_by(|&a, &b| moves[a].value().total_cmp(&moves[b].value()))?;
+        let mean = |m: &RootMove<M>| m.sum / m.visits.max(1) as f64;
+        let i = (0..moves.len()).max_by(|&a, &b| {
+            let (x, y) = (&moves[a], &moves[b]);
+            (x.value().total_cmp(&y.value()))
+                .then(x.visits.cmp(&y.visits))
+                .then(mean(x).total_cmp(&mean(y)))
+        })?;
         return Some((i, true));
     }
     let worse = |m: &RootMove<M>| {

@@ -49,9 +49,11 @@ pub struct Args {
     /// reuse) or `baseline` (the search before those, kept to compare with).
     #[arg(long, default_value = "mcts", value_parser = ["mcts", "baseline"])]
     pub search: String,
-    /// How the search's playouts choose moves: `uniform` (uniformly random) or `mast`
-    /// (each role's moves by their mean goal so far, with some random ones).
-    #[arg(long, default_value = "uniform", value_parser = ["uniform", "mast"])]
+    /// How the search's playouts choose moves: `uniform` (uniformly random), `mast` (each
+    /// role's moves by their mean goal so far, with some random ones), `decisive` (a mover
+    /// takes a win in one), `anti-decisive` (and avoids giving one) or `auto` (the one that
+    /// plays best in short games measured at the start clock).
+    #[arg(long, default_value = "uniform", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
     pub playout: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the

@@ -78,9 +78,14 @@ where
             Trees::Mcts(trees) => trees,
             Trees::Baseline(b) => return b.start(game, role, deadline),
         };
+        // One measurement for every tree, before they search.
+        let tuned = trees.first().and_then(|t| t.tune(game, deadline));
+        for t in trees.iter_mut() {
+            t.set_tuned(tuned.as_ref());
+        }
         std::thread::scope(|s| {
             for t in trees {
-                s.spawn(move || t.start(game, role, deadline));
+                s.spawn(move || t.begin(game, role, deadline));
             }
         });
     }
@@ -141,7 +146,14 @@ where
     }
 
     fn report(&self) -> Option<String> {
-        Some(self.stats().to_string())
+        let tuned = match &self.trees {
+            Trees::Mcts(trees) => trees.first().and_then(|t| t.tuned.as_deref()),
+            Trees::Baseline(_) => None,
+        };
+        Some(match tuned {
+            Some(t) => format!("{}; playout auto: {t}", self.stats()),
+            None => self.stats().to_string(),
+        })
     }
 
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {

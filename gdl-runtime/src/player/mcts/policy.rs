@@ -1,10 +1,12 @@
 //! The playouts of [`super::Mcts`]: uniformly random ([`Game::random_step`], which generated
 //! games run without listing moves), or MAST (move-average sampling: per role and move, the
 //! mean goal of the iterations that played it; a playout plays each role's best move, or with
-//! chance [`MAST_EPSILON`] a uniform one).
+//! chance [`MAST_EPSILON`] a uniform one), or decisive ([`Decisive`]: a turn's mover takes a
+//! win in one, and may avoid giving one).
 
 use std::collections::HashMap;
 
+use super::decisive::Decisive;
 use crate::player::PlayoutPolicy;
 use crate::player::scaled_goal;
 use crate::{Game, RoleIndex, SplitMix64};
@@ -74,6 +76,7 @@ pub(super) struct Playout<G: Game> {
     joint: Vec<G::Move>,
     goals: Vec<f64>,
     mast: Option<Mast<G>>,
+    decisive: Option<Decisive<G>>,
     /// MAST: the (role, move index) of every move played since the last [`Playout::learn`].
     played: Vec<(u32, u32)>,
 }
@@ -87,6 +90,11 @@ impl<G: Game> Playout<G> {
             joint: Vec::new(),
             goals: Vec::new(),
             mast: (policy == PlayoutPolicy::Mast).then(|| Mast::new(game)),
+            decisive: match policy {
+                PlayoutPolicy::Decisive => Some(Decisive::new(game, state, false)),
+                PlayoutPolicy::AntiDecisive => Some(Decisive::new(game, state, true)),
+                _ => None,
+            },
             played: Vec::new(),
         }
     }
@@ -109,9 +117,10 @@ impl<G: Game> Playout<G> {
                 self.goals.resize(roles, 0.5);
                 return &self.goals;
             }
-            let stepped = match self.mast.is_some() {
-                true => self.mast_step(game, rng),
-                false => game
+            let stepped = match (&mut self.decisive, self.mast.is_some()) {
+                (Some(d), _) => d.step(game, &self.state, rng, &mut self.next),
+                (None, true) => self.mast_step(game, rng),
+                (None, false) => game
                     .random_step(
                         &self.state,
                         rng,
@@ -127,6 +136,9 @@ impl<G: Game> Playout<G> {
                 return &self.goals;
             }
             std::mem::swap(&mut self.state, &mut self.next);
+        }
+        if let Some(d) = &mut self.decisive {
+            d.saw_end(game, &self.state);
         }
         self.goals
             .extend((0..roles).map(|r| scaled_goal(game.goal(&self.state, r))));

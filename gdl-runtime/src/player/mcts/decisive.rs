@@ -1,0 +1,267 @@
+//! Decisive playouts: in a turn (exactly one role, not GDL-II's `random`, has more than one
+//! legal move) the mover plays a move that ends the game with its win when it has one; with
+//! `anti`, it also avoids, when it can, a move after which the next mover has such a win.
+//! Every other step (simultaneous choices, forced moves, `random`) is uniform.
+//!
+//! A *win* for role `r` is a terminal state where `r`'s goal is at least the highest goal `r`
+//! has had in a terminal state of a playout so far (100 before any) and above every other
+//! role's goal (above 0 in a game of one role): it holds for games whose goals are not 0 and
+//! 100, and never calls a draw or a shared result a win.
+//!
+//! Finding a decisive move costs a [`Game::next_state`] per legal move of the mover at every
+//! step; avoiding the next mover's wins costs one per reply of the next mover for each move
+//! tried (a move without such a reply, drawn in a random order, is usually the first tried).
+
+use crate::{Game, RoleIndex, SplitMix64};
+
+/// The buffers of decisive playouts and what they learnt of the goals.
+pub(super) struct Decisive<G: Game> {
+    anti: bool,
+    /// Per role: its legal moves in the state of the step.
+    moves: Vec<Vec<G::Move>>,
+    replies: Vec<G::Move>,
+    joint: Vec<G::Move>,
+    reply_joint: Vec<G::Move>,
+    after_reply: G::State,
+    /// Per role: the highest goal it had in a terminal state of a playout.
+    top: Vec<Option<i32>>,
+}
+
+impl<G: Game> Decisive<G> {
+    pub(super) fn new(game: &G, state: &G::State, anti: bool) -> Self {
+        let roles = game.role_count();
+        Decisive {
+            anti,
+            moves: vec![Vec::new(); roles],
+            replies: Vec::new(),
+            joint: Vec::new(),
+            reply_joint: Vec::new(),
+            after_reply: state.clone(),
+            top: vec![None; roles],
+        }
+    }
+
+    /// Notes the goals of the terminal `state` a playout reached.
+    pub(super) fn saw_end(&mut self, game: &G, state: &G::State) {
+        for (r, top) in self.top.iter_mut().enumerate() {
+            if let Some(g) = game.goal(state, r) {
+                *top = Some(top.map_or(g, |t| t.max(g)));
+            }
+        }
+    }
+
+    /// Whether the terminal `state` is a win for `r`.
+    fn wins(&self, game: &G, state: &G::State, r: RoleIndex) -> bool {
+        let Some(g) = game.goal(state, r) else {
+            return false;
+        };
+        let roles = game.role_count();
+        g >= self.top[r].unwrap_or(100)
+            && (0..roles)
+                .filter(|&o| o != r)
+                .all(|o| game.goal(state, o).is_none_or(|h| g > h))
+            && (roles > 1 || g > 0)
+    }
+
+    /// The role that has a choice in a state whose legal moves are in `moves`, when exactly
+    /// one has (and it is not `random`).
+    fn mover(game: &G, moves: &[Vec<G::Move>]) -> Option<RoleIndex> {
+        let mut choosing = (0..moves.len()).filter(|&r| moves[r].len() > 1);
+        let m = choosing.next()?;
+        (choosing.next().is_none() && !game.is_random_role(m)).then_some(m)
+    }
+
+    /// One step from `state` into `next`; false when a role has no legal move.
+    pub(super) fn step(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        rng: &mut SplitMix64,
+        next: &mut G::State,
+    ) -> bool {
+        self.joint.clear();
+        for r in 0..game.role_count() {
+            game.legal_moves(state, r, &mut self.moves[r]);
+            let moves = &self.moves[r];
+            if moves.is_empty() {
+                return false;
+            }
+            self.joint.push(moves[rng.below(moves.len())]);
+        }
+        let Some(m) = Self::mover(game, &self.moves) else {
+            game.next_state(state, &self.joint, next);
+            return true;
+        };
+        let n = self.moves[m].len();
+        for i in 0..n {
+            self.joint[m] = self.moves[m][i];
+            game.next_state(state, &self.joint, next);
+            if game.is_terminal(next) && self.wins(game, next, m) {
+                return true;
+            }
+        }
+        let offset = rng.below(n);
+        if self.anti {
+            for k in 0..n {
+                self.joint[m] = self.moves[m][(offset + k) % n];
+                game.next_state(state, &self.joint, next);
+                if !self.gives_a_win(game, next, m) {
+                    return true;
+                }
+            }
+        }
+        self.joint[m] = self.moves[m][offset];
+        game.next_state(state, &self.joint, next);
+        true
+    }
+
+    /// Whether in `state` (reached by a move of `me`) another role is the mover and has a
+    /// move that wins at once.
+    fn gives_a_win(&mut self, game: &G, state: &G::State, me: RoleIndex) -> bool {
+        if game.is_terminal(state) {
+            return false;
+        }
+        self.reply_joint.clear();
+        let mut mover = None;
+        for r in 0..game.role_count() {
+            game.legal_moves(state, r, &mut self.replies);
+            match self.replies.len() {
+                0 => return false,
+                1 => self.reply_joint.push(self.replies[0]),
+                _ if mover.is_some() || game.is_random_role(r) || r == me => return false,
+                _ => {
+                    mover = Some(r);
+                    self.reply_joint.push(self.replies[0]);
+                }
+            }
+        }
+        let Some(o) = mover else {
+            return false;
+        };
+        game.legal_moves(state, o, &mut self.replies);
+        for i in 0..self.replies.len() {
+            self.reply_joint[o] = self.replies[i];
+            game.next_state(state, &self.reply_joint, &mut self.after_reply);
+            if game.is_terminal(&self.after_reply) && self.wins(game, &self.after_reply, o) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Decisive;
+    use crate::player::tests::{Pos, Table, TableState, To, turn_of_first};
+    use crate::{Game, SplitMix64};
+
+    /// The states one step of `d` reaches from `from`, over 200 draws.
+    fn steps(d: &mut Decisive<Table>, game: &Table, from: TableState) -> Vec<TableState> {
+        let mut rng = SplitMix64::new(3);
+        let mut next = from;
+        let mut seen = Vec::new();
+        for _ in 0..200 {
+            assert!(d.step(game, &from, &mut rng, &mut next));
+            if !seen.contains(&next) {
+                seen.push(next);
+            }
+        }
+        seen
+    }
+
+    #[test]
+    fn the_mover_takes_a_win_in_one() {
+        // Move 13 of 20 wins for the first role; the others lead to the long game.
+        let game = Table {
+            roles: vec!["first", "second"],
+            positions: vec![
+                turn_of_first(20, |i| if i == 13 { To::At(1) } else { To::Long }),
+                Pos::End(vec![100, 0]),
+            ],
+            long: 200,
+        };
+        let from = TableState::At(0);
+        let mut d = Decisive::new(&game, &from, false);
+        assert_eq!(steps(&mut d, &game, from), [TableState::At(1)]);
+    }
+
+    #[test]
+    fn anti_decisive_avoids_giving_a_win_in_one() {
+        // After each move of the first role but move 5, the second has a win in one (reply
+        // 3); move 5 leads to the long game, where the first moves again.
+        let trap = Pos::Moves(
+            vec![1, 8],
+            (0..8)
+                .map(|i| if i == 3 { To::At(2) } else { To::Long })
+                .collect(),
+        );
+        let game = Table {
+            roles: vec!["first", "second"],
+            positions: vec![
+                turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
+                trap,
+                Pos::End(vec![10, 100]),
+            ],
+            long: 200,
+        };
+        let from = TableState::At(0);
+        let long = TableState::Long { left: 200, sum: 0 };
+        let mut anti = Decisive::new(&game, &from, true);
+        assert_eq!(steps(&mut anti, &game, from), [long]);
+        // Decisive moves alone play into the trap, where the second role takes its win.
+        let mut decisive = Decisive::new(&game, &from, false);
+        let reached = steps(&mut decisive, &game, from);
+        assert!(reached.contains(&TableState::At(1)), "{reached:?}");
+        assert_eq!(
+            steps(&mut decisive, &game, TableState::At(1)),
+            [TableState::At(2)]
+        );
+    }
+
+    #[test]
+    fn a_win_is_the_highest_goal_seen_not_100() {
+        // One role; moves 0 and 2 end with 50, move 1 with 30, move 3 goes on.
+        let game = Table {
+            roles: vec!["only"],
+            positions: vec![
+                Pos::Moves(vec![4], vec![To::At(1), To::At(2), To::At(1), To::At(3)]),
+                Pos::End(vec![50]),
+                Pos::End(vec![30]),
+                Pos::Moves(vec![1], vec![To::At(2)]),
+            ],
+            long: 0,
+        };
+        let from = TableState::At(0);
+        let mut d = Decisive::new(&game, &from, false);
+        // Before any playout ended, only 100 wins: every move is played (moves 0 and 2
+        // reach one state).
+        assert_eq!(steps(&mut d, &game, from).len(), 3);
+        d.saw_end(&game, &TableState::At(2));
+        d.saw_end(&game, &TableState::At(1));
+        assert_eq!(steps(&mut d, &game, from), [TableState::At(1)]);
+    }
+
+    #[test]
+    fn simultaneous_choices_and_shared_results_are_not_wins() {
+        // Both roles choose at once; joint move (1, 1) ends with a win for the first.
+        let game = Table {
+            roles: vec!["a", "b"],
+            positions: vec![
+                Pos::Moves(vec![2, 2], vec![To::At(2), To::At(2), To::At(2), To::At(1)]),
+                Pos::End(vec![100, 0]),
+                Pos::Moves(vec![3, 1], vec![To::At(3), To::At(4), To::At(4)]),
+                Pos::End(vec![100, 100]),
+                Pos::End(vec![0, 0]),
+            ],
+            long: 0,
+        };
+        let mut d = Decisive::new(&game, &TableState::At(0), false);
+        let reached = steps(&mut d, &game, TableState::At(0));
+        assert_eq!(reached.len(), 2, "{reached:?}");
+        // A shared 100 is no win: the mover's moves are drawn uniformly.
+        let reached = steps(&mut d, &game, TableState::At(2));
+        assert_eq!(reached.len(), 2, "{reached:?}");
+        assert!(game.is_terminal(&TableState::At(3)));
+    }
+}

@@ -1,0 +1,364 @@
+//! The choice of the search's settings for a match by a measurement at the start clock.
+//!
+//! A [`Candidate`] is a named [`MctsOptions`]; the first of the list is the default. The
+//! measurement plays short games between searches at a small equal time per move: each other
+//! candidate in one seat (the seats taken in turn) against the default in every other seat,
+//! the candidates in turn, as many games as fit in the time given (a candidate that has lost
+//! [`TuningOptions::drop_after`] games more than it won is measured no more; when none is
+//! left, the measurement ends early). A game scores the
+//! candidate's goal less the mean goal of the other seats (in -1..1; with one role, the goal,
+//! compared with the default's games alone). A candidate is chosen only when its mean score is
+//! above the default's by more than [`TuningOptions::confidence`] standard errors after at
+//! least [`TuningOptions::min_games`] games; else the default stays. A game still running at
+//! the deadline is dropped: the measurement never runs past it.
+//!
+//! [`auto_playout`] uses it for [`PlayoutPolicy::Auto`]: uniform (the default), MAST,
+//! decisive and anti-decisive playouts. Another switch is another list of candidates.
+
+use std::time::{Duration, Instant};
+
+use super::Mcts;
+use crate::player::{MctsOptions, Player, PlayoutPolicy, scaled_goal};
+use crate::{Game, SplitMix64};
+
+/// A setting measured at the start clock.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub name: String,
+    pub options: MctsOptions,
+}
+
+/// How the measurement runs.
+#[derive(Clone, Debug)]
+pub struct TuningOptions {
+    /// The share of the time to the deadline the measurement may use (the rest is left to
+    /// search the first move).
+    pub share: f64,
+    /// The games each candidate other than the default should get: the time per move is set
+    /// so that about this many fit.
+    pub games: u32,
+    /// Bounds of the time per move of a measuring game.
+    pub min_move_time: Duration,
+    pub max_move_time: Duration,
+    /// Fewer games than this for a candidate choose nothing.
+    pub min_games: u32,
+    /// How many standard errors a candidate's mean score must be above the default's.
+    pub confidence: f64,
+    /// The least variance of a game's score taken for a standard error (a few games all
+    /// won have none).
+    pub min_variance: f64,
+    /// A candidate whose scores sum to this many games lost or less is no longer measured,
+    /// leaving the time to the others.
+    pub drop_after: f64,
+    /// The node budget of each measuring search.
+    pub max_nodes: usize,
+}
+
+impl Default for TuningOptions {
+    fn default() -> Self {
+        TuningOptions {
+            share: 0.5,
+            games: 16,
+            min_move_time: Duration::from_millis(1),
+            max_move_time: Duration::from_millis(50),
+            min_games: 4,
+            confidence: 1.5,
+            min_variance: 0.25,
+            drop_after: 2.0,
+            max_nodes: 200_000,
+        }
+    }
+}
+
+/// The result of a measurement.
+#[derive(Clone, Debug)]
+pub struct Tuned {
+    /// The options chosen (the default's, unless a candidate was clearly better).
+    pub options: MctsOptions,
+    /// The candidate's name chosen.
+    pub chosen: String,
+    /// What was measured, for a log line: each candidate's mean score, its standard error and
+    /// its games.
+    pub summary: String,
+}
+
+/// Per candidate: the scores of its games.
+#[derive(Clone, Debug, Default)]
+struct Scores {
+    sum: f64,
+    squares: f64,
+    games: u32,
+}
+
+impl Scores {
+    fn add(&mut self, x: f64) {
+        self.sum += x;
+        self.squares += x * x;
+        self.games += 1;
+    }
+
+    fn mean(&self) -> f64 {
+        self.sum / f64::from(self.games.max(1))
+    }
+
+    /// The variance of the scores (0 below two games).
+    fn variance(&self) -> f64 {
+        if self.games < 2 {
+            return 0.0;
+        }
+        let n = f64::from(self.games);
+        ((self.squares - self.sum * self.sum / n) / (n - 1.0)).max(0.0)
+    }
+}
+
+/// Measures `candidates` (the first the default) on `game` until `deadline` (its share of
+/// the time left), and returns the one chosen. With fewer than two candidates, or no time,
+/// the default without a game.
+pub fn tune<G: Game>(
+    game: &G,
+    candidates: &[Candidate],
+    tuning: &TuningOptions,
+    deadline: Instant,
+) -> Tuned {
+    let began = Instant::now();
+    let Some(default) = candidates.first() else {
+        return Tuned {
+            options: MctsOptions::default(),
+            chosen: "default".into(),
+            summary: "no candidate".into(),
+        };
+    };
+    let roles = game.role_count();
+    // The seats a candidate takes: GDL-II's `random` is drawn uniformly, never searched.
+    let seats: Vec<usize> = (0..roles).filter(|&r| !game.is_random_role(r)).collect();
+    let left = deadline.saturating_duration_since(began);
+    let until = began + left.mul_f64(tuning.share.clamp(0.0, 1.0));
+    // One role: the default plays its own games to compare with.
+    let measured: Vec<usize> = match roles {
+        1 => (0..candidates.len()).collect(),
+        _ => (1..candidates.len()).collect(),
+    };
+    let mut scores = vec![Scores::default(); candidates.len()];
+    let mut move_time = Duration::ZERO;
+    if candidates.len() >= 2 && !seats.is_empty() {
+        let length = game_length(game, until);
+        let games = f64::from(tuning.games.max(1)) * measured.len() as f64;
+        move_time = until
+            .saturating_duration_since(Instant::now())
+            .div_f64(games * length.max(1.0))
+            .clamp(tuning.min_move_time, tuning.max_move_time);
+        // The candidates still measured, and the next of them to play in this round.
+        let mut live = measured.clone();
+        let mut turn = 0usize;
+        for k in 0u64.. {
+            if turn == live.len() {
+                turn = 0;
+                live.retain(|&c| c == 0 || scores[c].sum > -tuning.drop_after);
+                if live.is_empty() {
+                    break;
+                }
+            }
+            let c = live[turn];
+            turn += 1;
+            let seat = seats[scores[c].games as usize % seats.len()];
+            let setup = Match {
+                default: &default.options,
+                candidate: &candidates[c].options,
+                seat,
+                move_time,
+                max_nodes: tuning.max_nodes,
+                seed: k,
+            };
+            match play(game, &setup, until) {
+                Some(goals) => scores[c].add(score(&goals, seat)),
+                None => break,
+            }
+        }
+    }
+    let variance = |s: &Scores| s.variance().max(tuning.min_variance) / f64::from(s.games.max(1));
+    let baseline = match roles {
+        1 => (scores[0].mean(), variance(&scores[0])),
+        _ => (0.0, 0.0),
+    };
+    let mut chosen = 0;
+    let mut best = f64::NEG_INFINITY;
+    for &c in measured.iter().filter(|&&c| c != 0) {
+        let s = &scores[c];
+        let margin = s.mean() - baseline.0;
+        let error = (variance(s) + baseline.1).sqrt();
+        if s.games >= tuning.min_games
+            && scores[0].games.max(s.games) >= tuning.min_games
+            && margin > tuning.confidence * error
+            && margin > best
+        {
+            best = margin;
+            chosen = c;
+        }
+    }
+    let summary = candidates
+        .iter()
+        .zip(&scores)
+        .filter(|(_, s)| s.games > 0)
+        .map(|(c, s)| {
+            let error = (s.variance() / f64::from(s.games)).sqrt();
+            format!("{} {:+.2}±{:.2}/{}", c.name, s.mean(), error, s.games)
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    Tuned {
+        options: candidates[chosen].options.clone(),
+        chosen: candidates[chosen].name.clone(),
+        summary: format!(
+            "{} chosen in {:.2} s, {:.1} ms a move ({summary})",
+            candidates[chosen].name,
+            began.elapsed().as_secs_f64(),
+            move_time.as_secs_f64() * 1000.0
+        ),
+    }
+}
+
+/// The playout policies [`PlayoutPolicy::Auto`] measures: uniform (the default), MAST,
+/// decisive and anti-decisive, with `options`' other settings.
+pub fn playout_candidates(options: &MctsOptions) -> Vec<Candidate> {
+    [
+        PlayoutPolicy::Uniform,
+        PlayoutPolicy::Mast,
+        PlayoutPolicy::Decisive,
+        PlayoutPolicy::AntiDecisive,
+    ]
+    .into_iter()
+    .map(|playout| Candidate {
+        name: playout.name().to_string(),
+        options: MctsOptions {
+            playout,
+            ..options.clone()
+        },
+    })
+    .collect()
+}
+
+/// With [`PlayoutPolicy::Auto`] in `options`: the playout policy measured best on `game`
+/// before `deadline` ([`tune`] with [`playout_candidates`]); `None` for another policy.
+pub fn auto_playout<G: Game>(game: &G, options: &MctsOptions, deadline: Instant) -> Option<Tuned> {
+    (options.playout == PlayoutPolicy::Auto).then(|| {
+        tune(
+            game,
+            &playout_candidates(options),
+            &TuningOptions::default(),
+            deadline,
+        )
+    })
+}
+
+/// One measuring game: the candidate's seat and the settings of the searches.
+struct Match<'a> {
+    default: &'a MctsOptions,
+    candidate: &'a MctsOptions,
+    seat: usize,
+    move_time: Duration,
+    max_nodes: usize,
+    seed: u64,
+}
+
+/// The candidate's score in a game that ended with `goals` (0..1) from `seat`: its goal less
+/// the others' mean (its goal with one role).
+fn score(goals: &[f64], seat: usize) -> f64 {
+    let others: Vec<f64> = (0..goals.len())
+        .filter(|&r| r != seat)
+        .map(|r| goals[r])
+        .collect();
+    let mine = goals.get(seat).copied().unwrap_or(0.0);
+    match others.len() {
+        0 => mine,
+        n => mine - others.iter().sum::<f64>() / n as f64,
+    }
+}
+
+/// The mean length of a few uniform random games from the initial state (at most 1,000
+/// steps each, and none after `until`).
+fn game_length<G: Game>(game: &G, until: Instant) -> f64 {
+    let mut rng = SplitMix64::new(7);
+    let (mut scratch, mut joint) = (Vec::new(), Vec::new());
+    let mut state = game.initial_state();
+    let mut next = state.clone();
+    let (mut steps, mut games) = (0u64, 0u64);
+    while games < 20 && Instant::now() < until {
+        state.clone_from(&game.initial_state());
+        for _ in 0..1000 {
+            if game.is_terminal(&state)
+                || game
+                    .random_step(&state, &mut rng, &mut scratch, &mut joint, &mut next)
+                    .is_err()
+            {
+                break;
+            }
+            std::mem::swap(&mut state, &mut next);
+            steps += 1;
+        }
+        games += 1;
+    }
+    steps as f64 / games.max(1) as f64
+}
+
+/// Plays one game of `setup` to its end; every role's goal in 0..1, or `None` when `until`
+/// came first (or the game went on past 10,000 steps).
+fn play<G: Game>(game: &G, setup: &Match, until: Instant) -> Option<Vec<f64>> {
+    if Instant::now() >= until {
+        return None;
+    }
+    let roles = game.role_count();
+    let mut players: Vec<Mcts<G>> = (0..roles)
+        .map(|r| {
+            let options = if r == setup.seat {
+                setup.candidate
+            } else {
+                setup.default
+            };
+            Mcts::new(MctsOptions {
+                max_iterations: None,
+                max_nodes: setup.max_nodes,
+                seed: setup.seed.wrapping_mul(0x9E37_79B9).wrapping_add(r as u64),
+                ..options.clone()
+            })
+        })
+        .collect();
+    for (r, p) in players.iter_mut().enumerate() {
+        p.start(game, r, Instant::now());
+    }
+    let mut state = game.initial_state();
+    let mut next = state.clone();
+    let (mut joint, mut moves) = (Vec::new(), Vec::new());
+    let mut rng = SplitMix64::new(setup.seed);
+    for _ in 0..10_000 {
+        if game.is_terminal(&state) {
+            return Some(
+                (0..roles)
+                    .map(|r| scaled_goal(game.goal(&state, r)))
+                    .collect(),
+            );
+        }
+        joint.clear();
+        for (r, p) in players.iter_mut().enumerate() {
+            game.legal_moves(&state, r, &mut moves);
+            let mv = match moves.len() {
+                0 => return None,
+                1 => moves[0],
+                n if game.is_random_role(r) => moves[rng.below(n)],
+                _ => {
+                    let now = Instant::now();
+                    if now >= until {
+                        return None;
+                    }
+                    p.choose(game, &state, (now + setup.move_time).min(until))?
+                }
+            };
+            joint.push(mv);
+        }
+        game.next_state(&state, &joint, &mut next);
+        for p in &mut players {
+            p.observe(game, &joint, &next);
+        }
+        std::mem::swap(&mut state, &mut next);
+    }
+    None
+}

@@ -1,0 +1,181 @@
+//! Tests of the choices made for a match: the measurement at the start clock
+//! ([`tuning`]), decisive playouts in the search, and the move played when every move loses.
+
+use std::time::{Duration, Instant};
+
+use super::tests::{Nim, Pos, Table, TableState, To, far, turn_of_first};
+use super::tuning::{Candidate, TuningOptions, tune};
+use super::*;
+
+fn candidates() -> Vec<Candidate> {
+    tuning::playout_candidates(&MctsOptions::default())
+}
+
+#[test]
+fn the_measurement_keeps_its_deadline_and_picks_a_candidate() {
+    // Two roles in turn, one role, three roles, simultaneous moves.
+    let games = [
+        Table {
+            roles: vec!["first", "second"],
+            positions: vec![turn_of_first(3, |_| To::Long)],
+            long: 40,
+        },
+        Table {
+            roles: vec!["only"],
+            positions: vec![
+                Pos::Moves(vec![3], vec![To::At(1), To::At(2), To::At(1)]),
+                Pos::End(vec![60]),
+                Pos::End(vec![20]),
+            ],
+            long: 0,
+        },
+        Table {
+            roles: vec!["a", "b", "c"],
+            positions: vec![
+                Pos::Moves(vec![2, 1, 1], vec![To::Long, To::At(1)]),
+                Pos::End(vec![40, 40, 20]),
+            ],
+            long: 30,
+        },
+        Table {
+            roles: vec!["even", "odd"],
+            positions: vec![
+                Pos::Moves(vec![2, 2], vec![To::At(1), To::At(2), To::At(2), To::At(1)]),
+                Pos::End(vec![100, 0]),
+                Pos::End(vec![0, 100]),
+            ],
+            long: 0,
+        },
+    ];
+    let names: Vec<String> = candidates().into_iter().map(|c| c.name).collect();
+    for game in &games {
+        let began = Instant::now();
+        let deadline = began + Duration::from_millis(300);
+        let tuned = tune(game, &candidates(), &TuningOptions::default(), deadline);
+        // It takes half the time to the deadline (a busy machine may delay it a little).
+        assert!(
+            Instant::now() < deadline,
+            "{:?}: {}",
+            game.roles,
+            tuned.summary
+        );
+        assert!(names.contains(&tuned.chosen), "{}", tuned.summary);
+        assert_eq!(tuned.options.playout.name(), tuned.chosen);
+        // Games were played (the summary counts them per candidate).
+        assert!(tuned.summary.contains('/'), "{}", tuned.summary);
+    }
+    // No time: the default, at once.
+    let game = &games[0];
+    let tuned = tune(
+        game,
+        &candidates(),
+        &TuningOptions::default(),
+        Instant::now(),
+    );
+    assert_eq!(tuned.chosen, "uniform");
+}
+
+#[test]
+fn the_measurement_chooses_a_clearly_better_candidate() {
+    // The default's playouts are cut at once (every playout scores 0.5): in the long game of
+    // 16 turns it plays blind where the other searches; the other is chosen.
+    let game = Table {
+        roles: vec!["first", "second"],
+        positions: vec![turn_of_first(2, |_| To::Long)],
+        long: 16,
+    };
+    let blind = Candidate {
+        name: "blind".into(),
+        options: MctsOptions {
+            max_playout_steps: 0,
+            exploration: 0.0,
+            ..MctsOptions::default()
+        },
+    };
+    let sighted = Candidate {
+        name: "sighted".into(),
+        options: MctsOptions::default(),
+    };
+    // Short moves, so that enough games fit on a busy machine.
+    let tuning = TuningOptions {
+        max_move_time: Duration::from_millis(1),
+        min_games: 4,
+        ..TuningOptions::default()
+    };
+    let tuned = tune(
+        &game,
+        &[blind, sighted],
+        &tuning,
+        Instant::now() + Duration::from_millis(3000),
+    );
+    assert_eq!(tuned.chosen, "sighted", "{}", tuned.summary);
+}
+
+#[test]
+fn auto_measures_at_start_and_reports_its_choice() {
+    let game = Nim { pile: 12 };
+    let auto = MctsOptions {
+        playout: PlayoutPolicy::Auto,
+        ..MctsOptions::default()
+    };
+    let mut p = Mcts::new(auto.clone());
+    let deadline = Instant::now() + Duration::from_millis(200);
+    p.start(&game, 0, deadline);
+    assert!(Instant::now() < deadline + Duration::from_millis(20));
+    let report = p.report().unwrap_or_default();
+    assert!(report.contains("playout auto: "), "{report}");
+    assert!(p.choose(&game, &(12, 0), far()).is_some());
+    let mut parallel = ParallelMcts::new(auto, 2);
+    parallel.start(&game, 1, Instant::now() + Duration::from_millis(200));
+    assert!(parallel.report().unwrap_or_default().contains("chosen"));
+    assert_eq!(PlayoutPolicy::parse("auto"), Some(PlayoutPolicy::Auto));
+    assert_eq!(
+        PlayoutPolicy::parse("decisive"),
+        Some(PlayoutPolicy::Decisive)
+    );
+}
+
+#[test]
+fn decisive_playouts_win_at_nim() {
+    // With decisive playouts a pile of 1 or 2 is always taken by the mover.
+    let game = Nim { pile: 14 };
+    for policy in [PlayoutPolicy::Decisive, PlayoutPolicy::AntiDecisive] {
+        let mut p = Mcts::new(MctsOptions {
+            max_iterations: Some(2000),
+            playout: policy,
+            ..MctsOptions::default()
+        });
+        p.start(&game, 0, Instant::now());
+        assert_eq!(p.choose(&game, &(14, 0), far()), Some(2), "{policy:?}");
+    }
+}
+
+#[test]
+fn when_every_move_loses_the_longest_resistance_is_played() {
+    // Move 0 loses after four more turns; moves 1 and 2 lose at once.
+    let game = Table {
+        roles: vec!["first", "second"],
+        positions: vec![
+            turn_of_first(3, |i| if i == 0 { To::At(2) } else { To::At(1) }),
+            Pos::End(vec![0, 100]),
+            Pos::Moves(vec![1, 2], vec![To::At(3), To::At(3)]),
+            turn_of_first(2, |_| To::At(4)),
+            Pos::Moves(vec![1, 2], vec![To::At(1), To::At(1)]),
+        ],
+        long: 0,
+    };
+    for seed in 0..10 {
+        let mut p = Mcts::new(MctsOptions {
+            max_iterations: Some(1000),
+            seed,
+            ..MctsOptions::default()
+        });
+        p.start(&game, 0, Instant::now());
+        assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(0));
+        assert!(
+            p.stats().proven && p.stats().value == 0.0,
+            "{:?}",
+            p.stats()
+        );
+    }
+}
