@@ -1,4 +1,4 @@
-//! Two players of `gdl_runtime::player` against each other on an embedded game, N games in each
+//! Two players of `gdl_player` against each other on an embedded game, N games in each
 //! colour: the strength benchmark of the players (win/draw/loss counts, not a timed test).
 //!
 //! ```sh
@@ -23,10 +23,10 @@ use std::time::{Duration, Instant};
 
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
-use gdl_runtime::Game;
-use gdl_runtime::player::{
+use gdl_player::{
     BaselineMcts, FlatMonteCarlo, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer,
 };
+use gdl_runtime::Game;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,5 +1,5 @@
 //! A game played in the terminal between two programs: a uniformly random player against a
-//! Monte Carlo tree search player, both the players of `gdl_runtime::player` (generic over the
+//! Monte Carlo tree search player, both the players of `gdl_player` (generic over the
 //! `Game` trait).
 //!
 //! ```sh
@@ -18,8 +18,8 @@ use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use std::time::{Duration, Instant};
 
+use gdl_player::{Mcts, MctsOptions, Player, RandomPlayer};
 use gdl_runtime::Game;
-use gdl_runtime::player::{Mcts, MctsOptions, Player, RandomPlayer};
 
 /// `println!` that ignores a closed standard output (e.g. piped into `head`).
 macro_rules! out {

@@ -1,5 +1,5 @@
 //! MCTS iterations per second on an embedded game with 1 and 2 (or N) threads: the search of
-//! `gdl_runtime::player::ParallelMcts` from the initial state for S seconds per thread count.
+//! `gdl_player::ParallelMcts` from the initial state for S seconds per thread count.
 //!
 //! ```sh
 //! cargo run --release --example mcts_speed -- connectFour 5 2
@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
+use gdl_player::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
 use gdl_runtime::Game;
-use gdl_runtime::player::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

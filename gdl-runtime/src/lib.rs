@@ -13,12 +13,10 @@
 //! - [`validate`]: a game's reachable graph explored (exhaustively, else sampled) for what
 //!   makes it ill-formed, each finding with the moves that show it.
 //! - [`compare`]: differential testing of two engines of one game over seeded playouts.
-//! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`).
-//! - `player` (feature `player`): random, flat Monte Carlo and MCTS players over any [`Game`].
-//! - `protocol` (feature `player`): the messages of the GGP match protocol and the replies.
-//! - `subprocess` (feature `player`): a player in another process over its standard input and
-//!   output (how the universal player hands a match to the compiled game).
-//! - `http` (feature `http`): the HTTP player, with tokio and hyper.
+//! - [`cli`]: the command line of a compiled game's binary (`trace`, `bench`, `traces`,
+//!   `validate`).
+//!
+//! The players and the match protocol are the crate `gdl-player`.
 
 /// The version of this crate: generated crates that do not name a path to it depend on it
 /// by this version.
@@ -29,23 +27,18 @@ pub mod bits;
 pub mod cli;
 pub mod compare;
 pub mod game;
-#[cfg(feature = "http")]
-pub mod http;
-#[cfg(feature = "player")]
-pub mod player;
 pub mod propnet;
-#[cfg(feature = "player")]
-pub mod protocol;
 pub mod rng;
 pub mod sexpr;
-#[cfg(feature = "player")]
-pub mod subprocess;
 pub mod text;
 pub mod trace;
 pub mod validate;
 
-#[cfg(test)]
-mod toy;
+/// Toy games for unit tests (this crate's, and with the feature `toy` those of crates built
+/// on it): not part of the API.
+#[cfg(any(test, feature = "toy"))]
+#[doc(hidden)]
+pub mod toy;
 
 pub use game::{Declarations, Declared, Game, RoleIndex};
 pub use rng::SplitMix64;

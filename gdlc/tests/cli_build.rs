@@ -57,7 +57,7 @@ fn build_writes_a_crate_whose_binary_plays_the_reference_trace() {
     }
     let main = std::fs::read_to_string(crate_dir.join("src/main.rs")).unwrap();
     assert!(main.contains(
-        "gdl_runtime::http::main_with_player(&gdl_tictactoe::TicTacToe, \"ticTacToe\", include_str!(\"rules.kif\"))"
+        "gdl_player::http::main_with_player(&gdl_tictactoe::TicTacToe, \"ticTacToe\", include_str!(\"rules.kif\"))"
     ), "{main}");
 
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-build-target");

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use gdl_player::protocol;
+use gdl_runtime::Game;
 use gdl_runtime::sexpr;
-use gdl_runtime::{Game, protocol};
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;
 use serde_json::Value;

@@ -159,9 +159,9 @@ pub fn post(addr: std::net::SocketAddr, message: &str) -> String {
 /// The universal player (any rules that check, played by the interpreter with MCTS, GDL-II
 /// matches with its beliefs) served in this process on 127.0.0.1, on a thread of its own
 /// (for the life of the test process); returns the address.
-pub fn serve_universal_player(options: gdl_runtime::http::ServerOptions) -> std::net::SocketAddr {
-    use gdl_runtime::http::{EngineFactory, GameEngine, MatchEngine, StartRequest};
-    use gdl_runtime::player::{Mcts, MctsOptions};
+pub fn serve_universal_player(options: gdl_player::http::ServerOptions) -> std::net::SocketAddr {
+    use gdl_player::http::{EngineFactory, GameEngine, MatchEngine, StartRequest};
+    use gdl_player::{Mcts, MctsOptions};
     let mut matches = 0u64;
     let factory: EngineFactory = Box::new(move |start: &StartRequest| {
         let game = gdlc::interp::Interpreter::from_source(
@@ -188,7 +188,7 @@ pub fn serve_universal_player(options: gdl_runtime::http::ServerOptions) -> std:
                 .await
                 .expect("bind");
             tx.send(listener.local_addr().expect("addr")).expect("send");
-            let _ = gdl_runtime::http::serve(listener, options, factory).await;
+            let _ = gdl_player::http::serve(listener, options, factory).await;
         });
     });
     rx.recv_timeout(Duration::from_secs(10)).expect("server up")

@@ -16,9 +16,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use gdl_player::http::{ServerOptions, folding_merges};
+use gdl_player::protocol::{self, Message};
 use gdl_runtime::Game;
-use gdl_runtime::http::{ServerOptions, folding_merges};
-use gdl_runtime::protocol::{self, Message};
 use gdl_tests::{corpus_dir, example, serve_universal_player};
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use gdl_runtime::http::ServerOptions;
-use gdl_runtime::player::{BeliefOptions, BeliefPlayer};
+use gdl_player::http::ServerOptions;
+use gdl_player::{BeliefOptions, BeliefPlayer};
 use gdl_runtime::{Game, SplitMix64};
 use gdl_tests::{post, serve_universal_player};
 use gdlc::CheckOptions;

@@ -7,7 +7,7 @@
 //! <cache>/games/<stem>-<key>/   one crate per game version (Cargo.toml, src/), and `game`, its
 //!                               built binary
 //! <cache>/target/               the cargo target directory shared by every cached crate, so
-//!                               that gdl-runtime is built once
+//!                               that gdl-runtime (and gdl-player) is built once
 //! ```
 //!
 //! `<key>` is a stable hash ([`gdlc::crate_gen::cache_key`]) of the description text, the
@@ -21,7 +21,9 @@
 //! else `$GDL_RUNTIME_PATH`, else the `gdl-runtime` beside the `gdlc` sources this binary was
 //! built from (`CARGO_MANIFEST_DIR/../gdl-runtime`, baked in at build time) if that workspace
 //! is still there. Otherwise (an installed `gdlc`, its sources gone) they depend on
-//! `gdl-runtime` by the version this `gdlc` was built with, from crates.io.
+//! `gdl-runtime` by the version this `gdlc` was built with, from crates.io. A player's crate
+//! also depends on `gdl-player`, found the same way (the directory beside that `gdl-runtime`,
+//! else the same version).
 
 use std::io::{IsTerminal, Read as _};
 use std::path::{Path, PathBuf};
@@ -42,8 +44,8 @@ pub enum Engine {
 /// Options of the compiled engine, shared by `trace`, `bench` and `build`.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct CompileArgs {
-    /// The gdl-runtime crate the generated code depends on [default: $GDL_RUNTIME_PATH, else
-    /// the one beside gdlc's sources].
+    /// The gdl-runtime crate the generated code depends on (a player's also on the gdl-player
+    /// beside it) [default: $GDL_RUNTIME_PATH, else the one beside gdlc's sources].
     #[arg(long, value_name = "DIR")]
     pub runtime: Option<PathBuf>,
     /// Show cargo's progress and what is cached where (shown anyway when standard error is a
@@ -160,9 +162,10 @@ fn compiler_build() -> String {
 }
 
 /// A fingerprint of a local runtime's sources (each file's path, size and modification time
-/// under `src/`, and its `Cargo.toml`), so that a game built against an edited runtime is
-/// rebuilt. Empty for a registry version, whose text never changes.
-fn runtime_sources(runtime: &RuntimeDep) -> String {
+/// under `src/`, and its `Cargo.toml`), and for a player of `gdl-player`'s beside it, so that
+/// a game built against an edited runtime or player is rebuilt. Empty for a registry version,
+/// whose text never changes.
+fn runtime_sources(runtime: &RuntimeDep, flavour: Flavour) -> String {
     fn describe(path: &Path, meta: &std::fs::Metadata) -> String {
         let mtime = meta
             .modified()
@@ -187,12 +190,15 @@ fn runtime_sources(runtime: &RuntimeDep) -> String {
     let RuntimeDep::Path(dir) = runtime else {
         return String::new();
     };
-    let dir = Path::new(dir);
+    let player =
+        crate_gen::sibling_dir(runtime, "gdl-player").filter(|_| flavour == Flavour::Player);
     let mut files = Vec::new();
-    walk(&dir.join("src"), &mut files);
-    let manifest = dir.join("Cargo.toml");
-    if let Ok(meta) = std::fs::metadata(&manifest) {
-        files.push(describe(&manifest, &meta));
+    for dir in std::iter::once(PathBuf::from(dir)).chain(player) {
+        walk(&dir.join("src"), &mut files);
+        let manifest = dir.join("Cargo.toml");
+        if let Ok(meta) = std::fs::metadata(&manifest) {
+            files.push(describe(&manifest, &meta));
+        }
     }
     files.sort();
     files.join("\n")
@@ -258,7 +264,7 @@ pub fn cached_binary(
     let runtime = runtime_dep(args)?;
     let stem = stem_of(file);
     let options = super::options_for(file, &args.codegen);
-    let runtime_text = format!("{runtime:?} {}", runtime_sources(&runtime));
+    let runtime_text = format!("{runtime:?} {}", runtime_sources(&runtime, flavour));
     let backend = options.codegen.backend.name();
     let key = crate_gen::cache_key(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
@@ -362,21 +368,32 @@ mod tests {
 
     #[test]
     fn an_edited_runtime_source_changes_the_fingerprint() {
-        let dir = std::env::temp_dir().join(format!("gdlc-runtime-fp-{}", std::process::id()));
+        let root = std::env::temp_dir().join(format!("gdlc-runtime-fp-{}", std::process::id()));
+        let dir = root.join("gdl-runtime");
         let src = dir.join("src/propnet");
         std::fs::create_dir_all(&src).expect("temp dir");
         std::fs::write(dir.join("Cargo.toml"), "[package]\n").expect("write");
         std::fs::write(src.join("mod.rs"), "fn a() {}\n").expect("write");
+        let player = root.join("gdl-player/src");
+        std::fs::create_dir_all(&player).expect("temp dir");
+        std::fs::write(player.join("lib.rs"), "fn b() {}\n").expect("write");
         let runtime = RuntimeDep::Path(dir.display().to_string());
-        let before = runtime_sources(&runtime);
+        let before = runtime_sources(&runtime, Flavour::Game);
         assert!(before.contains("mod.rs"), "{before}");
-        assert_eq!(before, runtime_sources(&runtime));
+        assert_eq!(before, runtime_sources(&runtime, Flavour::Game));
         // A different size is seen whatever the file system's clock resolution.
         std::fs::write(src.join("mod.rs"), "fn a() { 1; }\n").expect("write");
-        assert_ne!(before, runtime_sources(&runtime));
-        let _ = std::fs::remove_dir_all(&dir);
+        assert_ne!(before, runtime_sources(&runtime, Flavour::Game));
+        // A player's fingerprint also covers gdl-player beside the runtime; a plain game's not.
+        let game = runtime_sources(&runtime, Flavour::Game);
+        let player_before = runtime_sources(&runtime, Flavour::Player);
+        assert!(player_before.contains("lib.rs"), "{player_before}");
+        std::fs::write(player.join("lib.rs"), "fn b() { 2; }\n").expect("write");
+        assert_ne!(player_before, runtime_sources(&runtime, Flavour::Player));
+        assert_eq!(game, runtime_sources(&runtime, Flavour::Game));
+        let _ = std::fs::remove_dir_all(&root);
         assert_eq!(
-            runtime_sources(&RuntimeDep::Version("0.1.0".into())),
+            runtime_sources(&RuntimeDep::Version("0.1.0".into()), Flavour::Player),
             String::new()
         );
     }

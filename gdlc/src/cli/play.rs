@@ -1,4 +1,4 @@
-//! `gdlc play`: a GGP player over HTTP (the HTTP player of `gdl_runtime::http` with MCTS).
+//! `gdlc play`: a GGP player over HTTP (the HTTP player of `gdl_player::http` with MCTS).
 //!
 //! Without a file it plays any game it is sent: on START it reads and checks the rules, grounds
 //! them into a network that plays in this process from the first move (the interpreter when
@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use gdl_runtime::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
-use gdl_runtime::player::{MctsOptions, PlayoutPolicy, Search};
+use gdl_player::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
+use gdl_player::{MctsOptions, PlayoutPolicy, Search};
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
 
@@ -37,13 +37,13 @@ pub struct Args {
     /// arrival); START keeps 0.2 s more, as managers give no grace there. The default is for
     /// a manager on this host; over a network add the round trip and its jitter: 1.0 is
     /// advised (e.g. Tiltyard, Dresden).
-    #[arg(long, default_value_t = gdl_runtime::http::DEFAULT_MARGIN.as_secs_f64())]
+    #[arg(long, default_value_t = gdl_player::http::DEFAULT_MARGIN.as_secs_f64())]
     pub margin: f64,
     /// The most nodes of the search tree.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_nodes: usize,
     /// The UCB1 exploration constant of the search (goals scaled to 0..1).
-    #[arg(long, default_value_t = gdl_runtime::player::MctsOptions::default().exploration)]
+    #[arg(long, default_value_t = gdl_player::MctsOptions::default().exploration)]
     pub exploration: f64,
     /// The search of the compiled game: `mcts` (transpositions, recycling of old nodes, tree
     /// reuse) or `baseline` (the search before those, kept to compare with).
@@ -212,7 +212,7 @@ pub fn run(args: Args) -> ExitCode {
         ponder: args.ponder,
         ..ServerOptions::default()
     };
-    gdl_runtime::http::serve_on(
+    gdl_player::http::serve_on(
         "gdlc play",
         &format!("{}:{}", args.bind, args.port),
         options,

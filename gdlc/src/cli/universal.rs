@@ -3,7 +3,7 @@
 //! second for most games) and plays with it (MCTS over the network) from the first move, while
 //! the game is compiled in the background through the build cache; as soon as the compiled
 //! game is built, it hands the match to it — the game's binary run as `BIN engine`
-//! ([`gdl_runtime::subprocess`]), told the role and the joint moves played so far — for the
+//! ([`gdl_player::subprocess`]), told the role and the joint moves played so far — for the
 //! rest of the match. The engines, best first: compiled, propnet, interpreted. While the
 //! network is being ground past the start clock, the interpreter answers without searching
 //! (grounding has the core, and an iteration of the interpreter can outlast a play clock); a
@@ -23,10 +23,10 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use gdl_player::http::{Beliefs, MatchEngine, StartRequest};
+use gdl_player::subprocess::{self, EngineError, Ponder};
+use gdl_player::{Mcts, MctsOptions, Player};
 use gdl_runtime::Game;
-use gdl_runtime::http::{Beliefs, MatchEngine, StartRequest};
-use gdl_runtime::player::{Mcts, MctsOptions, Player};
-use gdl_runtime::subprocess::{self, EngineError, Ponder};
 use gdlc::interp::Interpreter;
 
 use self::network::{GroundRequest, NetSearch, Network};
@@ -136,8 +136,8 @@ fn build_in_background(
     Ok(receiver)
 }
 
-/// A tiny game whose build fills the build cache's shared target directory (the runtime with
-/// its HTTP stack), so that the first real match only builds its own game.
+/// A tiny game whose build fills the build cache's shared target directory (`gdl-runtime`, and
+/// `gdl-player` with its HTTP stack), so that the first real match only builds its own game.
 const WARM_UP_GAME: &str = "(role only) (init (count 0)) (legal only stop) \
     (next (count 1)) (<= terminal (true (count 1))) (goal only 100)";
 
@@ -151,8 +151,8 @@ pub fn warm_up(args: &CompileArgs) {
     };
     let began = Instant::now();
     log(
-        "warming the build cache (the runtime is built once; matches meanwhile are played by \
-         the network)",
+        "warming the build cache (the runtime and the player are built once; matches meanwhile \
+         are played by the network)",
     );
     match build_in_background(loaded, args.clone()) {
         Ok(receiver) => {

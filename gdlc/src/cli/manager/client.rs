@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use gdl_runtime::http::SendError;
+use gdl_player::http::SendError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The longest reply read (a move is short; a reply longer than this is no move).

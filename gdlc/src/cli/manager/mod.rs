@@ -183,7 +183,7 @@ pub fn runtime_with_interrupts(command: &str) -> Result<tokio::runtime::Runtime,
         note(&format!("gdlc {command}: cannot start: {e}"));
         ExitCode::FAILURE
     };
-    let runtime = gdl_runtime::http::runtime().map_err(fail)?;
+    let runtime = gdl_player::http::runtime().map_err(fail)?;
     interrupt::install(&runtime).map_err(fail)?;
     Ok(runtime)
 }

@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use gdl_runtime::http::SendError;
+use gdl_player::http::SendError;
 use gdl_runtime::{Game, SplitMix64};
 use gdlc::interp::Interpreter;
 use tokio::runtime::Runtime;

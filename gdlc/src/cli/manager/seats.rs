@@ -2,7 +2,7 @@
 //! process (`random`, `mcts`), a person at the terminal (`human`), or the manager itself (the
 //! GDL-II role `random`).
 
-use gdl_runtime::player::{Mcts, MctsOptions, Player, RandomPlayer};
+use gdl_player::{Mcts, MctsOptions, Player, RandomPlayer};
 use gdlc::interp::Interpreter;
 
 use super::human::Human;

@@ -7,8 +7,8 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use gdl_player::{Mcts, MctsOptions, Player};
 use gdl_runtime::Game;
-use gdl_runtime::player::{Mcts, MctsOptions, Player};
 use gdlc::Source;
 use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::pipeline::{self, CompileOptions, Stage};

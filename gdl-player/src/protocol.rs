@@ -6,13 +6,13 @@
 //! `NIL`; GDL-II's `PLAY <id> <turn> <lastmove> <percepts>` is read too (a PLAY with four
 //! arguments is GDL-II's: nothing else tells the two apart), and GDL-II's STOP as a STOP
 //! without moves. Terms keep their text in
-//! the canonical form of [`crate::sexpr::canonical`] (`(mark 1 1)`), and the rules are passed on
-//! as the text between START's parentheses. A message that is not one of these is a
+//! the canonical form of [`gdl_runtime::sexpr::canonical`] (`(mark 1 1)`), and the rules are
+//! passed on as the text between START's parentheses. A message that is not one of these is a
 //! [`MessageError`] saying what is wrong, for the reply and the log.
 
 use std::fmt;
 
-use crate::sexpr::{self, NodeId, SExprs};
+use gdl_runtime::sexpr::{self, NodeId, SExprs};
 
 /// A message from a game manager.
 #[derive(Clone, Debug, PartialEq)]

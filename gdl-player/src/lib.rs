@@ -1,5 +1,7 @@
-//! Search players over any [`Game`] (behind the `player` feature, so that embedding a game
-//! compiles none of this): [`RandomPlayer`], [`FlatMonteCarlo`] and [`Mcts`] (UCT with
+//! Players of GDL games and the GGP match protocol, over any [`Game`] of `gdl-runtime` (a
+//! crate apart, so that embedding a game compiles none of this).
+//!
+//! Search players: [`RandomPlayer`], [`FlatMonteCarlo`] and [`Mcts`] (UCT with
 //! decoupled statistics per role, for any number of roles and simultaneous moves, with proven
 //! values, over a node store with transpositions and recycling; uniform, MAST or decisive
 //! playouts, or the one measured best at the start clock),
@@ -11,12 +13,22 @@
 //! move. Goals are scaled from 0..100 to 0..1; a role that [`Game::is_random_role`] says is
 //! GDL-II's `random` is drawn uniformly, never searched as an opponent. [`BeliefPlayer`] plays
 //! GDL-II's imperfect information from what its role sees.
+//!
+//! - [`protocol`]: the messages of the GGP match protocol and the replies.
+//! - [`subprocess`]: a player in another process over its standard input and output (how the
+//!   universal player hands a match to the compiled game).
+//! - `http` (feature `http`): the HTTP player, with tokio and hyper, and the `play` and
+//!   `engine` sub-commands of a compiled game's binary.
 
 mod baseline;
 mod belief;
+#[cfg(feature = "http")]
+pub mod http;
 mod mcts;
 mod options;
+pub mod protocol;
 mod root;
+pub mod subprocess;
 
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
@@ -26,7 +38,7 @@ pub use root::RootMove;
 
 use std::time::Instant;
 
-use crate::{Game, RoleIndex, SplitMix64};
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// A player of one role of a game.
 pub trait Player<G: Game> {

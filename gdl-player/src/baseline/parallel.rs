@@ -4,10 +4,10 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::BaselineMcts;
-use crate::player::Player;
-use crate::player::root::{choose_root, merge_root_moves};
-use crate::player::{MctsOptions, SearchStats};
-use crate::{Game, RoleIndex};
+use crate::Player;
+use crate::root::{choose_root, merge_root_moves};
+use crate::{MctsOptions, SearchStats};
+use gdl_runtime::{Game, RoleIndex};
 
 /// Root-parallel MCTS: one tree per thread (seeds differ), searched at once until the
 /// deadline, or until one tree proves its root (the others stop then too). The player's root

@@ -7,9 +7,9 @@
 use std::collections::HashMap;
 
 use super::decisive::Decisive;
-use crate::player::PlayoutPolicy;
-use crate::player::scaled_goal;
-use crate::{Game, RoleIndex, SplitMix64};
+use crate::PlayoutPolicy;
+use crate::scaled_goal;
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// The chance that a MAST playout plays a role's move uniformly instead of its best.
 const MAST_EPSILON: f64 = 0.4;

@@ -29,7 +29,7 @@ use node::{Kind, Node};
 
 use super::root::{RootMove, choose_root};
 use super::{MctsOptions, Player, Playout, SearchStats};
-use crate::{Game, RoleIndex, SplitMix64};
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// The buffers of [`BaselineMcts::search`], kept across its iterations.
 struct Scratch<G: Game> {

@@ -12,7 +12,7 @@
 //! shared node, and a cycle proves nothing by itself.
 
 use super::store::{Kind, Store};
-use crate::{Game, RoleIndex, SplitMix64};
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// Whether the mover's move `i` is proven no better than another of its moves: its goal is
 /// below the best the mover is sure of (`lower`), or 0.

@@ -2,7 +2,7 @@ use std::time::{Duration, Instant};
 
 use super::root::{RootMove, choose_root, merge_root_moves};
 use super::*;
-use crate::Game;
+use gdl_runtime::Game;
 
 /// Two roles take 1 or 2 from a pile in turn; whoever takes the last wins (100, the other 0).
 /// A pile that is a multiple of 3 is lost for the role to move.

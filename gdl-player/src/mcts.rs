@@ -43,7 +43,7 @@ use store::{Kind, Store, state_hash};
 
 use super::root::{RootMove, choose_root};
 use super::{MctsOptions, Player, PlayoutPolicy, SearchStats};
-use crate::{Game, RoleIndex, SplitMix64};
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// The buffers of an iteration, kept across iterations (and MAST's statistics across moves).
 struct Scratch<G: Game> {

@@ -10,10 +10,10 @@ use std::time::Duration;
 use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
-use crate::Game;
-use crate::cli::{EXIT_USAGE, run_game};
-use crate::player::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
-use crate::sexpr;
+use crate::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
+use gdl_runtime::Game;
+use gdl_runtime::cli::{EXIT_USAGE, run_game};
+use gdl_runtime::sexpr;
 
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =

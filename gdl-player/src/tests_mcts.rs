@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::tests::{Nim, Pos, Table, TableState, To, far, turn_of_first};
 use super::*;
-use crate::Game;
+use gdl_runtime::Game;
 
 fn nim_mcts(iterations: u64, seed: u64, options: MctsOptions) -> Mcts<Nim> {
     Mcts::new(MctsOptions {

@@ -31,8 +31,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::Game;
-use crate::player::Player;
+use crate::Player;
+use gdl_runtime::Game;
 
 /// Whether a player searches on the opponents' time, between requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -400,8 +400,8 @@ impl Drop for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::{Mcts, MctsOptions};
-    use crate::toy::Countdown;
+    use crate::{Mcts, MctsOptions};
+    use gdl_runtime::toy::Countdown;
 
     /// The requests' replies, served by [`serve`] on the countdown game.
     fn exchange(requests: &str) -> Vec<String> {

@@ -223,8 +223,8 @@ impl Playing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::{Mcts, MctsOptions, Player};
-    use crate::toy::Countdown;
+    use crate::{Mcts, MctsOptions, Player};
+    use gdl_runtime::toy::Countdown;
 
     #[test]
     fn a_panicking_engine_is_an_error() {
@@ -256,7 +256,7 @@ mod tests {
         });
         let far = Instant::now() + std::time::Duration::from_secs(60);
         mcts.start(&game, 0, far);
-        let state = crate::Game::initial_state(&game);
+        let state = gdl_runtime::Game::initial_state(&game);
         assert!(mcts.choose(&game, &state, far).is_some());
         let stats = mcts.report().expect("MCTS reports");
         // Every end of the countdown gives 100: the root is proven before the budget is used.

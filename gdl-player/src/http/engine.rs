@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::Game;
-use crate::player::{BeliefOptions, BeliefPlayer, Player};
+use crate::{BeliefOptions, BeliefPlayer, Player};
+use gdl_runtime::Game;
 
 /// What a match needs from the match thread: the engine of one match, made at START.
 pub trait MatchEngine {

@@ -12,7 +12,7 @@
 //! step; avoiding the next mover's wins costs one per reply of the next mover for each move
 //! tried (a move without such a reply, drawn in a random order, is usually the first tried).
 
-use crate::{Game, RoleIndex, SplitMix64};
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// The buffers of decisive playouts and what they learnt of the goals.
 pub(super) struct Decisive<G: Game> {
@@ -153,8 +153,8 @@ impl<G: Game> Decisive<G> {
 #[cfg(test)]
 mod tests {
     use super::Decisive;
-    use crate::player::tests::{Pos, Table, TableState, To, turn_of_first};
-    use crate::{Game, SplitMix64};
+    use crate::tests::{Pos, Table, TableState, To, turn_of_first};
+    use gdl_runtime::{Game, SplitMix64};
 
     /// The states one step of `d` reaches from `from`, over 200 draws.
     fn steps(d: &mut Decisive<Table>, game: &Table, from: TableState) -> Vec<TableState> {

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::sexpr;
+use gdl_runtime::sexpr;
 
 /// The GDL keywords, which are read without regard to case anyway.
 const KEYWORDS: [&str; 14] = [

@@ -12,8 +12,8 @@
 
 use std::collections::HashMap;
 
-use crate::player::scaled_goal;
-use crate::{Game, RoleIndex};
+use crate::scaled_goal;
+use gdl_runtime::{Game, RoleIndex};
 
 /// Who chooses in a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,8 +11,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-use crate::player::scaled_goal;
-use crate::{Game, RoleIndex};
+use crate::scaled_goal;
+use gdl_runtime::{Game, RoleIndex};
 
 /// No node (an edge not made, a node without proofs).
 pub(super) const NONE: u32 = u32::MAX;

@@ -18,8 +18,8 @@
 use std::time::{Duration, Instant};
 
 use super::Mcts;
-use crate::player::{MctsOptions, Player, PlayoutPolicy, scaled_goal};
-use crate::{Game, SplitMix64};
+use crate::{MctsOptions, Player, PlayoutPolicy, scaled_goal};
+use gdl_runtime::{Game, SplitMix64};
 
 /// A setting measured at the start clock.
 #[derive(Clone, Debug)]

@@ -5,8 +5,8 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::player::{Mcts, MctsOptions};
-use crate::toy::Countdown;
+use crate::{Mcts, MctsOptions};
+use gdl_runtime::toy::Countdown;
 
 /// Starts a server of `Countdown` (10) with MCTS; returns its address.
 fn server() -> std::net::SocketAddr {
@@ -341,7 +341,7 @@ fn under_load_every_request_gets_its_reply() {
 #[derive(Clone, Copy)]
 struct MixedCase(Countdown);
 
-impl crate::Game for MixedCase {
+impl gdl_runtime::Game for MixedCase {
     type State = u32;
     type Move = u8;
     fn role_count(&self) -> usize {

@@ -13,7 +13,7 @@ pub enum Search {
 /// How a playout chooses its moves ([`super::Mcts`] only; the baseline plays uniformly).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PlayoutPolicy {
-    /// Uniformly random legal moves ([`crate::Game::random_step`]).
+    /// Uniformly random legal moves ([`gdl_runtime::Game::random_step`]).
     #[default]
     Uniform,
     /// Move-average sampling: each role's moves keep their mean goal over the iterations

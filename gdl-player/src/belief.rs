@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use super::Playout;
-use crate::{Game, RoleIndex, SplitMix64};
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// Settings of [`BeliefPlayer`].
 #[derive(Clone, Debug)]
