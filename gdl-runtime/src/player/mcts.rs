@@ -29,6 +29,7 @@
 mod parallel;
 mod policy;
 mod select;
+mod simultaneous;
 mod store;
 
 pub use parallel::ParallelMcts;
@@ -37,6 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use policy::Playout;
+use simultaneous::Strategies;
 use store::{Kind, Store, state_hash};
 
 use super::root::{RootMove, choose_root};
@@ -54,6 +56,8 @@ struct Scratch<G: Game> {
     /// other.
     keys: Vec<u32>,
     goals: Vec<f64>,
+    /// The statistics of simultaneous-move nodes (regret matching, Exp3).
+    simultaneous: Strategies,
 }
 
 /// The UCT player over the flat node store.
@@ -129,6 +133,15 @@ impl<G: Game> Mcts<G> {
             .collect()
     }
 
+    /// The player's average strategy at the root (a chance per move of
+    /// [`Mcts::root_moves`]) when the root is a simultaneous-move node searched by regret
+    /// matching or Exp3.
+    pub(super) fn root_strategy(&self) -> Option<Vec<f64>> {
+        let store = self.store.as_ref()?;
+        let s = &self.scratch.as_ref()?.simultaneous;
+        s.root_strategy(store, self.root, self.role)
+    }
+
     /// Makes `state` the root: the root already, a node of the store, or a new one.
     fn set_root(&mut self, game: &G, state: &G::State) {
         self.tick += 1;
@@ -172,6 +185,7 @@ impl<G: Game> Mcts<G> {
             path: Vec::new(),
             keys: Vec::new(),
             goals: Vec::new(),
+            simultaneous: Strategies::new(self.options.simultaneous),
         });
         let mut done = 0u64;
         while self.options.max_iterations.is_none_or(|m| done < m) {
@@ -202,7 +216,12 @@ impl<G: Game> Mcts<G> {
     /// The move chosen at the root after a search of `iterations`, and the stats.
     fn decide(&mut self, iterations: u64) -> Option<G::Move> {
         let moves = self.root_moves();
-        let chosen = choose_root(&moves).map(|(i, _)| moves[i]);
+        let mixed = self
+            .root_strategy()
+            .and_then(|s| simultaneous::draw(&s, &mut self.rng));
+        let chosen = mixed
+            .or_else(|| choose_root(&moves).map(|(i, _)| i))
+            .map(|i| moves[i]);
         let proven = self.root_proven().map(|g| g.get(self.role).copied());
         self.stats = SearchStats {
             iterations,
@@ -286,6 +305,7 @@ impl<G: Game> Search<'_, G> {
             path,
             keys,
             goals,
+            simultaneous,
         } = scratch;
         let game = self.game;
         let steps = self.options.max_playout_steps;
@@ -293,6 +313,10 @@ impl<G: Game> Search<'_, G> {
         path.clear();
         keys.clear();
         goals.clear();
+        let mixed = simultaneous.active();
+        if mixed {
+            simultaneous.clear_path();
+        }
         // Whether the node the iteration ended in is proven (its goals exact).
         let mut proving = false;
         let mut n = self.root;
@@ -310,7 +334,16 @@ impl<G: Game> Search<'_, G> {
             }
             let start = keys.len();
             for r in 0..roles {
-                let i = select::pick(store, game, rng, self.options.exploration, n, r);
+                let i = match mixed {
+                    true if node.kind == Kind::Simultaneous => {
+                        simultaneous.pick(store, game, rng, n, r)
+                    }
+                    true => {
+                        simultaneous.push_sure();
+                        select::pick(store, game, rng, self.options.exploration, n, r)
+                    }
+                    false => select::pick(store, game, rng, self.options.exploration, n, r),
+                };
                 keys.push(i);
             }
             path.push(n);
@@ -370,6 +403,9 @@ impl<G: Game> Search<'_, G> {
         for (k, &n) in path.iter().enumerate().rev() {
             let key = &keys[k * roles..(k + 1) * roles];
             store.nodes[n as usize].total += 1;
+            if mixed && store.nodes[n as usize].kind == Kind::Simultaneous {
+                simultaneous.update(store, n, k, key, goals);
+            }
             for (r, &i) in key.iter().enumerate() {
                 let slot = &mut store.moves_mut(n, r)[i as usize];
                 slot.visits += 1;
@@ -421,6 +457,9 @@ impl<G: Game> Player<G> for Mcts<G> {
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
         if let Some(s) = &mut self.scratch {
             s.playout.decay();
+            if let Some(store) = &self.store {
+                s.simultaneous.prune(store);
+            }
         }
         let Some(store) = &self.store else {
             return;

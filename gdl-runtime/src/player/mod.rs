@@ -20,7 +20,7 @@ mod root;
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
 pub use mcts::{Mcts, ParallelMcts};
-pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats};
+pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats, SimultaneousRule};
 pub use root::RootMove;
 
 use std::time::Instant;
@@ -228,5 +228,7 @@ fn scaled_goal(goal: Option<i32>) -> f64 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_kinds;
 #[cfg(test)]
 mod tests_mcts;
