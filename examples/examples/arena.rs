@@ -9,9 +9,10 @@
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default),
-//! `base:I` (the baseline UCT, `--search baseline`) or `mast:I` (UCT with MAST playouts);
-//! `mcts@S`, `base@S` and `mast@S` search S seconds per move instead (`mcts@0.1:C` with
-//! constant C). Prints one line per colour and a total, from the first player's side, and the
+//! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts), `rm:I`
+//! or `exp3:I` (UCT with regret matching or Exp3 at simultaneous moves, `--simultaneous`);
+//! `mcts@S`, `base@S`, `mast@S`, `rm@S` and `exp3@S` search S seconds per move instead
+//! (`mcts@0.1:C` with constant C). Prints one line per colour and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
 //! number: a run is repeatable when no player is timed.
 
@@ -19,10 +20,12 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use gdl_examples::breakthrough::Breakthrough;
+use gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
 use gdl_runtime::player::{
     BaselineMcts, FlatMonteCarlo, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer,
+    SimultaneousRule,
 };
 
 fn main() -> ExitCode {
@@ -42,14 +45,15 @@ fn main() -> ExitCode {
         "ticTacToe" => arena(&TicTacToe, a, b, games),
         "connectFour" => arena(&ConnectFour, a, b, games),
         "breakthrough" => arena(&Breakthrough, a, b, games),
+        "connectFourSimultaneous" => arena(&ConnectFourSimultaneous, a, b, games),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}] PLAYER PLAYER [GAMES]   (PLAYER: random | flat:P | \
-         (mcts|base|mast)(:I|@SECONDS)[:C])",
+        "usage: arena [{}|connectFourSimultaneous] PLAYER PLAYER [GAMES]   (PLAYER: random | flat:P | \
+         (mcts|base|mast|rm|exp3)(:I|@SECONDS)[:C])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -75,7 +79,7 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         Some(_) => 0,
         None => parts.next().unwrap_or("0").parse().ok()?,
     };
-    let searches = matches!(kind, "mcts" | "base" | "mast");
+    let searches = matches!(kind, "mcts" | "base" | "mast" | "rm" | "exp3");
     let exploration: Option<f64> = match parts.next() {
         None => None,
         Some(c) if searches => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
@@ -104,6 +108,14 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
             ..options
         })),
         "base" => Box::new(BaselineMcts::new(options)),
+        "rm" => Box::new(Mcts::new(MctsOptions {
+            simultaneous: SimultaneousRule::RegretMatching,
+            ..options
+        })),
+        "exp3" => Box::new(Mcts::new(MctsOptions {
+            simultaneous: SimultaneousRule::Exp3,
+            ..options
+        })),
         _ => return None,
     };
     Some(Seat {

@@ -193,3 +193,91 @@ impl Game for MatrixGame {
         }
     }
 }
+
+/// A puzzle of one role: first `(0)` (the open road) or `(1)` (the lock), then `steps` binary
+/// choices. On the open road the goal is 50 plus 40 times the share of `(1)`s chosen (at
+/// most 90); through the lock it is 100 when the first `digits` choices are all `(1)`, else
+/// 0. Random play rates the road far above the lock, whose only 100 is one narrow line.
+#[derive(Clone, Copy, Debug)]
+pub struct Lock {
+    pub digits: u8,
+    pub steps: u8,
+}
+
+/// A state of [`Lock`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct LockState {
+    /// Choices made (the first one included).
+    pub made: u8,
+    /// The lock was taken.
+    pub lock: bool,
+    /// `(1)`s chosen after the first choice.
+    pub ones: u8,
+    /// Every choice after the first was `(1)` so far.
+    pub open: bool,
+}
+
+impl Game for Lock {
+    type State = LockState;
+    type Move = u8;
+
+    fn role_count(&self) -> usize {
+        1
+    }
+
+    fn role_name(&self, _role: RoleIndex) -> &str {
+        "solver"
+    }
+
+    fn initial_state(&self) -> LockState {
+        LockState {
+            open: true,
+            ..LockState::default()
+        }
+    }
+
+    fn is_terminal(&self, s: &LockState) -> bool {
+        s.made > self.steps
+    }
+
+    fn legal_moves(&self, s: &LockState, _role: RoleIndex, out: &mut Vec<u8>) {
+        out.clear();
+        if !self.is_terminal(s) {
+            out.extend([0, 1]);
+        }
+    }
+
+    fn next_state(&self, s: &LockState, joint: &[u8], next: &mut LockState) {
+        let mv = joint[0];
+        *next = *s;
+        next.made += 1;
+        if s.made == 0 {
+            next.lock = mv == 1;
+        } else {
+            next.ones += mv;
+            if s.made <= self.digits && mv == 0 {
+                next.open = false;
+            }
+        }
+    }
+
+    fn goal(&self, s: &LockState, _role: RoleIndex) -> Option<i32> {
+        Some(match s.lock {
+            true if s.open => 100,
+            true => 0,
+            false => 50 + 40 * i32::from(s.ones) / i32::from(self.steps.max(1)),
+        })
+    }
+
+    fn write_move(&self, _role: RoleIndex, mv: u8, out: &mut String) {
+        out.push_str(&format!("({mv})"));
+    }
+
+    fn parse_move(&self, _role: RoleIndex, text: &str) -> Option<u8> {
+        text.strip_prefix('(')?.strip_suffix(')')?.parse().ok()
+    }
+
+    fn write_state(&self, s: &LockState, out: &mut Vec<String>) {
+        out.push(format!("(made {}) (ones {})", s.made, s.ones));
+    }
+}

@@ -28,6 +28,7 @@
 
 mod parallel;
 mod policy;
+mod puzzle;
 mod select;
 mod simultaneous;
 mod store;
@@ -58,6 +59,8 @@ struct Scratch<G: Game> {
     goals: Vec<f64>,
     /// The statistics of simultaneous-move nodes (regret matching, Exp3).
     simultaneous: Strategies,
+    /// The best line found in a game of one role.
+    best: puzzle::BestLine<G>,
 }
 
 /// The UCT player over the flat node store.
@@ -142,6 +145,13 @@ impl<G: Game> Mcts<G> {
         s.root_strategy(store, self.root, self.role)
     }
 
+    /// The best line's next move from the root and the goal (0..1) it reaches, in a game of
+    /// one role.
+    pub(super) fn best_line_move(&self) -> Option<(G::Move, f64)> {
+        let state = self.root_state()?;
+        self.scratch.as_ref()?.best.next_move(state)
+    }
+
     /// Makes `state` the root: the root already, a node of the store, or a new one.
     fn set_root(&mut self, game: &G, state: &G::State) {
         self.tick += 1;
@@ -178,6 +188,7 @@ impl<G: Game> Mcts<G> {
             return 0;
         };
         let state = &store.states[self.root as usize];
+        let keep_line = self.options.best_line && store.roles() == 1;
         let scratch = self.scratch.get_or_insert_with(|| Scratch {
             playout: Playout::new(game, state, self.options.playout),
             next: state.clone(),
@@ -186,7 +197,11 @@ impl<G: Game> Mcts<G> {
             keys: Vec::new(),
             goals: Vec::new(),
             simultaneous: Strategies::new(self.options.simultaneous),
+            best: puzzle::BestLine::new(),
         });
+        if keep_line && scratch.playout.line().is_none() {
+            scratch.playout.keep_line();
+        }
         let mut done = 0u64;
         while self.options.max_iterations.is_none_or(|m| done < m) {
             let root = &store.nodes[self.root as usize];
@@ -208,6 +223,9 @@ impl<G: Game> Mcts<G> {
                 tick: self.tick,
             };
             search.iterate(store, &mut self.rng, scratch);
+            if keep_line {
+                puzzle::offer_iteration(game, store, self.root, scratch);
+            }
             done += 1;
         }
         done
@@ -219,7 +237,9 @@ impl<G: Game> Mcts<G> {
         let mixed = self
             .root_strategy()
             .and_then(|s| simultaneous::draw(&s, &mut self.rng));
-        let chosen = mixed
+        let line = self.best_line_move();
+        let chosen = puzzle::prefer(line, &moves)
+            .or(mixed)
             .or_else(|| choose_root(&moves).map(|(i, _)| i))
             .map(|i| moves[i]);
         let proven = self.root_proven().map(|g| g.get(self.role).copied());
@@ -228,6 +248,7 @@ impl<G: Game> Mcts<G> {
             nodes: self.tree_size(),
             value: match (proven, chosen) {
                 (Some(Some(v)), _) => v,
+                (_, Some(c)) if line.is_some_and(|l| l.0 == c.mv) => line.map_or(0.0, |l| l.1),
                 (_, Some(c)) => c.value(),
                 _ => 0.0,
             },
@@ -306,6 +327,7 @@ impl<G: Game> Search<'_, G> {
             keys,
             goals,
             simultaneous,
+            best: _,
         } = scratch;
         let game = self.game;
         let steps = self.options.max_playout_steps;
@@ -457,6 +479,7 @@ impl<G: Game> Player<G> for Mcts<G> {
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
         if let Some(s) = &mut self.scratch {
             s.playout.decay();
+            s.best.advance(joint, next);
             if let Some(store) = &self.store {
                 s.simultaneous.prune(store);
             }

@@ -115,6 +115,10 @@ pub struct MctsOptions {
     pub playout: PlayoutPolicy,
     /// How the roles choose in simultaneous-move nodes.
     pub simultaneous: SimultaneousRule,
+    /// In a game of one role, [`super::Mcts`] keeps the line of moves to the best goal any
+    /// iteration reached and plays it unless a move is proven as good (else the most visited
+    /// move).
+    pub best_line: bool,
 }
 
 impl Default for MctsOptions {
@@ -128,6 +132,7 @@ impl Default for MctsOptions {
             search: Search::default(),
             playout: PlayoutPolicy::default(),
             simultaneous: SimultaneousRule::default(),
+            best_line: true,
         }
     }
 }

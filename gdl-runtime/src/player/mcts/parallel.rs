@@ -102,7 +102,14 @@ where
             }
         });
         let moves = merge_root_moves(trees.iter().map(Mcts::root_moves));
-        let chosen = mixed_choice(trees, &moves).or_else(|| choose_root(&moves));
+        let line = trees
+            .iter()
+            .filter_map(Mcts::best_line_move)
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let chosen = super::puzzle::prefer(line, &moves)
+            .map(|i| (i, false))
+            .or_else(|| mixed_choice(trees, &moves))
+            .or_else(|| choose_root(&moves));
         let role = trees.first().map_or(0, |t| t.role);
         let proven_root = trees
             .iter()
@@ -113,6 +120,9 @@ where
             nodes: trees.iter().map(Mcts::tree_size).sum(),
             value: match (proven_root, chosen) {
                 (Some(v), _) => v,
+                (None, Some((i, _))) if line.is_some_and(|l| l.0 == moves[i].mv) => {
+                    line.map_or(0.0, |l| l.1)
+                }
                 (None, Some((i, _))) => moves[i].value(),
                 (None, None) => 0.0,
             },
