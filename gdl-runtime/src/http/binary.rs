@@ -19,11 +19,13 @@ use crate::sexpr;
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--exploration C] [--search mcts|baseline]
-           [--playout uniform|mast] [--simultaneous duct|rm|exp3] [--ponder on|off]
+           [--playout uniform|mast] [--simultaneous duct|rm|exp3] [--best-line on|off]
+           [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C; the search,
-                                           how its playouts choose moves, and how roles
-                                           choose at simultaneous moves; --ponder:
+                                           how its playouts choose moves, how roles choose
+                                           at simultaneous moves, whether a puzzle plays
+                                           the best line found, default on; --ponder:
                                            search on the opponents' time, default on;
                                            --margin: seconds kept before the play clock
                                            ends, START 0.2 more, default 0.3 for a manager
@@ -34,7 +36,7 @@ pub const PLAY_USAGE: &str =
 /// The usage of `engine`.
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
                                 [--search mcts|baseline] [--playout uniform|mast] \
-                                [--simultaneous duct|rm|exp3] [--ponder on|off]";
+                                [--simultaneous duct|rm|exp3] [--best-line on|off] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -128,6 +130,13 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
             "--simultaneous" => SimultaneousRule::parse(value)
                 .map(|v| search.simultaneous = v)
                 .is_some(),
+            "--best-line" => match value.as_str() {
+                "on" | "off" => {
+                    search.best_line = value == "on";
+                    true
+                }
+                _ => false,
+            },
             _ => false,
         };
         if !ok {
@@ -308,6 +317,14 @@ mod tests {
         let a = play_args("g", &args(&["--simultaneous=exp3"])).unwrap();
         assert_eq!(a.search.simultaneous, SimultaneousRule::Exp3);
         assert!(play_args("g", &args(&["--simultaneous", "ucb"])).is_err());
+        assert!(play_args("g", &[]).unwrap().search.best_line);
+        assert!(
+            !play_args("g", &args(&["--best-line=off"]))
+                .unwrap()
+                .search
+                .best_line
+        );
+        assert!(play_args("g", &args(&["--best-line", "no"])).is_err());
     }
 
     /// Folding: an upper-cased START of rules spelled in mixed case is the game's.

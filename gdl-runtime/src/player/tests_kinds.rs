@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::tests::far;
+use super::tests::{Pos, Table, TableState, To, far};
 use super::*;
 use crate::toy::{Lock, MatrixGame};
 
@@ -158,4 +158,40 @@ fn a_proven_puzzle_stops_the_search_and_is_played() {
     assert!(p.stats().proven, "{:?}", p.stats());
     assert!(p.stats().iterations < 100_000, "{:?}", p.stats());
     assert_eq!(p.root_proven(), Some(&[1.0][..]));
+}
+
+#[test]
+fn each_of_three_roles_maximises_its_own_goal() {
+    // Role 0 either ends the game at once (50 each) or hands the choice to role 1, which
+    // picks between (100, 70, 0) and (0, 60, 100). Role 1 takes its 70, so handing over gives
+    // role 0 100: max^n hands over, where a paranoid search (the others against role 0) would
+    // end the game, and role 2's wish (100) counts for nothing.
+    let game = Table {
+        roles: vec!["first", "second", "third"],
+        positions: vec![
+            Pos::Moves(vec![2, 1, 1], vec![To::At(1), To::At(2)]),
+            Pos::Moves(vec![1, 2, 1], vec![To::At(3), To::At(4)]),
+            Pos::End(vec![50, 50, 50]),
+            Pos::End(vec![100, 70, 0]),
+            Pos::End(vec![0, 60, 100]),
+        ],
+        long: 0,
+    };
+    for seed in 0..5 {
+        let mut p = Mcts::new(MctsOptions {
+            max_iterations: Some(1000),
+            seed,
+            ..MctsOptions::default()
+        });
+        p.start(&game, 0, Instant::now());
+        assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(0));
+        assert_eq!(p.root_proven(), Some(&[1.0, 0.7, 0.0][..]));
+        let mut q = Mcts::new(MctsOptions {
+            max_iterations: Some(1000),
+            seed,
+            ..MctsOptions::default()
+        });
+        q.start(&game, 1, Instant::now());
+        assert_eq!(q.choose(&game, &TableState::At(1), far()), Some(0));
+    }
 }

@@ -58,6 +58,10 @@ pub struct Args {
     /// played drawn from the average strategy.
     #[arg(long, default_value = "duct", value_parser = ["duct", "rm", "exp3"])]
     pub simultaneous: String,
+    /// In a game of one role (a puzzle), play the line of moves to the best goal found unless
+    /// a move is proven as good (`on`), or the most visited move (`off`).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub best_line: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the network plays, which the compiled game then takes
@@ -145,6 +149,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--search={}", args.search),
                             format!("--playout={}", args.playout),
                             format!("--simultaneous={}", args.simultaneous),
+                            format!("--best-line={}", args.best_line),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -176,6 +181,7 @@ pub fn run(args: Args) -> ExitCode {
             search: Search::parse(&args.search).unwrap_or_default(),
             playout: PlayoutPolicy::parse(&args.playout).unwrap_or_default(),
             simultaneous: SimultaneousRule::parse(&args.simultaneous).unwrap_or_default(),
+            best_line: args.best_line != "off",
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.

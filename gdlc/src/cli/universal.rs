@@ -463,7 +463,11 @@ impl Universal {
             .arg(format!(
                 "--simultaneous={}",
                 self.mcts_options.simultaneous.name()
-            ));
+            ))
+            .arg(match self.mcts_options.best_line {
+                true => "--best-line=on",
+                false => "--best-line=off",
+            });
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until
