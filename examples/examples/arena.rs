@@ -11,8 +11,9 @@
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default),
 //! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts),
-//! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts) or `auto:I` (the playout
-//! policy chosen at the start clock); `mcts@S`, `base@S`, ... search S seconds per move
+//! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts), `auto:I` (the playout
+//! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
+//! simultaneous moves, `--simultaneous`); `mcts@S`, `base@S`, ... search S seconds per move
 //! instead (`mcts@0.1:C` with constant C). An optional last argument gives each player a
 //! start clock of that many seconds (default 0). Prints one line per colour and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
@@ -22,9 +23,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use gdl_examples::breakthrough::Breakthrough;
+use gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_player::{
     BaselineMcts, FlatMonteCarlo, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer,
+    SimultaneousRule,
 };
 use gdl_runtime::Game;
 
@@ -50,14 +53,15 @@ fn main() -> ExitCode {
         "ticTacToe" => arena(&TicTacToe, a, b, games, start),
         "connectFour" => arena(&ConnectFour, a, b, games, start),
         "breakthrough" => arena(&Breakthrough, a, b, games, start),
+        "connectFourSimultaneous" => arena(&ConnectFourSimultaneous, a, b, games, start),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}] PLAYER PLAYER [GAMES [START_SECONDS]]   (PLAYER: random | \
-         flat:P | (mcts|base|mast|dec|anti|auto)(:I|@SECONDS)[:C])",
+        "usage: arena [{}|connectFourSimultaneous] PLAYER PLAYER [GAMES [START_SECONDS]]   \
+         (PLAYER: random | flat:P | (mcts|base|mast|dec|anti|auto|rm|exp3)(:I|@SECONDS)[:C])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -83,7 +87,10 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         Some(_) => 0,
         None => parts.next().unwrap_or("0").parse().ok()?,
     };
-    let searches = matches!(kind, "mcts" | "base" | "mast" | "dec" | "anti" | "auto");
+    let searches = matches!(
+        kind,
+        "mcts" | "base" | "mast" | "dec" | "anti" | "auto" | "rm" | "exp3"
+    );
     let exploration: Option<f64> = match parts.next() {
         None => None,
         Some(c) if searches => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
@@ -124,6 +131,14 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
             ..options
         })),
         "base" => Box::new(BaselineMcts::new(options)),
+        "rm" => Box::new(Mcts::new(MctsOptions {
+            simultaneous: SimultaneousRule::RegretMatching,
+            ..options
+        })),
+        "exp3" => Box::new(Mcts::new(MctsOptions {
+            simultaneous: SimultaneousRule::Exp3,
+            ..options
+        })),
         _ => return None,
     };
     Some(Seat {

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{connect_four::ConnectFour, tic_tac_toe::TicTacToe};
-use gdl_runtime::Game;
 use gdl_player::{MctsOptions, tuning};
+use gdl_runtime::Game;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

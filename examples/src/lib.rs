@@ -16,7 +16,16 @@ pub mod breakthrough {
     gdl_macros::gdl!(name = Breakthrough, file = "breakthrough.kif");
 }
 
-/// The names the examples accept for the embedded games.
+/// Connect Four with simultaneous moves (`examples/connectFourSimultaneous.kif`): roles `red`
+/// and `yellow` drop at once; discs dropped into one column clash.
+pub mod connect_four_simultaneous {
+    gdl_macros::gdl!(
+        name = ConnectFourSimultaneous,
+        file = "connectFourSimultaneous.kif"
+    );
+}
+
+/// The names the examples accept for the embedded games (the arena takes the others too).
 pub const GAMES: &[&str] = &["ticTacToe", "connectFour", "breakthrough"];
 
 #[cfg(test)]
@@ -60,5 +69,6 @@ mod tests {
         moves_are_numbered(&super::tic_tac_toe::TicTacToe);
         moves_are_numbered(&super::connect_four::ConnectFour);
         moves_are_numbered(&super::breakthrough::Breakthrough);
+        moves_are_numbered(&super::connect_four_simultaneous::ConnectFourSimultaneous);
     }
 }

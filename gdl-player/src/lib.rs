@@ -33,7 +33,7 @@ pub mod subprocess;
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
 pub use mcts::{Mcts, ParallelMcts, tuning};
-pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats};
+pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats, SimultaneousRule};
 pub use root::RootMove;
 
 use std::time::Instant;
@@ -241,6 +241,8 @@ fn scaled_goal(goal: Option<i32>) -> f64 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_kinds;
 #[cfg(test)]
 mod tests_mcts;
 #[cfg(test)]

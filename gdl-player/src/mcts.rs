@@ -29,7 +29,9 @@
 mod decisive;
 mod parallel;
 mod policy;
+mod puzzle;
 mod select;
+mod simultaneous;
 mod store;
 pub mod tuning;
 
@@ -39,6 +41,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use policy::Playout;
+use simultaneous::Strategies;
 use store::{Kind, Store, state_hash};
 
 use super::root::{RootMove, choose_root};
@@ -56,6 +59,10 @@ struct Scratch<G: Game> {
     /// other.
     keys: Vec<u32>,
     goals: Vec<f64>,
+    /// The statistics of simultaneous-move nodes (regret matching, Exp3).
+    simultaneous: Strategies,
+    /// The best line found in a game of one role.
+    best: puzzle::BestLine<G>,
 }
 
 /// The UCT player over the flat node store.
@@ -138,6 +145,22 @@ impl<G: Game> Mcts<G> {
             .collect()
     }
 
+    /// The player's average strategy at the root (a chance per move of
+    /// [`Mcts::root_moves`]) when the root is a simultaneous-move node searched by regret
+    /// matching or Exp3.
+    pub(super) fn root_strategy(&self) -> Option<Vec<f64>> {
+        let store = self.store.as_ref()?;
+        let s = &self.scratch.as_ref()?.simultaneous;
+        s.root_strategy(store, self.root, self.role)
+    }
+
+    /// The best line's next move from the root and the goal (0..1) it reaches, in a game of
+    /// one role.
+    pub(super) fn best_line_move(&self) -> Option<(G::Move, f64)> {
+        let state = self.root_state()?;
+        self.scratch.as_ref()?.best.next_move(state)
+    }
+
     /// Makes `state` the root: the root already, a node of the store, or a new one.
     fn set_root(&mut self, game: &G, state: &G::State) {
         self.tick += 1;
@@ -174,6 +197,7 @@ impl<G: Game> Mcts<G> {
             return 0;
         };
         let state = &store.states[self.root as usize];
+        let keep_line = self.options.best_line && store.roles() == 1;
         let scratch = self.scratch.get_or_insert_with(|| Scratch {
             playout: Playout::new(game, state, self.options.playout),
             next: state.clone(),
@@ -181,7 +205,12 @@ impl<G: Game> Mcts<G> {
             path: Vec::new(),
             keys: Vec::new(),
             goals: Vec::new(),
+            simultaneous: Strategies::new(self.options.simultaneous),
+            best: puzzle::BestLine::new(),
         });
+        if keep_line && scratch.playout.line().is_none() {
+            scratch.playout.keep_line();
+        }
         let mut done = 0u64;
         while self.options.max_iterations.is_none_or(|m| done < m) {
             let root = &store.nodes[self.root as usize];
@@ -203,6 +232,9 @@ impl<G: Game> Mcts<G> {
                 tick: self.tick,
             };
             search.iterate(store, &mut self.rng, scratch);
+            if keep_line {
+                puzzle::offer_iteration(game, store, self.root, scratch);
+            }
             done += 1;
         }
         done
@@ -211,13 +243,21 @@ impl<G: Game> Mcts<G> {
     /// The move chosen at the root after a search of `iterations`, and the stats.
     fn decide(&mut self, iterations: u64) -> Option<G::Move> {
         let moves = self.root_moves();
-        let chosen = choose_root(&moves).map(|(i, _)| moves[i]);
+        let mixed = self
+            .root_strategy()
+            .and_then(|s| simultaneous::draw(&s, &mut self.rng));
+        let line = self.best_line_move();
+        let chosen = puzzle::prefer(line, &moves)
+            .or(mixed)
+            .or_else(|| choose_root(&moves).map(|(i, _)| i))
+            .map(|i| moves[i]);
         let proven = self.root_proven().map(|g| g.get(self.role).copied());
         self.stats = SearchStats {
             iterations,
             nodes: self.tree_size(),
             value: match (proven, chosen) {
                 (Some(Some(v)), _) => v,
+                (_, Some(c)) if line.is_some_and(|l| l.0 == c.mv) => line.map_or(0.0, |l| l.1),
                 (_, Some(c)) => c.value(),
                 _ => 0.0,
             },
@@ -295,6 +335,8 @@ impl<G: Game> Search<'_, G> {
             path,
             keys,
             goals,
+            simultaneous,
+            best: _,
         } = scratch;
         let game = self.game;
         let steps = self.options.max_playout_steps;
@@ -302,6 +344,10 @@ impl<G: Game> Search<'_, G> {
         path.clear();
         keys.clear();
         goals.clear();
+        let mixed = simultaneous.active();
+        if mixed {
+            simultaneous.clear_path();
+        }
         // Whether the node the iteration ended in is proven (its goals exact).
         let mut proving = false;
         let mut n = self.root;
@@ -319,7 +365,16 @@ impl<G: Game> Search<'_, G> {
             }
             let start = keys.len();
             for r in 0..roles {
-                let i = select::pick(store, game, rng, self.options.exploration, n, r);
+                let i = match mixed {
+                    true if node.kind == Kind::Simultaneous => {
+                        simultaneous.pick(store, game, rng, n, r)
+                    }
+                    true => {
+                        simultaneous.push_sure();
+                        select::pick(store, game, rng, self.options.exploration, n, r)
+                    }
+                    false => select::pick(store, game, rng, self.options.exploration, n, r),
+                };
                 keys.push(i);
             }
             path.push(n);
@@ -379,6 +434,9 @@ impl<G: Game> Search<'_, G> {
         for (k, &n) in path.iter().enumerate().rev() {
             let key = &keys[k * roles..(k + 1) * roles];
             store.nodes[n as usize].total += 1;
+            if mixed && store.nodes[n as usize].kind == Kind::Simultaneous {
+                simultaneous.update(store, n, k, key, goals);
+            }
             for (r, &i) in key.iter().enumerate() {
                 let slot = &mut store.moves_mut(n, r)[i as usize];
                 slot.visits += 1;
@@ -427,6 +485,10 @@ impl<G: Game> Player<G> for Mcts<G> {
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
         if let Some(s) = &mut self.scratch {
             s.playout.decay();
+            s.best.advance(joint, next);
+            if let Some(store) = &self.store {
+                s.simultaneous.prune(store);
+            }
         }
         let Some(store) = &self.store else {
             return;

@@ -31,6 +31,40 @@ pub enum PlayoutPolicy {
     Auto,
 }
 
+/// How the roles choose in a node where two or more have a choice ([`super::Mcts`] only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SimultaneousRule {
+    /// Decoupled UCT: each role by UCB1 on its own statistics; the root plays the most
+    /// visited move.
+    #[default]
+    Duct,
+    /// Regret matching; the root's move is drawn from the average strategy.
+    RegretMatching,
+    /// Exp3; the root's move is drawn from the average strategy.
+    Exp3,
+}
+
+impl SimultaneousRule {
+    /// The rule named `text` (`duct`, `rm`, `exp3`).
+    pub fn parse(text: &str) -> Option<SimultaneousRule> {
+        match text {
+            "duct" => Some(SimultaneousRule::Duct),
+            "rm" => Some(SimultaneousRule::RegretMatching),
+            "exp3" => Some(SimultaneousRule::Exp3),
+            _ => None,
+        }
+    }
+
+    /// The name [`SimultaneousRule::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimultaneousRule::Duct => "duct",
+            SimultaneousRule::RegretMatching => "rm",
+            SimultaneousRule::Exp3 => "exp3",
+        }
+    }
+}
+
 impl Search {
     /// The search named `text` (`mcts`, `baseline`).
     pub fn parse(text: &str) -> Option<Search> {
@@ -94,6 +128,12 @@ pub struct MctsOptions {
     pub search: Search,
     /// How playouts choose their moves.
     pub playout: PlayoutPolicy,
+    /// How the roles choose in simultaneous-move nodes.
+    pub simultaneous: SimultaneousRule,
+    /// In a game of one role, [`super::Mcts`] keeps the line of moves to the best goal any
+    /// iteration reached and plays it unless a move is proven as good (else the most visited
+    /// move).
+    pub best_line: bool,
 }
 
 impl Default for MctsOptions {
@@ -106,6 +146,8 @@ impl Default for MctsOptions {
             seed: 1,
             search: Search::default(),
             playout: PlayoutPolicy::default(),
+            simultaneous: SimultaneousRule::default(),
+            best_line: true,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
-use crate::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
+use crate::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule};
 use gdl_runtime::Game;
 use gdl_runtime::cli::{EXIT_USAGE, run_game};
 use gdl_runtime::sexpr;
@@ -19,11 +19,14 @@ use gdl_runtime::sexpr;
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--exploration C] [--search mcts|baseline]
-           [--playout uniform|mast|decisive|anti-decisive|auto] [--ponder on|off]
+           [--playout uniform|mast|decisive|anti-decisive|auto]
+           [--simultaneous duct|rm|exp3] [--best-line on|off] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C; the search,
-                                           and how its playouts choose moves, `auto`:
-                                           measured at the start clock; --ponder:
+                                           how its playouts choose moves, `auto`: measured
+                                           at the start clock; how roles choose at
+                                           simultaneous moves, whether a puzzle plays the
+                                           best line found, default on; --ponder:
                                            search on the opponents' time, default on;
                                            --margin: seconds kept before the play clock
                                            ends, START 0.2 more, default 0.3 for a manager
@@ -34,7 +37,8 @@ pub const PLAY_USAGE: &str =
 /// The usage of `engine`.
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
                                 [--search mcts|baseline] \
-                                [--playout uniform|mast|decisive|anti-decisive|auto] [--ponder on|off]";
+                                [--playout uniform|mast|decisive|anti-decisive|auto] \
+                                [--simultaneous duct|rm|exp3] [--best-line on|off] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -125,6 +129,16 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
             "--playout" => PlayoutPolicy::parse(value)
                 .map(|v| search.playout = v)
                 .is_some(),
+            "--simultaneous" => SimultaneousRule::parse(value)
+                .map(|v| search.simultaneous = v)
+                .is_some(),
+            "--best-line" => match value.as_str() {
+                "on" | "off" => {
+                    search.best_line = value == "on";
+                    true
+                }
+                _ => false,
+            },
             _ => false,
         };
         if !ok {
@@ -304,6 +318,19 @@ mod tests {
             assert!(e.contains(bad[0]), "{e}");
         }
         assert!(play_args("g", &args(&["--playout"])).is_err());
+        let a = play_args("g", &args(&["--simultaneous", "rm"])).unwrap();
+        assert_eq!(a.search.simultaneous, SimultaneousRule::RegretMatching);
+        let a = play_args("g", &args(&["--simultaneous=exp3"])).unwrap();
+        assert_eq!(a.search.simultaneous, SimultaneousRule::Exp3);
+        assert!(play_args("g", &args(&["--simultaneous", "ucb"])).is_err());
+        assert!(play_args("g", &[]).unwrap().search.best_line);
+        assert!(
+            !play_args("g", &args(&["--best-line=off"]))
+                .unwrap()
+                .search
+                .best_line
+        );
+        assert!(play_args("g", &args(&["--best-line", "no"])).is_err());
     }
 
     /// Folding: an upper-cased START of rules spelled in mixed case is the game's.

@@ -72,6 +72,11 @@ impl<G: Game> Decisive<G> {
     }
 
     /// One step from `state` into `next`; false when a role has no legal move.
+    /// The joint move of the last [`Decisive::step`].
+    pub(super) fn joint(&self) -> &[G::Move] {
+        &self.joint
+    }
+
     pub(super) fn step(
         &mut self,
         game: &G,

@@ -107,7 +107,14 @@ where
             }
         });
         let moves = merge_root_moves(trees.iter().map(Mcts::root_moves));
-        let chosen = choose_root(&moves);
+        let line = trees
+            .iter()
+            .filter_map(Mcts::best_line_move)
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let chosen = super::puzzle::prefer(line, &moves)
+            .map(|i| (i, false))
+            .or_else(|| mixed_choice(trees, &moves))
+            .or_else(|| choose_root(&moves));
         let role = trees.first().map_or(0, |t| t.role);
         let proven_root = trees
             .iter()
@@ -118,6 +125,9 @@ where
             nodes: trees.iter().map(Mcts::tree_size).sum(),
             value: match (proven_root, chosen) {
                 (Some(v), _) => v,
+                (None, Some((i, _))) if line.is_some_and(|l| l.0 == moves[i].mv) => {
+                    line.map_or(0.0, |l| l.1)
+                }
                 (None, Some((i, _))) => moves[i].value(),
                 (None, None) => 0.0,
             },
@@ -162,4 +172,29 @@ where
             Trees::Baseline(b) => b.observe(game, joint, next),
         }
     }
+}
+
+/// The move drawn from the trees' average strategies at a simultaneous root (summed over the
+/// trees, by move), as an index of the merged `moves`; `None` unless some tree has one.
+fn mixed_choice<G: Game>(
+    trees: &mut [Mcts<G>],
+    moves: &[crate::RootMove<G::Move>],
+) -> Option<(usize, bool)> {
+    let mut weights = vec![0.0; moves.len()];
+    let mut any = false;
+    for t in trees.iter() {
+        let Some(strategy) = t.root_strategy() else {
+            continue;
+        };
+        for (m, w) in t.root_moves().iter().zip(strategy) {
+            if let Some(i) = moves.iter().position(|x| x.mv == m.mv) {
+                weights[i] += w;
+                any = true;
+            }
+        }
+    }
+    let first = trees.first_mut()?;
+    any.then(|| super::simultaneous::draw(&weights, &mut first.rng))
+        .flatten()
+        .map(|i| (i, false))
 }

@@ -79,6 +79,8 @@ pub(super) struct Playout<G: Game> {
     decisive: Option<Decisive<G>>,
     /// MAST: the (role, move index) of every move played since the last [`Playout::learn`].
     played: Vec<(u32, u32)>,
+    /// When kept ([`Playout::keep_line`]): the first role's moves of the last playout.
+    line: Option<Vec<G::Move>>,
 }
 
 impl<G: Game> Playout<G> {
@@ -96,7 +98,20 @@ impl<G: Game> Playout<G> {
                 _ => None,
             },
             played: Vec::new(),
+            line: None,
         }
+    }
+
+    /// From now on, keeps the first role's moves of each playout ([`Playout::line`]); uniform
+    /// playouts then draw each move as [`Game::random_legal_move`] (the same draws as
+    /// [`Game::random_step`]) to know it.
+    pub(super) fn keep_line(&mut self) {
+        self.line = Some(Vec::new());
+    }
+
+    /// The first role's moves of the last playout, when kept.
+    pub(super) fn line(&self) -> Option<&[G::Move]> {
+        self.line.as_deref()
     }
 
     /// Plays from `from` to the end; each role's goal in 0..1 (0.5 for a playout past
@@ -111,16 +126,27 @@ impl<G: Game> Playout<G> {
         let roles = game.role_count();
         self.state.clone_from(from);
         self.goals.clear();
+        if let Some(line) = &mut self.line {
+            line.clear();
+        }
         let mut steps = 0;
         while !game.is_terminal(&self.state) {
             if steps == max_steps {
                 self.goals.resize(roles, 0.5);
                 return &self.goals;
             }
-            let stepped = match (&mut self.decisive, self.mast.is_some()) {
-                (Some(d), _) => d.step(game, &self.state, rng, &mut self.next),
-                (None, true) => self.mast_step(game, rng),
-                (None, false) => game
+            let stepped = match (&mut self.decisive, self.mast.is_some(), self.line.is_some()) {
+                (Some(d), _, keep) => {
+                    let stepped = d.step(game, &self.state, rng, &mut self.next);
+                    if keep {
+                        self.joint.clear();
+                        self.joint.extend_from_slice(d.joint());
+                    }
+                    stepped
+                }
+                (None, true, _) => self.mast_step(game, rng),
+                (None, false, true) => self.drawn_step(game, rng),
+                (None, false, false) => game
                     .random_step(
                         &self.state,
                         rng,
@@ -135,6 +161,9 @@ impl<G: Game> Playout<G> {
                 self.goals.resize(roles, 0.5);
                 return &self.goals;
             }
+            if let (Some(line), Some(&mv)) = (&mut self.line, self.joint.first()) {
+                line.push(mv);
+            }
             std::mem::swap(&mut self.state, &mut self.next);
         }
         if let Some(d) = &mut self.decisive {
@@ -143,6 +172,20 @@ impl<G: Game> Playout<G> {
         self.goals
             .extend((0..roles).map(|r| scaled_goal(game.goal(&self.state, r))));
         &self.goals
+    }
+
+    /// One uniform step from `state` into `next`, the joint move in `joint`; false when a
+    /// role has no legal move.
+    fn drawn_step(&mut self, game: &G, rng: &mut SplitMix64) -> bool {
+        self.joint.clear();
+        for r in 0..game.role_count() {
+            match game.random_legal_move(&self.state, r, rng, &mut self.scratch) {
+                Some(m) => self.joint.push(m),
+                None => return false,
+            }
+        }
+        game.next_state(&self.state, &self.joint, &mut self.next);
+        true
     }
 
     /// One MAST step from `state` into `next`; false when a role has no legal move.

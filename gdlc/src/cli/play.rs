@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use gdl_player::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
-use gdl_player::{MctsOptions, PlayoutPolicy, Search};
+use gdl_player::{MctsOptions, PlayoutPolicy, Search, SimultaneousRule};
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
 
@@ -55,6 +55,15 @@ pub struct Args {
     /// plays best in short games measured at the start clock).
     #[arg(long, default_value = "uniform", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
     pub playout: String,
+    /// How the roles choose where two or more move at once: `duct` (each by UCB1 on its own
+    /// statistics, the most visited move played), `rm` (regret matching) or `exp3`, the move
+    /// played drawn from the average strategy.
+    #[arg(long, default_value = "duct", value_parser = ["duct", "rm", "exp3"])]
+    pub simultaneous: String,
+    /// In a game of one role (a puzzle), play the line of moves to the best goal found unless
+    /// a move is proven as good (`on`), or the most visited move (`off`).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub best_line: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the network plays, which the compiled game then takes
@@ -141,6 +150,8 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--ponder={}", args.ponder.as_str()),
                             format!("--search={}", args.search),
                             format!("--playout={}", args.playout),
+                            format!("--simultaneous={}", args.simultaneous),
+                            format!("--best-line={}", args.best_line),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -171,6 +182,8 @@ pub fn run(args: Args) -> ExitCode {
             exploration: args.exploration,
             search: Search::parse(&args.search).unwrap_or_default(),
             playout: PlayoutPolicy::parse(&args.playout).unwrap_or_default(),
+            simultaneous: SimultaneousRule::parse(&args.simultaneous).unwrap_or_default(),
+            best_line: args.best_line != "off",
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.

@@ -459,7 +459,15 @@ impl Universal {
             .arg(format!("--exploration={}", self.mcts_options.exploration))
             .arg(format!("--ponder={}", self.ponder.as_str()))
             .arg(format!("--search={}", self.mcts_options.search.name()))
-            .arg(format!("--playout={}", self.mcts_options.playout.name()));
+            .arg(format!("--playout={}", self.mcts_options.playout.name()))
+            .arg(format!(
+                "--simultaneous={}",
+                self.mcts_options.simultaneous.name()
+            ))
+            .arg(match self.mcts_options.best_line {
+                true => "--best-line=on",
+                false => "--best-line=off",
+            });
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until

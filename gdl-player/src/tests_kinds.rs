@@ -1,0 +1,197 @@
+//! Tests of the search on kinds of games: simultaneous moves (regret matching, Exp3),
+//! single-player puzzles, three roles.
+
+use std::time::Instant;
+
+use super::tests::{Pos, Table, TableState, To, far};
+use super::*;
+use gdl_runtime::toy::{Lock, MatrixGame};
+
+fn mixed(rule: SimultaneousRule, iterations: u64, seed: u64) -> Mcts<MatrixGame> {
+    Mcts::new(MctsOptions {
+        max_iterations: Some(iterations),
+        seed,
+        simultaneous: rule,
+        ..MctsOptions::default()
+    })
+}
+
+/// The average strategy of `role` at the root after a search of `iterations`.
+fn root_strategy(game: &MatrixGame, rule: SimultaneousRule, role: usize, seed: u64) -> Vec<f64> {
+    let mut p = mixed(rule, 20_000, seed);
+    p.start(game, role, Instant::now());
+    assert!(p.choose(game, &None, far()).is_some());
+    p.root_strategy()
+        .expect("a simultaneous root has a strategy")
+}
+
+fn assert_near(strategy: &[f64], expected: &[f64], tolerance: f64) {
+    assert_eq!(strategy.len(), expected.len());
+    for (s, e) in strategy.iter().zip(expected) {
+        assert!(
+            (s - e).abs() < tolerance,
+            "{strategy:?} against {expected:?}"
+        );
+    }
+}
+
+#[test]
+fn the_average_strategy_approaches_the_equilibrium_of_rock_paper_scissors() {
+    let game = MatrixGame::rock_paper_scissors();
+    let third = 1.0 / 3.0;
+    for rule in [SimultaneousRule::RegretMatching, SimultaneousRule::Exp3] {
+        for role in 0..2 {
+            let s = root_strategy(&game, rule, role, 3 + role as u64);
+            assert_near(&s, &[third; 3], 0.1);
+        }
+    }
+}
+
+#[test]
+fn the_average_strategy_finds_an_uneven_equilibrium() {
+    // The row role gets 100 for (0, 0), 50 for (1, 1), 0 otherwise: both roles play move 0
+    // a third of the time at equilibrium.
+    let game = MatrixGame {
+        payoff: vec![vec![100, 0], vec![0, 50]],
+    };
+    for rule in [SimultaneousRule::RegretMatching, SimultaneousRule::Exp3] {
+        for role in 0..2 {
+            let s = root_strategy(&game, rule, role, 11);
+            assert_near(&s, &[1.0 / 3.0, 2.0 / 3.0], 0.1);
+        }
+    }
+    let pennies = MatrixGame::matching_pennies();
+    let s = root_strategy(&pennies, SimultaneousRule::RegretMatching, 1, 5);
+    assert_near(&s, &[0.5, 0.5], 0.1);
+}
+
+#[test]
+fn the_move_played_is_drawn_not_pure() {
+    // Each search ends on a move drawn from its average strategy: over searches, every move
+    // of rock-paper-scissors is played about a third of the time, so no fixed answer beats
+    // the player.
+    let game = MatrixGame::rock_paper_scissors();
+    for rule in [SimultaneousRule::RegretMatching, SimultaneousRule::Exp3] {
+        let mut counts = [0; 3];
+        for seed in 0..90 {
+            let mut p = mixed(rule, 2000, seed);
+            p.start(&game, 0, Instant::now());
+            let mv = p.choose(&game, &None, far()).expect("a move");
+            counts[mv as usize] += 1;
+        }
+        assert!(counts.iter().all(|&c| c >= 15), "{rule:?}: {counts:?}");
+    }
+}
+
+#[test]
+fn decoupled_uct_keeps_no_strategy() {
+    let game = MatrixGame::rock_paper_scissors();
+    let mut p = mixed(SimultaneousRule::Duct, 1000, 1);
+    p.start(&game, 0, Instant::now());
+    assert!(p.choose(&game, &None, far()).is_some());
+    assert_eq!(p.root_strategy(), None);
+}
+
+/// Plays `game` to its end with `p` searching `iterations` a move; the goal reached and the
+/// first move played.
+fn solve(game: &Lock, best_line: bool, iterations: u64, seed: u64) -> (i32, u8) {
+    let mut p = Mcts::new(MctsOptions {
+        max_iterations: Some(iterations),
+        exploration: 1.0,
+        seed,
+        best_line,
+        ..MctsOptions::default()
+    });
+    p.start(game, 0, Instant::now());
+    let mut state = game.initial_state();
+    let mut first = None;
+    while !game.is_terminal(&state) {
+        let mv = p.choose(game, &state, far()).expect("a move");
+        first.get_or_insert(mv);
+        let mut next = state;
+        game.next_state(&state, &[mv], &mut next);
+        p.observe(game, &[mv], &next);
+        state = next;
+    }
+    (game.goal(&state, 0).unwrap_or(0), first.unwrap_or(0))
+}
+
+#[test]
+fn a_puzzle_plays_the_best_line_found() {
+    // The lock's 100 is one line in 16 of the lock's playouts, which average about 6: the
+    // open road (about 70) is the most visited first move, and it never reaches 100. A
+    // search that met the lock's line in a playout plays it to the end.
+    let game = Lock {
+        digits: 4,
+        steps: 24,
+    };
+    let mut rescued = 0;
+    for seed in 0..20 {
+        let (plain, plain_first) = solve(&game, false, 3000, seed);
+        let (best, best_first) = solve(&game, true, 3000, seed);
+        assert!(best >= plain, "seed {seed}: {best} < {plain}");
+        if plain_first == 0 {
+            assert!(plain < 100, "seed {seed}");
+            if best == 100 {
+                assert_eq!(best_first, 1, "seed {seed}");
+                rescued += 1;
+            }
+        }
+    }
+    assert!(rescued >= 2, "{rescued} games won by the line alone");
+}
+
+#[test]
+fn a_proven_puzzle_stops_the_search_and_is_played() {
+    // Small enough to prove: the lock's line is found by the solver, which ends the search.
+    let game = Lock {
+        digits: 2,
+        steps: 3,
+    };
+    let mut p = Mcts::new(MctsOptions {
+        max_iterations: Some(100_000),
+        exploration: 1.0,
+        ..MctsOptions::default()
+    });
+    p.start(&game, 0, Instant::now());
+    assert_eq!(p.choose(&game, &game.initial_state(), far()), Some(1));
+    assert!(p.stats().proven, "{:?}", p.stats());
+    assert!(p.stats().iterations < 100_000, "{:?}", p.stats());
+    assert_eq!(p.root_proven(), Some(&[1.0][..]));
+}
+
+#[test]
+fn each_of_three_roles_maximises_its_own_goal() {
+    // Role 0 either ends the game at once (50 each) or hands the choice to role 1, which
+    // picks between (100, 70, 0) and (0, 60, 100). Role 1 takes its 70, so handing over gives
+    // role 0 100: max^n hands over, where a paranoid search (the others against role 0) would
+    // end the game, and role 2's wish (100) counts for nothing.
+    let game = Table {
+        roles: vec!["first", "second", "third"],
+        positions: vec![
+            Pos::Moves(vec![2, 1, 1], vec![To::At(1), To::At(2)]),
+            Pos::Moves(vec![1, 2, 1], vec![To::At(3), To::At(4)]),
+            Pos::End(vec![50, 50, 50]),
+            Pos::End(vec![100, 70, 0]),
+            Pos::End(vec![0, 60, 100]),
+        ],
+        long: 0,
+    };
+    for seed in 0..5 {
+        let mut p = Mcts::new(MctsOptions {
+            max_iterations: Some(1000),
+            seed,
+            ..MctsOptions::default()
+        });
+        p.start(&game, 0, Instant::now());
+        assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(0));
+        assert_eq!(p.root_proven(), Some(&[1.0, 0.7, 0.0][..]));
+        let mut q = Mcts::new(MctsOptions {
+            max_iterations: Some(1000),
+            seed,
+            ..MctsOptions::default()
+        });
+        q.start(&game, 1, Instant::now());
+        assert_eq!(q.choose(&game, &TableState::At(1), far()), Some(0));
+    }
+}
