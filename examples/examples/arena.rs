@@ -11,7 +11,9 @@
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default),
 //! `base:I` (the baseline UCT, `--search baseline`) or `mast:I` (UCT with MAST playouts);
 //! `mcts@S`, `base@S` and `mast@S` search S seconds per move instead (`mcts@0.1:C` with
-//! constant C). Prints one line per colour and a total, from the first player's side, and the
+//! constant C). `hon` and `hauto` are `mcts` with the evaluation learnt at the start clock
+//! (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K steps). START_SECONDS (default
+//! 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
 //! number: a run is repeatable when no player is timed.
 
@@ -22,7 +24,8 @@ use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
 use gdl_runtime::player::{
-    BaselineMcts, FlatMonteCarlo, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer,
+    BaselineMcts, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts, MctsOptions, Player,
+    PlayoutPolicy, RandomPlayer,
 };
 
 fn main() -> ExitCode {
@@ -35,21 +38,27 @@ fn main() -> ExitCode {
         Some(Ok(n)) => n,
         Some(Err(_)) => return usage(),
     };
+    let start_clock = match rest.get(1).map(|s| s.parse::<f64>()) {
+        None => 0.0,
+        Some(Ok(s)) if s >= 0.0 && s.is_finite() => s,
+        Some(_) => return usage(),
+    };
+
     if parse::<TicTacToe>(a, 0).is_none() || parse::<TicTacToe>(b, 0).is_none() {
         return usage();
     }
     match game.as_str() {
-        "ticTacToe" => arena(&TicTacToe, a, b, games),
-        "connectFour" => arena(&ConnectFour, a, b, games),
-        "breakthrough" => arena(&Breakthrough, a, b, games),
+        "ticTacToe" => arena(&TicTacToe, a, b, games, start_clock),
+        "connectFour" => arena(&ConnectFour, a, b, games, start_clock),
+        "breakthrough" => arena(&Breakthrough, a, b, games, start_clock),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}] PLAYER PLAYER [GAMES]   (PLAYER: random | flat:P | \
-         (mcts|base|mast)(:I|@SECONDS)[:C])",
+        "usage: arena [{}] PLAYER PLAYER [GAMES [START_SECONDS]]   (PLAYER: random | \
+         flat:P | (mcts|base|mast|hon|hauto)(:I|@SECONDS)[:C[:K]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -75,10 +84,15 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         Some(_) => 0,
         None => parts.next().unwrap_or("0").parse().ok()?,
     };
-    let searches = matches!(kind, "mcts" | "base" | "mast");
+    let searches = matches!(kind, "mcts" | "base" | "mast" | "hon" | "hauto");
     let exploration: Option<f64> = match parts.next() {
         None => None,
         Some(c) if searches => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
+        Some(_) => return None,
+    };
+    let cutoff: Option<usize> = match parts.next() {
+        None => None,
+        Some(k) if kind.starts_with('h') => Some(k.parse().ok()?),
         Some(_) => return None,
     };
     if parts.next().is_some() || (seconds.is_some() && !searches) {
@@ -104,6 +118,16 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
             ..options
         })),
         "base" => Box::new(BaselineMcts::new(options)),
+        "hon" | "hauto" => Box::new(Mcts::new(MctsOptions {
+            heuristic: HeuristicOptions {
+                mode: match kind {
+                    "hon" => HeuristicMode::On,
+                    _ => HeuristicMode::Auto,
+                },
+                cutoff: cutoff.unwrap_or(HeuristicOptions::default().cutoff),
+            },
+            ..options
+        })),
         _ => return None,
     };
     Some(Seat {
@@ -121,7 +145,7 @@ struct Score {
     losses: u32,
 }
 
-fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode {
+fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32, start_clock: f64) -> ExitCode {
     if game.role_count() != 2 {
         eprintln!("arena: a game of two roles is needed");
         return ExitCode::FAILURE;
@@ -137,7 +161,7 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode 
                 return usage();
             };
             let mut players = if colour == 0 { [pa, pb] } else { [pb, pa] };
-            let goals = play(game, &mut players);
+            let goals = play(game, &mut players, start_clock);
             longest[0] = longest[0].max(players[colour].longest_observe);
             longest[1] = longest[1].max(players[1 - colour].longest_observe);
             let (ours, theirs) = (goals[colour], goals[1 - colour]);
@@ -171,11 +195,16 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32) -> ExitCode 
     ExitCode::SUCCESS
 }
 
-/// Plays one game to its end; the goals (an undefined goal counts as 0).
-fn play<G: Game>(game: &G, players: &mut [Seat<G>; 2]) -> [i32; 2] {
+/// Plays one game to its end, each player given `start_clock` seconds to start; the goals (an
+/// undefined goal counts as 0).
+fn play<G: Game>(game: &G, players: &mut [Seat<G>; 2], start_clock: f64) -> [i32; 2] {
     let far = || Instant::now() + Duration::from_secs(3600);
     for (r, p) in players.iter_mut().enumerate() {
-        p.player.start(game, r, Instant::now());
+        p.player.start(
+            game,
+            r,
+            Instant::now() + Duration::from_secs_f64(start_clock),
+        );
     }
     let mut state = game.initial_state();
     let mut next = state.clone();

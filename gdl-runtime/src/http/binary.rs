@@ -12,17 +12,19 @@ use super::{
 };
 use crate::Game;
 use crate::cli::{EXIT_USAGE, run_game};
-use crate::player::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
+use crate::player::{HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
 use crate::sexpr;
 
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--exploration C] [--search mcts|baseline]
-           [--playout uniform|mast] [--ponder on|off]
+           [--playout uniform|mast] [--heuristic off|on|auto] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C; the search,
-                                           and how its playouts choose moves; --ponder:
+                                           and how its playouts choose moves; --heuristic:
+                                           cut playouts short with an evaluation learnt at
+                                           the start clock (auto: when it predicts); --ponder:
                                            search on the opponents' time, default on;
                                            --margin: seconds kept before the play clock
                                            ends, START 0.2 more, default 0.3 for a manager
@@ -32,7 +34,8 @@ pub const PLAY_USAGE: &str =
 
 /// The usage of `engine`.
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
-                                [--search mcts|baseline] [--playout uniform|mast] [--ponder on|off]";
+                                [--search mcts|baseline] [--playout uniform|mast] \
+                                [--heuristic off|on|auto] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -122,6 +125,9 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
             "--search" => Search::parse(value).map(|v| search.search = v).is_some(),
             "--playout" => PlayoutPolicy::parse(value)
                 .map(|v| search.playout = v)
+                .is_some(),
+            "--heuristic" => HeuristicMode::parse(value)
+                .map(|v| search.heuristic.mode = v)
                 .is_some(),
             _ => false,
         };

@@ -26,11 +26,13 @@
 //! proven win when there is one, the best proven move when all are proven, otherwise the most
 //! visited one of those not proven worse than another.
 
+mod heuristic;
 mod parallel;
 mod policy;
 mod select;
 mod store;
 
+pub use heuristic::{Feature, Heuristic, candidate_features};
 pub use parallel::ParallelMcts;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -67,6 +69,8 @@ pub struct Mcts<G: Game> {
     tick: u64,
     scratch: Option<Scratch<G>>,
     stats: SearchStats,
+    /// The evaluation learnt at the start clock that cuts playouts short, if any.
+    heuristic: Option<Heuristic>,
 }
 
 impl<G: Game> Mcts<G> {
@@ -80,12 +84,18 @@ impl<G: Game> Mcts<G> {
             tick: 0,
             scratch: None,
             stats: SearchStats::default(),
+            heuristic: None,
         }
     }
 
     /// What the last [`Player::choose`] did.
     pub fn stats(&self) -> SearchStats {
         self.stats
+    }
+
+    /// The evaluation learnt at the start clock that the search uses, if any.
+    pub fn heuristic(&self) -> Option<&Heuristic> {
+        self.heuristic.as_ref()
     }
 
     /// The nodes in the store (reachable from the root or not yet freed).
@@ -166,7 +176,8 @@ impl<G: Game> Mcts<G> {
         };
         let state = &store.states[self.root as usize];
         let scratch = self.scratch.get_or_insert_with(|| Scratch {
-            playout: Playout::new(game, state, self.options.playout),
+            playout: Playout::new(game, state, self.options.playout)
+                .with_heuristic(self.heuristic.clone()),
             next: state.clone(),
             joint: Vec::new(),
             path: Vec::new(),
@@ -401,6 +412,8 @@ impl<G: Game> Player<G> for Mcts<G> {
         self.store = None;
         self.scratch = None;
         self.tick = 0;
+        self.heuristic =
+            heuristic::at_start(game, self.options.heuristic, self.options.seed, deadline);
         let initial = game.initial_state();
         self.set_root(game, &initial);
         if self.options.max_iterations.is_none() {

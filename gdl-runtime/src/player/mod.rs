@@ -19,8 +19,10 @@ mod root;
 
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
-pub use mcts::{Mcts, ParallelMcts};
-pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats};
+pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features};
+pub use options::{
+    HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search, SearchStats,
+};
 pub use root::RootMove;
 
 use std::time::Instant;

@@ -22,6 +22,57 @@ pub enum PlayoutPolicy {
     Mast,
 }
 
+/// Whether [`super::Mcts`] learns an evaluation at the start clock and cuts its playouts
+/// short with it (`mcts/heuristic.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HeuristicMode {
+    /// No evaluation: playouts run to the end.
+    #[default]
+    Off,
+    /// The evaluation learnt is used however well it predicted the held-out samples.
+    On,
+    /// The evaluation is used only when it predicted the held-out samples well enough.
+    Auto,
+}
+
+impl HeuristicMode {
+    /// The mode named `text` (`off`, `on`, `auto`).
+    pub fn parse(text: &str) -> Option<HeuristicMode> {
+        match text {
+            "off" => Some(HeuristicMode::Off),
+            "on" => Some(HeuristicMode::On),
+            "auto" => Some(HeuristicMode::Auto),
+            _ => None,
+        }
+    }
+
+    /// The name [`HeuristicMode::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            HeuristicMode::Off => "off",
+            HeuristicMode::On => "on",
+            HeuristicMode::Auto => "auto",
+        }
+    }
+}
+
+/// The learnt evaluation's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeuristicOptions {
+    pub mode: HeuristicMode,
+    /// A playout that has run this many steps without ending is scored by the evaluation.
+    pub cutoff: usize,
+}
+
+impl Default for HeuristicOptions {
+    fn default() -> Self {
+        HeuristicOptions {
+            mode: HeuristicMode::default(),
+            cutoff: 8,
+        }
+    }
+}
+
 impl Search {
     /// The search named `text` (`mcts`, `baseline`).
     pub fn parse(text: &str) -> Option<Search> {
@@ -79,6 +130,8 @@ pub struct MctsOptions {
     pub search: Search,
     /// How playouts choose their moves.
     pub playout: PlayoutPolicy,
+    /// The evaluation learnt at the start clock.
+    pub heuristic: HeuristicOptions,
 }
 
 impl Default for MctsOptions {
@@ -91,6 +144,7 @@ impl Default for MctsOptions {
             seed: 1,
             search: Search::default(),
             playout: PlayoutPolicy::default(),
+            heuristic: HeuristicOptions::default(),
         }
     }
 }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use gdl_runtime::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
-use gdl_runtime::player::{MctsOptions, PlayoutPolicy, Search};
+use gdl_runtime::player::{HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search};
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
 
@@ -53,6 +53,11 @@ pub struct Args {
     /// (each role's moves by their mean goal so far, with some random ones).
     #[arg(long, default_value = "uniform", value_parser = ["uniform", "mast"])]
     pub playout: String,
+    /// Whether the search cuts playouts short with an evaluation learnt at the start clock
+    /// from piece counts and the like: `off`, `on`, or `auto` (when it predicts the results
+    /// of sample playouts well enough).
+    #[arg(long, default_value = "off", value_parser = ["off", "on", "auto"])]
+    pub heuristic: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the network plays, which the compiled game then takes
@@ -139,6 +144,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--ponder={}", args.ponder.as_str()),
                             format!("--search={}", args.search),
                             format!("--playout={}", args.playout),
+                            format!("--heuristic={}", args.heuristic),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -169,6 +175,10 @@ pub fn run(args: Args) -> ExitCode {
             exploration: args.exploration,
             search: Search::parse(&args.search).unwrap_or_default(),
             playout: PlayoutPolicy::parse(&args.playout).unwrap_or_default(),
+            heuristic: HeuristicOptions {
+                mode: HeuristicMode::parse(&args.heuristic).unwrap_or_default(),
+                ..HeuristicOptions::default()
+            },
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.

@@ -459,7 +459,11 @@ impl Universal {
             .arg(format!("--exploration={}", self.mcts_options.exploration))
             .arg(format!("--ponder={}", self.ponder.as_str()))
             .arg(format!("--search={}", self.mcts_options.search.name()))
-            .arg(format!("--playout={}", self.mcts_options.playout.name()));
+            .arg(format!("--playout={}", self.mcts_options.playout.name()))
+            .arg(format!(
+                "--heuristic={}",
+                self.mcts_options.heuristic.mode.name()
+            ));
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::heuristic::Heuristic;
 use crate::player::PlayoutPolicy;
 use crate::player::scaled_goal;
 use crate::{Game, RoleIndex, SplitMix64};
@@ -76,6 +77,8 @@ pub(super) struct Playout<G: Game> {
     mast: Option<Mast<G>>,
     /// MAST: the (role, move index) of every move played since the last [`Playout::learn`].
     played: Vec<(u32, u32)>,
+    /// Scores a playout cut short ([`super::heuristic`]).
+    heuristic: Option<Heuristic>,
 }
 
 impl<G: Game> Playout<G> {
@@ -88,7 +91,14 @@ impl<G: Game> Playout<G> {
             goals: Vec::new(),
             mast: (policy == PlayoutPolicy::Mast).then(|| Mast::new(game)),
             played: Vec::new(),
+            heuristic: None,
         }
+    }
+
+    /// The playouts cut short and scored by `heuristic`, when given.
+    pub(super) fn with_heuristic(mut self, heuristic: Option<Heuristic>) -> Self {
+        self.heuristic = heuristic;
+        self
     }
 
     /// Plays from `from` to the end; each role's goal in 0..1 (0.5 for a playout past
@@ -107,6 +117,13 @@ impl<G: Game> Playout<G> {
         while !game.is_terminal(&self.state) {
             if steps == max_steps {
                 self.goals.resize(roles, 0.5);
+                return &self.goals;
+            }
+            if let Some(h) = &self.heuristic
+                && steps == h.cutoff
+                && let Some(bits) = game.fact_bits(&self.state)
+            {
+                h.evaluate(bits, &mut self.goals);
                 return &self.goals;
             }
             let stepped = match self.mast.is_some() {
