@@ -54,7 +54,13 @@ fn probe<G: Game>(game: &G, seconds: f64) {
         println!("no evaluation");
         return;
     };
-    println!("held-out R2 {:.3} on {} samples", h.r2, h.samples);
+    println!(
+        "held-out R2 {:.3} (the state's own {:.3}) on {} samples: {}",
+        h.r2,
+        h.ceiling,
+        h.samples,
+        if h.predicts() { "used by auto" } else { "not used by auto" }
+    );
     for (i, f) in h.features.iter().enumerate() {
         let w: Vec<String> = h.weights.iter().map(|w| format!("{:+.4}", w[i])).collect();
         println!("  {:30} {}", f.name, w.join(" "));

@@ -20,7 +20,10 @@ use crate::{Game, SplitMix64};
 
 /// The least held-out R² (mean over the roles whose goals vary) for which
 /// [`HeuristicMode::Auto`] uses the evaluation.
-pub const MIN_R2: f64 = 0.15;
+pub const MIN_R2: f64 = 0.05;
+/// The least share of the state's own R² ([`Heuristic::ceiling`]) that the evaluation's
+/// R² reaches for [`HeuristicMode::Auto`] to use it.
+pub const MIN_SHARE: f64 = 0.5;
 /// The share of the start clock that learning may take.
 const TIME_SHARE: f64 = 0.4;
 /// The most time learning takes, whatever the start clock.
@@ -154,66 +157,105 @@ struct Samples {
     goals: Vec<Vec<f64>>,
     /// Per sample, whether it is held out of the fit (every other playout is).
     held_out: Vec<bool>,
+    /// Per held-out sample, each role's goal at the end of a second playout from its state
+    /// (`None` when that playout did not end): how far one playout's result can be
+    /// predicted from the state at all ([`ceiling`]).
+    again: Vec<Option<Vec<f64>>>,
 }
 
 /// Plays random playouts from the initial state until `deadline` and takes up to
-/// [`SAMPLES_PER_PLAYOUT`] states of each (at random depths, terminal states included).
+/// [`SAMPLES_PER_PLAYOUT`] states of each (at random depths, terminal states included). From
+/// each held-out state a second playout is played, for [`Samples::again`].
 fn sample<G: Game>(
     game: &G,
     features: &[Feature],
     rng: &mut SplitMix64,
     deadline: Instant,
 ) -> Samples {
-    let roles = game.role_count();
     let mut out = Samples {
         features: Vec::new(),
         goals: Vec::new(),
         held_out: Vec::new(),
+        again: Vec::new(),
     };
-    let mut state = game.initial_state();
-    let mut next = state.clone();
-    let (mut scratch, mut joint) = (Vec::new(), Vec::new());
-    let mut path: Vec<Vec<f64>> = Vec::new();
+    let mut path: Vec<(Vec<f64>, G::State)> = Vec::new();
     let mut playouts = 0usize;
-    'playouts: while out.features.len() < MAX_SAMPLES && Instant::now() < deadline {
-        state.clone_from(&game.initial_state());
+    let mut playout = RandomPlayout::new(game);
+    while out.features.len() < MAX_SAMPLES && Instant::now() < deadline {
         path.clear();
-        loop {
-            let Some(bits) = game.fact_bits(&state) else {
-                return out;
-            };
-            path.push(
-                features
-                    .iter()
-                    .map(|f| f64::from(count(&f.mask, bits)))
-                    .collect(),
-            );
-            if game.is_terminal(&state) {
-                break;
-            }
-            let stuck = game
-                .random_step(&state, rng, &mut scratch, &mut joint, &mut next)
-                .is_err();
-            if stuck
-                || path.len() > MAX_PLAYOUT
-                || path.len() % 64 == 0 && Instant::now() >= deadline
-            {
-                continue 'playouts;
-            }
-            std::mem::swap(&mut state, &mut next);
-        }
-        let goals: Vec<f64> = (0..roles)
-            .map(|r| scaled_goal(game.goal(&state, r)))
-            .collect();
+        let initial = game.initial_state();
+        let Some(goals) = playout.run(game, &initial, rng, deadline, |state| {
+            let bits = game.fact_bits(state)?;
+            let f = features.iter().map(|f| f64::from(count(&f.mask, bits)));
+            path.push((f.collect(), state.clone()));
+            Some(())
+        }) else {
+            continue;
+        };
+        let held_out = playouts % 2 == 1;
         for _ in 0..SAMPLES_PER_PLAYOUT.min(path.len()) {
-            let i = rng.below(path.len());
-            out.features.push(path.swap_remove(i));
+            let (f, state) = path.swap_remove(rng.below(path.len()));
+            let again = match held_out {
+                true => playout.run(game, &state, rng, deadline, |_| Some(())),
+                false => None,
+            };
+            out.features.push(f);
             out.goals.push(goals.clone());
-            out.held_out.push(playouts % 2 == 1);
+            out.held_out.push(held_out);
+            out.again.push(again);
         }
         playouts += 1;
     }
     out
+}
+
+/// The buffers of a random playout.
+struct RandomPlayout<G: Game> {
+    state: G::State,
+    next: G::State,
+    scratch: Vec<G::Move>,
+    joint: Vec<G::Move>,
+}
+
+impl<G: Game> RandomPlayout<G> {
+    fn new(game: &G) -> Self {
+        let state = game.initial_state();
+        RandomPlayout {
+            next: state.clone(),
+            state,
+            scratch: Vec::new(),
+            joint: Vec::new(),
+        }
+    }
+
+    /// Plays randomly from `from` to the end, calling `visit` on each state (the first and
+    /// the last included); each role's goal in 0..1. `None` when `visit` says so, a role has
+    /// no move, the playout is longer than [`MAX_PLAYOUT`] or `deadline` passes.
+    fn run(
+        &mut self,
+        game: &G,
+        from: &G::State,
+        rng: &mut SplitMix64,
+        deadline: Instant,
+        mut visit: impl FnMut(&G::State) -> Option<()>,
+    ) -> Option<Vec<f64>> {
+        self.state.clone_from(from);
+        for step in 0..=MAX_PLAYOUT {
+            visit(&self.state)?;
+            if game.is_terminal(&self.state) {
+                let roles = 0..game.role_count();
+                return Some(roles.map(|r| scaled_goal(game.goal(&self.state, r))).collect());
+            }
+            if step % 64 == 63 && Instant::now() >= deadline {
+                return None;
+            }
+            let (s, n) = (&self.state, &mut self.next);
+            game.random_step(s, rng, &mut self.scratch, &mut self.joint, n)
+                .ok()?;
+            std::mem::swap(&mut self.state, &mut self.next);
+        }
+        None
+    }
 }
 
 /// Pearson's correlation of `x` and `y` (0 when either is constant).
@@ -233,6 +275,27 @@ fn correlation(x: &[f64], y: &[f64]) -> f64 {
         return 0.0;
     }
     sxy / (sxx * syy).sqrt()
+}
+
+/// The mean over the roles whose goals vary of the correlation between the results of two
+/// playouts from the same held-out state: the R² that knowing the state exactly would give
+/// a prediction of one playout's result (its variance explained by the state).
+fn ceiling(samples: &Samples, roles: usize) -> f64 {
+    let pairs: Vec<(&Vec<f64>, &Vec<f64>)> = (0..samples.goals.len())
+        .filter_map(|i| Some((&samples.goals[i], samples.again[i].as_ref()?)))
+        .collect();
+    let per_role: Vec<f64> = (0..roles)
+        .filter_map(|r| {
+            let x: Vec<f64> = pairs.iter().map(|p| p.0[r]).collect();
+            let y: Vec<f64> = pairs.iter().map(|p| p.1[r]).collect();
+            let varies = x.iter().any(|&v| (v - x[0]).abs() > 1e-9);
+            varies.then(|| correlation(&x, &y))
+        })
+        .collect();
+    match per_role.len() {
+        0 => 0.0,
+        n => per_role.iter().sum::<f64>() / n as f64,
+    }
 }
 
 /// Solves `a x = b` (`a` symmetric positive definite, `n` by `n`, row-major) by Gaussian
@@ -272,6 +335,9 @@ pub struct Heuristic {
     pub weights: Vec<Vec<f64>>,
     /// The mean over the roles whose goals vary of the R² of the fit on held-out samples.
     pub r2: f64,
+    /// What the state itself explains of a playout's result ([`ceiling`]): `r2` can be
+    /// at most about this.
+    pub ceiling: f64,
     /// The sample states it was learnt from and judged on.
     pub samples: usize,
     /// Playouts stop after this many steps and are scored by the evaluation.
@@ -279,6 +345,13 @@ pub struct Heuristic {
 }
 
 impl Heuristic {
+    /// Whether it predicts well enough for [`HeuristicMode::Auto`]: it explains at least
+    /// [`MIN_R2`] of the results' variance, and at least [`MIN_SHARE`] of what the state
+    /// explains ([`Heuristic::ceiling`]).
+    pub fn predicts(&self) -> bool {
+        self.r2 >= MIN_R2 && self.r2 >= MIN_SHARE * self.ceiling
+    }
+
     /// Each role's evaluation of fact bits `bits` into `out` (0..1).
     pub fn evaluate(&self, bits: &[u64], out: &mut Vec<f64>) {
         out.clear();
@@ -422,6 +495,7 @@ pub fn learn<G: Game>(
         features: kept.iter().map(|&f| candidates[f].clone()).collect(),
         weights,
         r2,
+        ceiling: ceiling(&samples, roles),
         samples: samples.features.len(),
         cutoff,
     })
@@ -445,7 +519,7 @@ pub fn at_start<G: Game>(
     }
     let mut rng = SplitMix64::new(seed ^ 0x5eed_4e55);
     let h = learn(game, &mut rng, Instant::now() + budget, options.cutoff)?;
-    (options.mode == HeuristicMode::On || h.r2 >= MIN_R2).then_some(h)
+    (options.mode == HeuristicMode::On || h.predicts()).then_some(h)
 }
 
 #[cfg(test)]
