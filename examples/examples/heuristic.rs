@@ -59,7 +59,11 @@ fn probe<G: Game>(game: &G, seconds: f64) {
         h.r2,
         h.ceiling,
         h.samples,
-        if h.predicts() { "used by auto" } else { "not used by auto" }
+        if h.predicts() {
+            "used by auto"
+        } else {
+            "not used by auto"
+        }
     );
     for (i, f) in h.features.iter().enumerate() {
         let w: Vec<String> = h.weights.iter().map(|w| format!("{:+.4}", w[i])).collect();

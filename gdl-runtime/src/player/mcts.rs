@@ -404,7 +404,11 @@ impl<G: Game> Player<G> for Mcts<G> {
     }
 
     fn report(&self) -> Option<String> {
-        Some(self.stats.to_string())
+        Some(format!(
+            "{}{}",
+            self.stats,
+            heuristic::describe(self.heuristic.as_ref())
+        ))
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {

@@ -1,12 +1,14 @@
 //! A heuristic evaluation learnt from the rules at the start clock, as Sancho does for piece
-//! games: candidate features are counts of state facts grouped by predicate and by a
-//! constant at one argument position (`(cell ? ? white)`: white's pieces; `(cell ? 7 white)`:
-//! white's pieces on row 7); random playouts from the initial state give sample states (at
-//! random depths) with the goals their playout ended with; the features that correlate with a
-//! role's goal are kept and a linear fit of each role's goal on them (ridge regression) is the
-//! evaluation. The fit is judged on the samples of other playouts than those it was made
-//! from: [`Heuristic::r2`] is how much of the goals' variance it explains there, and the
-//! search uses it ([`HeuristicMode::Auto`]) only when that is at least [`MIN_R2`].
+//! games: candidate features are counts of state facts grouped by predicate and by the
+//! constants at one or two argument positions (`(cell ? ? white)`: white's pieces;
+//! `(cell ? 7 white)`: white's pieces on row 7); random playouts from the initial state give
+//! sample states (at random depths) with the goals their playout ended with; the features that
+//! correlate with a role's goal are kept and a linear fit of each role's goal on them (ridge
+//! regression) is the evaluation. The fit is judged on the samples of other playouts than
+//! those it was made from: [`Heuristic::r2`] is how much of the goals' variance it explains
+//! there, [`Heuristic::ceiling`] how much the state itself explains (two playouts from the
+//! same state agree that much), and the search uses it ([`HeuristicMode::Auto`]) only when it
+//! [`Heuristic::predicts`].
 //!
 //! The search uses it to cut playouts short: a playout that has run
 //! [`HeuristicOptions::cutoff`] steps without reaching a terminal state scores the state it
@@ -20,7 +22,7 @@ use crate::{Game, SplitMix64};
 
 /// The least held-out R² (mean over the roles whose goals vary) for which
 /// [`HeuristicMode::Auto`] uses the evaluation.
-pub const MIN_R2: f64 = 0.05;
+pub const MIN_R2: f64 = 0.15;
 /// The least share of the state's own R² ([`Heuristic::ceiling`]) that the evaluation's
 /// R² reaches for [`HeuristicMode::Auto`] to use it.
 pub const MIN_SHARE: f64 = 0.5;
@@ -244,7 +246,11 @@ impl<G: Game> RandomPlayout<G> {
             visit(&self.state)?;
             if game.is_terminal(&self.state) {
                 let roles = 0..game.role_count();
-                return Some(roles.map(|r| scaled_goal(game.goal(&self.state, r))).collect());
+                return Some(
+                    roles
+                        .map(|r| scaled_goal(game.goal(&self.state, r)))
+                        .collect(),
+                );
             }
             if step % 64 == 63 && Instant::now() >= deadline {
                 return None;
@@ -499,6 +505,20 @@ pub fn learn<G: Game>(
         samples: samples.features.len(),
         cutoff,
     })
+}
+
+/// The words a search report adds for the evaluation it uses (nothing without one).
+pub fn describe(heuristic: Option<&Heuristic>) -> String {
+    match heuristic {
+        None => String::new(),
+        Some(h) => format!(
+            ", heuristic R2 {:.2} of {:.2} ({} features, cut-off {})",
+            h.r2,
+            h.ceiling,
+            h.features.len(),
+            h.cutoff
+        ),
+    }
 }
 
 /// What the start clock gives the search: the evaluation to use (`None`: none), learnt within

@@ -141,7 +141,15 @@ where
     }
 
     fn report(&self) -> Option<String> {
-        Some(self.stats().to_string())
+        let heuristic = match &self.trees {
+            Trees::Mcts(trees) => trees.first().and_then(|t| t.heuristic()),
+            Trees::Baseline(_) => None,
+        };
+        Some(format!(
+            "{}{}",
+            self.stats(),
+            super::heuristic::describe(heuristic)
+        ))
     }
 
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
