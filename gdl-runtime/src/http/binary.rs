@@ -295,10 +295,16 @@ mod tests {
         let a = play_args("g", &args(&["--search", "mcts", "--playout=uniform"])).unwrap();
         assert_eq!(a.search.search, Search::Mcts);
         assert_eq!(a.search.playout, PlayoutPolicy::Uniform);
+        assert_eq!(a.search.heuristic.mode, HeuristicMode::default());
+        let a = play_args("g", &args(&["--heuristic", "auto"])).unwrap();
+        assert_eq!(a.search.heuristic.mode, HeuristicMode::Auto);
+        let a = play_args("g", &args(&["--heuristic=on"])).unwrap();
+        assert_eq!(a.search.heuristic.mode, HeuristicMode::On);
         for bad in [
             ["--search", "uct"],
             ["--playout", "gibbs"],
             ["--search", ""],
+            ["--heuristic", "yes"],
         ] {
             let e = play_args("g", &args(&bad)).unwrap_err();
             assert!(e.contains(bad[0]), "{e}");
