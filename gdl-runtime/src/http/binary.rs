@@ -24,8 +24,9 @@ pub const PLAY_USAGE: &str =
                                            most N tree nodes, UCB1 constant C; the search,
                                            and how its playouts choose moves; --heuristic:
                                            cut playouts short with an evaluation learnt at
-                                           the start clock (auto: when it predicts); --ponder:
-                                           search on the opponents' time, default on;
+                                           the start clock (default auto: when it predicts);
+                                           --ponder: search on the opponents' time,
+                                           default on;
                                            --margin: seconds kept before the play clock
                                            ends, START 0.2 more, default 0.3 for a manager
                                            on this host, 1.0 advised over a network);

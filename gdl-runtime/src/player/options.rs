@@ -27,11 +27,13 @@ pub enum PlayoutPolicy {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HeuristicMode {
     /// No evaluation: playouts run to the end.
-    #[default]
     Off,
     /// The evaluation learnt is used however well it predicted the held-out samples.
     On,
-    /// The evaluation is used only when it predicted the held-out samples well enough.
+    /// The evaluation is used only when it predicted the held-out samples well enough (the
+    /// default: on englishDraughts it is chosen and won; on breakthrough, connectFour and
+    /// reversi, where it lost when forced on, it is not chosen).
+    #[default]
     Auto,
 }
 

@@ -56,7 +56,7 @@ pub struct Args {
     /// Whether the search cuts playouts short with an evaluation learnt at the start clock
     /// from piece counts and the like: `off`, `on`, or `auto` (when it predicts the results
     /// of sample playouts well enough).
-    #[arg(long, default_value = "off", value_parser = ["off", "on", "auto"])]
+    #[arg(long, default_value = "auto", value_parser = ["off", "on", "auto"])]
     pub heuristic: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
