@@ -31,8 +31,8 @@ pub enum HeuristicMode {
     /// The evaluation learnt is used however well it predicted the held-out samples.
     On,
     /// The evaluation is used only when it predicted the held-out samples well enough (the
-    /// default: on englishDraughts it is chosen and won; on breakthrough, connectFour and
-    /// reversi, where it lost when forced on, it is not chosen).
+    /// default: on englishDraughts and checkers it is chosen and won; on breakthrough and
+    /// reversi, where it lost when forced on, and on connectFour, it is not chosen).
     #[default]
     Auto,
 }
