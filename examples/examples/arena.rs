@@ -14,8 +14,9 @@
 //! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts), `auto:I` (the playout
 //! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
 //! simultaneous moves, `--simultaneous`); `mcts@S`, `base@S`, ... search S seconds per move
-//! instead (`mcts@0.1:C` with constant C). An optional last argument gives each player a
-//! start clock of that many seconds (default 0). Prints one line per colour and a total, from the first player's side, and the
+//! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
+//! learnt at the start clock (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K
+//! steps). START_SECONDS (default 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
 //! number: a run is repeatable when no player is timed.
 
@@ -26,8 +27,8 @@ use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_player::{
-    BaselineMcts, FlatMonteCarlo, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer,
-    SimultaneousRule,
+    BaselineMcts, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts, MctsOptions, Player,
+    PlayoutPolicy, RandomPlayer, SimultaneousRule,
 };
 use gdl_runtime::Game;
 
@@ -61,7 +62,8 @@ fn main() -> ExitCode {
 fn usage() -> ExitCode {
     eprintln!(
         "usage: arena [{}|connectFourSimultaneous] PLAYER PLAYER [GAMES [START_SECONDS]]   \
-         (PLAYER: random | flat:P | (mcts|base|mast|dec|anti|auto|rm|exp3)(:I|@SECONDS)[:C])",
+         (PLAYER: random | flat:P | \
+         (mcts|base|mast|dec|anti|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C[:K]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -89,11 +91,16 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     };
     let searches = matches!(
         kind,
-        "mcts" | "base" | "mast" | "dec" | "anti" | "auto" | "rm" | "exp3"
+        "mcts" | "base" | "mast" | "dec" | "anti" | "auto" | "rm" | "exp3" | "hon" | "hauto"
     );
     let exploration: Option<f64> = match parts.next() {
         None => None,
         Some(c) if searches => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
+        Some(_) => return None,
+    };
+    let cutoff: Option<usize> = match parts.next() {
+        None => None,
+        Some(k) if kind.starts_with('h') => Some(k.parse().ok()?),
         Some(_) => return None,
     };
     if parts.next().is_some() || (seconds.is_some() && !searches) {
@@ -137,6 +144,16 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         })),
         "exp3" => Box::new(Mcts::new(MctsOptions {
             simultaneous: SimultaneousRule::Exp3,
+            ..options
+        })),
+        "hon" | "hauto" => Box::new(Mcts::new(MctsOptions {
+            heuristic: HeuristicOptions {
+                mode: match kind {
+                    "hon" => HeuristicMode::On,
+                    _ => HeuristicMode::Auto,
+                },
+                cutoff: cutoff.unwrap_or(HeuristicOptions::default().cutoff),
+            },
             ..options
         })),
         _ => return None,
@@ -206,7 +223,7 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32, start: f64) 
     ExitCode::SUCCESS
 }
 
-/// Plays one game to its end; the goals (an undefined goal counts as 0).
+/// Plays one game to its end, each player given `start` seconds to start; the goals (an undefined goal counts as 0).
 fn play<G: Game>(game: &G, players: &mut [Seat<G>; 2], start: f64) -> [i32; 2] {
     let far = || Instant::now() + Duration::from_secs(3600);
     for (r, p) in players.iter_mut().enumerate() {

@@ -71,4 +71,50 @@ mod tests {
         moves_are_numbered(&super::breakthrough::Breakthrough);
         moves_are_numbered(&super::connect_four_simultaneous::ConnectFourSimultaneous);
     }
+
+    /// The fact bits of a generated game name the facts `write_state` writes, less those of
+    /// every state (`CONSTANT_FACTS`), along random playouts.
+    fn fact_bits_are_the_state_facts<G: Game>(game: &G, constant: &[&str]) {
+        let names = game.fact_names().expect("fact names");
+        let mut rng = SplitMix64::new(9);
+        let (mut scratch, mut joint) = (Vec::new(), Vec::new());
+        for _ in 0..5 {
+            let mut state = game.initial_state();
+            let mut next = state.clone();
+            loop {
+                let bits = game.fact_bits(&state).expect("fact bits");
+                assert_eq!(bits.len(), names.len().div_ceil(64));
+                let mut from_bits: Vec<&str> = (0..names.len())
+                    .filter(|&i| bits[i / 64] >> (i % 64) & 1 != 0)
+                    .map(|i| names[i].as_str())
+                    .collect();
+                let mut written = Vec::new();
+                game.write_state(&state, &mut written);
+                let mut written: Vec<&str> = written
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|f| !constant.contains(f))
+                    .collect();
+                from_bits.sort_unstable();
+                written.sort_unstable();
+                assert_eq!(from_bits, written);
+                if game.is_terminal(&state)
+                    || game
+                        .random_step(&state, &mut rng, &mut scratch, &mut joint, &mut next)
+                        .is_err()
+                {
+                    break;
+                }
+                std::mem::swap(&mut state, &mut next);
+            }
+        }
+    }
+
+    #[test]
+    fn generated_games_show_their_fact_bits() {
+        use super::*;
+        fact_bits_are_the_state_facts(&tic_tac_toe::TicTacToe, tic_tac_toe::CONSTANT_FACTS);
+        fact_bits_are_the_state_facts(&connect_four::ConnectFour, connect_four::CONSTANT_FACTS);
+        fact_bits_are_the_state_facts(&breakthrough::Breakthrough, breakthrough::CONSTANT_FACTS);
+    }
 }

@@ -32,8 +32,11 @@ pub mod subprocess;
 
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
-pub use mcts::{Mcts, ParallelMcts, tuning};
-pub use options::{MctsOptions, PlayoutPolicy, Search, SearchStats, SimultaneousRule};
+pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
+pub use options::{
+    HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search, SearchStats,
+    SimultaneousRule,
+};
 pub use root::RootMove;
 
 use std::time::Instant;

@@ -27,6 +27,7 @@
 //! visited one of those not proven worse than another.
 
 mod decisive;
+mod heuristic;
 mod parallel;
 mod policy;
 mod puzzle;
@@ -35,6 +36,7 @@ mod simultaneous;
 mod store;
 pub mod tuning;
 
+pub use heuristic::{Feature, Heuristic, candidate_features};
 pub use parallel::ParallelMcts;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -81,6 +83,8 @@ pub struct Mcts<G: Game> {
     /// The playout policy of the options given ([`PlayoutPolicy::Auto`] is measured again at
     /// each start).
     asked: PlayoutPolicy,
+    /// The evaluation learnt at the start clock that cuts playouts short, if any.
+    heuristic: Option<Heuristic>,
 }
 
 impl<G: Game> Mcts<G> {
@@ -96,12 +100,18 @@ impl<G: Game> Mcts<G> {
             scratch: None,
             stats: SearchStats::default(),
             tuned: None,
+            heuristic: None,
         }
     }
 
     /// What the last [`Player::choose`] did.
     pub fn stats(&self) -> SearchStats {
         self.stats
+    }
+
+    /// The evaluation learnt at the start clock that the search uses, if any.
+    pub fn heuristic(&self) -> Option<&Heuristic> {
+        self.heuristic.as_ref()
     }
 
     /// The nodes in the store (reachable from the root or not yet freed).
@@ -199,7 +209,8 @@ impl<G: Game> Mcts<G> {
         let state = &store.states[self.root as usize];
         let keep_line = self.options.best_line && store.roles() == 1;
         let scratch = self.scratch.get_or_insert_with(|| Scratch {
-            playout: Playout::new(game, state, self.options.playout),
+            playout: Playout::new(game, state, self.options.playout)
+                .with_heuristic(self.heuristic.clone()),
             next: state.clone(),
             joint: Vec::new(),
             path: Vec::new(),
@@ -461,12 +472,22 @@ impl<G: Game> Player<G> for Mcts<G> {
 
     fn report(&self) -> Option<String> {
         Some(match &self.tuned {
-            Some(t) => format!("{}; playout auto: {t}", self.stats),
-            None => self.stats.to_string(),
+            Some(t) => format!(
+                "{}{}; playout auto: {t}",
+                self.stats,
+                heuristic::describe(self.heuristic.as_ref())
+            ),
+            None => format!(
+                "{}{}",
+                self.stats,
+                heuristic::describe(self.heuristic.as_ref())
+            ),
         })
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
+        self.heuristic =
+            heuristic::at_start(game, self.options.heuristic, self.options.seed, deadline);
         let tuned = self.tune(game, deadline);
         self.set_tuned(tuned.as_ref());
         self.begin(game, role, deadline);

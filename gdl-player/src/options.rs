@@ -65,6 +65,59 @@ impl SimultaneousRule {
     }
 }
 
+/// Whether [`super::Mcts`] learns an evaluation at the start clock and cuts its playouts
+/// short with it (`mcts/heuristic.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HeuristicMode {
+    /// No evaluation: playouts run to the end.
+    Off,
+    /// The evaluation learnt is used however well it predicted the held-out samples.
+    On,
+    /// The evaluation is used only when it predicted the held-out samples well enough (the
+    /// default: on englishDraughts and checkers it is chosen and won; on breakthrough and
+    /// reversi, where it lost when forced on, and on connectFour, it is not chosen).
+    #[default]
+    Auto,
+}
+
+impl HeuristicMode {
+    /// The mode named `text` (`off`, `on`, `auto`).
+    pub fn parse(text: &str) -> Option<HeuristicMode> {
+        match text {
+            "off" => Some(HeuristicMode::Off),
+            "on" => Some(HeuristicMode::On),
+            "auto" => Some(HeuristicMode::Auto),
+            _ => None,
+        }
+    }
+
+    /// The name [`HeuristicMode::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            HeuristicMode::Off => "off",
+            HeuristicMode::On => "on",
+            HeuristicMode::Auto => "auto",
+        }
+    }
+}
+
+/// The learnt evaluation's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeuristicOptions {
+    pub mode: HeuristicMode,
+    /// A playout that has run this many steps without ending is scored by the evaluation.
+    pub cutoff: usize,
+}
+
+impl Default for HeuristicOptions {
+    fn default() -> Self {
+        HeuristicOptions {
+            mode: HeuristicMode::default(),
+            cutoff: 8,
+        }
+    }
+}
+
 impl Search {
     /// The search named `text` (`mcts`, `baseline`).
     pub fn parse(text: &str) -> Option<Search> {
@@ -134,6 +187,8 @@ pub struct MctsOptions {
     /// iteration reached and plays it unless a move is proven as good (else the most visited
     /// move).
     pub best_line: bool,
+    /// The evaluation learnt at the start clock.
+    pub heuristic: HeuristicOptions,
 }
 
 impl Default for MctsOptions {
@@ -148,6 +203,7 @@ impl Default for MctsOptions {
             playout: PlayoutPolicy::default(),
             simultaneous: SimultaneousRule::default(),
             best_line: true,
+            heuristic: HeuristicOptions::default(),
         }
     }
 }

@@ -108,6 +108,21 @@ pub trait Game {
     /// particular order and without duplicates.
     fn write_state(&self, state: &Self::State, out: &mut Vec<String>);
 
+    /// The text of each state fact a state can hold, by bit: fact `i` holds in a state when
+    /// bit `i % 64` of word `i / 64` of [`Game::fact_bits`] is set. `None` (the default) when
+    /// the game does not see its states as words of fact bits; generated games and the
+    /// in-process network do. The search's heuristics read it once, at the start clock.
+    fn fact_names(&self) -> Option<Vec<String>> {
+        None
+    }
+
+    /// The words of fact bits of `state` ([`Game::fact_names`] names the bits); `None` (the
+    /// default) when the game has no such view. Facts that hold in every state are not bits.
+    fn fact_bits<'a>(&self, state: &'a Self::State) -> Option<&'a [u64]> {
+        let _ = state;
+        None
+    }
+
     /// Which of `base` (the state facts) and `input` (the moves) the description declares,
     /// for [`Game::undeclared_facts`] and [`Game::is_declared_move`]. The default: neither.
     fn declarations(&self) -> Declarations {

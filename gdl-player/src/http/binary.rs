@@ -10,7 +10,9 @@ use std::time::Duration;
 use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
-use crate::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule};
+use crate::{
+    HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule,
+};
 use gdl_runtime::Game;
 use gdl_runtime::cli::{EXIT_USAGE, run_game};
 use gdl_runtime::sexpr;
@@ -20,14 +22,18 @@ pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--exploration C] [--search mcts|baseline]
            [--playout uniform|mast|decisive|anti-decisive|auto]
-           [--simultaneous duct|rm|exp3] [--best-line on|off] [--ponder on|off]
+           [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
+           [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C; the search,
                                            how its playouts choose moves, `auto`: measured
                                            at the start clock; how roles choose at
                                            simultaneous moves, whether a puzzle plays the
-                                           best line found, default on; --ponder:
-                                           search on the opponents' time, default on;
+                                           best line found, default on; --heuristic: cut
+                                           playouts short with an evaluation learnt at the
+                                           start clock, default auto: when it predicts;
+                                           --ponder: search on the opponents' time,
+                                           default on;
                                            --margin: seconds kept before the play clock
                                            ends, START 0.2 more, default 0.3 for a manager
                                            on this host, 1.0 advised over a network);
@@ -38,7 +44,8 @@ pub const PLAY_USAGE: &str =
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
                                 [--search mcts|baseline] \
                                 [--playout uniform|mast|decisive|anti-decisive|auto] \
-                                [--simultaneous duct|rm|exp3] [--best-line on|off] [--ponder on|off]";
+                                [--simultaneous duct|rm|exp3] [--best-line on|off] \
+                                [--heuristic off|on|auto] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -139,6 +146,9 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
                 }
                 _ => false,
             },
+            "--heuristic" => HeuristicMode::parse(value)
+                .map(|v| search.heuristic.mode = v)
+                .is_some(),
             _ => false,
         };
         if !ok {
@@ -309,10 +319,16 @@ mod tests {
         assert_eq!(a.search.playout, PlayoutPolicy::Auto);
         let a = play_args("g", &args(&["--playout=decisive"])).unwrap();
         assert_eq!(a.search.playout, PlayoutPolicy::Decisive);
+        assert_eq!(a.search.heuristic.mode, HeuristicMode::default());
+        let a = play_args("g", &args(&["--heuristic", "auto"])).unwrap();
+        assert_eq!(a.search.heuristic.mode, HeuristicMode::Auto);
+        let a = play_args("g", &args(&["--heuristic=on"])).unwrap();
+        assert_eq!(a.search.heuristic.mode, HeuristicMode::On);
         for bad in [
             ["--search", "uct"],
             ["--playout", "gibbs"],
             ["--search", ""],
+            ["--heuristic", "yes"],
         ] {
             let e = play_args("g", &args(&bad)).unwrap_err();
             assert!(e.contains(bad[0]), "{e}");

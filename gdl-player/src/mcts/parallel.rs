@@ -156,13 +156,16 @@ where
     }
 
     fn report(&self) -> Option<String> {
-        let tuned = match &self.trees {
-            Trees::Mcts(trees) => trees.first().and_then(|t| t.tuned.as_deref()),
-            Trees::Baseline(_) => None,
+        let (tuned, heuristic) = match &self.trees {
+            Trees::Mcts(trees) => trees
+                .first()
+                .map_or((None, None), |t| (t.tuned.as_deref(), t.heuristic())),
+            Trees::Baseline(_) => (None, None),
         };
+        let described = format!("{}{}", self.stats(), super::heuristic::describe(heuristic));
         Some(match tuned {
-            Some(t) => format!("{}; playout auto: {t}", self.stats()),
-            None => self.stats().to_string(),
+            Some(t) => format!("{described}; playout auto: {t}"),
+            None => described,
         })
     }
 

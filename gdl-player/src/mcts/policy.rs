@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use super::decisive::Decisive;
+use super::heuristic::Heuristic;
 use crate::PlayoutPolicy;
 use crate::scaled_goal;
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
@@ -81,6 +82,8 @@ pub(super) struct Playout<G: Game> {
     played: Vec<(u32, u32)>,
     /// When kept ([`Playout::keep_line`]): the first role's moves of the last playout.
     line: Option<Vec<G::Move>>,
+    /// Scores a playout cut short ([`super::heuristic`]).
+    heuristic: Option<Heuristic>,
 }
 
 impl<G: Game> Playout<G> {
@@ -99,7 +102,14 @@ impl<G: Game> Playout<G> {
             },
             played: Vec::new(),
             line: None,
+            heuristic: None,
         }
+    }
+
+    /// The playouts cut short and scored by `heuristic`, when given.
+    pub(super) fn with_heuristic(mut self, heuristic: Option<Heuristic>) -> Self {
+        self.heuristic = heuristic;
+        self
     }
 
     /// From now on, keeps the first role's moves of each playout ([`Playout::line`]); uniform
@@ -133,6 +143,13 @@ impl<G: Game> Playout<G> {
         while !game.is_terminal(&self.state) {
             if steps == max_steps {
                 self.goals.resize(roles, 0.5);
+                return &self.goals;
+            }
+            if let Some(h) = &self.heuristic
+                && steps == h.cutoff
+                && let Some(bits) = game.fact_bits(&self.state)
+            {
+                h.evaluate(bits, &mut self.goals);
                 return &self.goals;
             }
             let stepped = match (&mut self.decisive, self.mast.is_some(), self.line.is_some()) {

@@ -18,7 +18,7 @@
 use std::time::{Duration, Instant};
 
 use super::Mcts;
-use crate::{MctsOptions, Player, PlayoutPolicy, scaled_goal};
+use crate::{HeuristicMode, HeuristicOptions, MctsOptions, Player, PlayoutPolicy, scaled_goal};
 use gdl_runtime::{Game, SplitMix64};
 
 /// A setting measured at the start clock.
@@ -229,8 +229,14 @@ pub fn playout_candidates(options: &MctsOptions) -> Vec<Candidate> {
     .into_iter()
     .map(|playout| Candidate {
         name: playout.name().to_string(),
+        // The measuring games play without the evaluation learnt at the start clock (each
+        // would learn it again): the playout policies are compared as they are.
         options: MctsOptions {
             playout,
+            heuristic: HeuristicOptions {
+                mode: HeuristicMode::Off,
+                ..options.heuristic
+            },
             ..options.clone()
         },
     })

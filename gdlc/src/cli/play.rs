@@ -14,7 +14,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use gdl_player::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
-use gdl_player::{MctsOptions, PlayoutPolicy, Search, SimultaneousRule};
+use gdl_player::{
+    HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search, SimultaneousRule,
+};
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
 
@@ -64,6 +66,11 @@ pub struct Args {
     /// a move is proven as good (`on`), or the most visited move (`off`).
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pub best_line: String,
+    /// Whether the search cuts playouts short with an evaluation learnt at the start clock
+    /// from piece counts and the like: `off`, `on`, or `auto` (when it predicts the results
+    /// of sample playouts well enough).
+    #[arg(long, default_value = "auto", value_parser = ["off", "on", "auto"])]
+    pub heuristic: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the network plays, which the compiled game then takes
@@ -152,6 +159,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--playout={}", args.playout),
                             format!("--simultaneous={}", args.simultaneous),
                             format!("--best-line={}", args.best_line),
+                            format!("--heuristic={}", args.heuristic),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -184,6 +192,10 @@ pub fn run(args: Args) -> ExitCode {
             playout: PlayoutPolicy::parse(&args.playout).unwrap_or_default(),
             simultaneous: SimultaneousRule::parse(&args.simultaneous).unwrap_or_default(),
             best_line: args.best_line != "off",
+            heuristic: HeuristicOptions {
+                mode: HeuristicMode::parse(&args.heuristic).unwrap_or_default(),
+                ..HeuristicOptions::default()
+            },
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.

@@ -467,7 +467,11 @@ impl Universal {
             .arg(match self.mcts_options.best_line {
                 true => "--best-line=on",
                 false => "--best-line=off",
-            });
+            })
+            .arg(format!(
+                "--heuristic={}",
+                self.mcts_options.heuristic.mode.name()
+            ));
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until

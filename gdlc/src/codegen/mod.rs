@@ -474,6 +474,15 @@ pub(crate) fn game_impl(ir: &Ir, options: &CodegenOptions, b: &GameBodies) -> To
                 }
             }
 
+            fn fact_names(&self) -> Option<Vec<String>> {
+                Some(BITS.iter().map(|f| f.to_string()).collect())
+            }
+
+            #[inline]
+            fn fact_bits<'a>(&self, state: &'a State) -> Option<&'a [u64]> {
+                Some(&state.0)
+            }
+
             #percepts
             #declared
         }

@@ -179,6 +179,14 @@ impl Game for OwnedNetGame {
         }
     }
 
+    fn fact_names(&self) -> Option<Vec<String>> {
+        Some(self.bits.clone())
+    }
+
+    fn fact_bits<'a>(&self, state: &'a Vec<u64>) -> Option<&'a [u64]> {
+        Some(state)
+    }
+
     fn percepts(&self, state: &Vec<u64>, joint: &[u32], role: RoleIndex, out: &mut Vec<String>) {
         let mut seen = Vec::new();
         self.with(state, |e| {
