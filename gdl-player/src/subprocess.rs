@@ -1,5 +1,4 @@
-//! A player in another process, spoken to over its standard input and output (feature
-//! `player`). This is how the universal player (`gdlc play` without a game) hands a match to
+//! A player in another process, spoken to over its standard input and output. This is how the universal player (`gdlc play` without a game) hands a match to
 //! the compiled game once it is built: it runs the game's binary as `BIN engine`, tells it the
 //! role, replays the joint moves played so far, and from then on asks it for each move.
 //!

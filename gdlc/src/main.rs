@@ -1,4 +1,4 @@
-//! The `gdlc` command: check, format, trace and (later) compile GDL game descriptions.
+//! The `gdlc` command: check, format, simulate, compile and play GDL game descriptions.
 
 use std::process::ExitCode;
 
@@ -28,8 +28,8 @@ enum Command {
     Dump(cli::dump::Args),
     /// Print the Rust module compiled from a description.
     Emit(cli::emit::Args),
-    /// Write a standalone cargo crate for a compiled game (a library and a binary with
-    /// `trace` and `bench` sub-commands).
+    /// Write a standalone cargo crate for a compiled game (a library, and a binary that
+    /// simulates the game and plays it as a GGP player).
     Build(cli::build::Args),
     /// Time random playouts (from the initial state, uniformly random legal moves for every role
     /// until the end) on the interpreter or the compiled game; prints one line.

@@ -8,9 +8,12 @@ use gdlc::crate_gen::{self, CrateOptions, Layout, ReleaseProfile};
 use super::cache::{self, CompileArgs};
 
 /// Printed after the options by `gdlc build --help`.
-const AFTER_HELP: &str = "The crate has Cargo.toml (depending on gdl-runtime by path), src/lib.rs \
-(the compiled module, as `gdlc emit` prints it) and src/main.rs, a binary with the sub-commands \
-`trace [--seed S]`, `bench [--seconds T]` and `traces [--seeds A..B]`. Build and run it with
+const AFTER_HELP: &str =
+    "The crate has Cargo.toml (depending on gdl-runtime and gdl-player, by path \
+beside this gdlc's checkout when there is one, else by version), src/lib.rs (the compiled module, \
+as `gdlc emit` prints it) and src/main.rs, a binary with the sub-commands `trace`, `bench`, \
+`traces`, `roles`, `validate`, `play` (a GGP player for this game) and `engine` (`BIN help` lists \
+them). Build and run it with
 
     cargo build --release --manifest-path DIR/Cargo.toml
     DIR/target/release/gdl-<game> bench --seconds 10
@@ -21,7 +24,7 @@ A directory whose Cargo.toml was not written by gdlc is left alone unless --forc
 #[derive(clap::Args, Debug)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The game description (KIF).
+    /// The game description (KIF or infix).
     pub file: PathBuf,
     /// The directory to write the crate into (created if needed).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
