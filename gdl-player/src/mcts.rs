@@ -486,8 +486,7 @@ impl<G: Game> Player<G> for Mcts<G> {
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
-        self.heuristic =
-            heuristic::at_start(game, self.options.heuristic, self.options.seed, deadline);
+        self.heuristic = self.learn(game, deadline);
         let tuned = self.tune(game, deadline);
         self.set_tuned(tuned.as_ref());
         self.begin(game, role, deadline);
@@ -531,6 +530,11 @@ impl<G: Game> Player<G> for Mcts<G> {
 }
 
 impl<G: Game> Mcts<G> {
+    /// The evaluation learnt at the start clock, as the options say ([`heuristic::at_start`]).
+    fn learn(&self, game: &G, deadline: Instant) -> Option<Heuristic> {
+        heuristic::at_start(game, self.options.heuristic, self.options.seed, deadline)
+    }
+
     /// The measurement at the start clock of what the options leave to it ([`tuning`]).
     fn tune(&self, game: &G, deadline: Instant) -> Option<tuning::Tuned> {
         let asked = MctsOptions {

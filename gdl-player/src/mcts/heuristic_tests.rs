@@ -195,3 +195,25 @@ fn the_search_with_cut_playouts_finds_the_winning_toss() {
     let far = Instant::now() + Duration::from_secs(20);
     assert_eq!(p.choose(&Coins, &state, far), Some(0), "heads");
 }
+
+#[test]
+fn every_tree_of_the_parallel_search_learns_the_evaluation_at_the_start() {
+    // The HTTP players run `ParallelMcts`: its start must learn what `Mcts::start` learns.
+    let mut p = crate::ParallelMcts::new(
+        MctsOptions {
+            max_iterations: Some(500),
+            heuristic: HeuristicOptions {
+                mode: HeuristicMode::On,
+                cutoff: 0,
+            },
+            ..MctsOptions::default()
+        },
+        2,
+    );
+    p.start(&Coins, 0, Instant::now() + Duration::from_millis(300));
+    let state = Coins.initial_state();
+    let far = Instant::now() + Duration::from_secs(20);
+    assert_eq!(p.choose(&Coins, &state, far), Some(0), "heads");
+    let report = p.report().unwrap_or_default();
+    assert!(report.contains("heuristic R2"), "{report}");
+}

@@ -78,9 +78,11 @@ where
             Trees::Mcts(trees) => trees,
             Trees::Baseline(b) => return b.start(game, role, deadline),
         };
-        // One measurement for every tree, before they search.
+        // One evaluation and one measurement for every tree, before they search.
+        let heuristic = trees.first().and_then(|t| t.learn(game, deadline));
         let tuned = trees.first().and_then(|t| t.tune(game, deadline));
         for t in trees.iter_mut() {
+            t.heuristic.clone_from(&heuristic);
             t.set_tuned(tuned.as_ref());
         }
         std::thread::scope(|s| {
