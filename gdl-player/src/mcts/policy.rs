@@ -162,7 +162,16 @@ impl<G: Game> Playout<G> {
                     stepped
                 }
                 (None, true, _) => self.mast_step(game, rng),
-                (None, false, true) => self.drawn_step(game, rng),
+                // The draws of `random_step`, with the joint move known for the line.
+                (None, false, true) => gdl_runtime::game::default_random_step(
+                    game,
+                    &self.state,
+                    rng,
+                    &mut self.scratch,
+                    &mut self.joint,
+                    &mut self.next,
+                )
+                .is_ok(),
                 (None, false, false) => game
                     .random_step(
                         &self.state,
@@ -189,20 +198,6 @@ impl<G: Game> Playout<G> {
         self.goals
             .extend((0..roles).map(|r| scaled_goal(game.goal(&self.state, r))));
         &self.goals
-    }
-
-    /// One uniform step from `state` into `next`, the joint move in `joint`; false when a
-    /// role has no legal move.
-    fn drawn_step(&mut self, game: &G, rng: &mut SplitMix64) -> bool {
-        self.joint.clear();
-        for r in 0..game.role_count() {
-            match game.random_legal_move(&self.state, r, rng, &mut self.scratch) {
-                Some(m) => self.joint.push(m),
-                None => return false,
-            }
-        }
-        game.next_state(&self.state, &self.joint, &mut self.next);
-        true
     }
 
     /// One MAST step from `state` into `next`; false when a role has no legal move.
