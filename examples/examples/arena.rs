@@ -9,7 +9,7 @@
 //! ```
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
-//! iterations per move; `mcts:I:C` with exploration constant C instead of the default),
+//! iterations per move; `mcts:I:C` with exploration constant C instead of the default, or `auto`),
 //! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts),
 //! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts), `auto:I` (the playout
 //! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
@@ -27,8 +27,8 @@ use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_player::{
-    BaselineMcts, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts, MctsOptions, Player,
-    PlayoutPolicy, RandomPlayer, SimultaneousRule,
+    BaselineMcts, Exploration, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts, MctsOptions,
+    Player, PlayoutPolicy, RandomPlayer, SimultaneousRule,
 };
 use gdl_runtime::Game;
 
@@ -63,7 +63,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: arena [{}|connectFourSimultaneous] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
-         (mcts|base|mast|dec|anti|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C[:K]])",
+         (mcts|base|mast|dec|anti|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C|auto[:K]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -93,9 +93,9 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         kind,
         "mcts" | "base" | "mast" | "dec" | "anti" | "auto" | "rm" | "exp3" | "hon" | "hauto"
     );
-    let exploration: Option<f64> = match parts.next() {
+    let exploration: Option<Exploration> = match parts.next() {
         None => None,
-        Some(c) if searches => Some(c.parse().ok().filter(|c: &f64| *c >= 0.0)?),
+        Some(c) if searches => Some(Exploration::parse(c)?),
         Some(_) => return None,
     };
     let cutoff: Option<usize> = match parts.next() {

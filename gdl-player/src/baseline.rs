@@ -262,7 +262,7 @@ impl<G: Game> BaselineMcts<G> {
                 .map_or(0, |(i, _)| i as u32);
         }
         let log_total = f64::from(node.total.max(1)).ln();
-        let c = self.options.exploration;
+        let c = self.options.exploration.constant_or_baseline();
         let proofs = node.proofs_for(r);
         let mut best = 0;
         let mut best_score = f64::NEG_INFINITY;

@@ -34,7 +34,7 @@ pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
 pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
 pub use options::{
-    HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search, SearchStats,
+    Exploration, HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search, SearchStats,
     SimultaneousRule,
 };
 pub use root::RootMove;

@@ -27,6 +27,7 @@
 //! visited one of those not proven worse than another.
 
 mod decisive;
+mod exploration;
 mod heuristic;
 mod parallel;
 mod policy;
@@ -85,10 +86,16 @@ pub struct Mcts<G: Game> {
     asked: PlayoutPolicy,
     /// The evaluation learnt at the start clock that cuts playouts short, if any.
     heuristic: Option<Heuristic>,
+    /// The exploration constant of UCB1, as set at the start clock.
+    exploration: exploration::Chosen,
 }
 
 impl<G: Game> Mcts<G> {
     pub fn new(options: MctsOptions) -> Self {
+        let exploration = exploration::Chosen {
+            constant: options.exploration.constant_or_baseline(),
+            length: None,
+        };
         Mcts {
             rng: SplitMix64::new(options.seed),
             asked: options.playout,
@@ -101,6 +108,7 @@ impl<G: Game> Mcts<G> {
             stats: SearchStats::default(),
             tuned: None,
             heuristic: None,
+            exploration,
         }
     }
 
@@ -239,6 +247,7 @@ impl<G: Game> Mcts<G> {
             let search = Search {
                 game,
                 options: &self.options,
+                exploration: self.exploration.constant,
                 root: self.root,
                 tick: self.tick,
             };
@@ -332,6 +341,8 @@ fn joint_key<G: Game>(store: &Store<G>, n: u32, joint: &[G::Move]) -> Option<Vec
 struct Search<'a, G: Game> {
     game: &'a G,
     options: &'a MctsOptions,
+    /// The UCB1 constant ([`exploration`]).
+    exploration: f64,
     root: u32,
     tick: u64,
 }
@@ -382,9 +393,9 @@ impl<G: Game> Search<'_, G> {
                     }
                     true => {
                         simultaneous.push_sure();
-                        select::pick(store, game, rng, self.options.exploration, n, r)
+                        select::pick(store, game, rng, self.exploration, n, r)
                     }
-                    false => select::pick(store, game, rng, self.options.exploration, n, r),
+                    false => select::pick(store, game, rng, self.exploration, n, r),
                 };
                 keys.push(i);
             }
@@ -471,21 +482,22 @@ impl<G: Game> Player<G> for Mcts<G> {
     }
 
     fn report(&self) -> Option<String> {
-        Some(match &self.tuned {
-            Some(t) => format!(
-                "{}{}; playout auto: {t}",
-                self.stats,
-                heuristic::describe(self.heuristic.as_ref())
-            ),
-            None => format!(
-                "{}{}",
-                self.stats,
-                heuristic::describe(self.heuristic.as_ref())
-            ),
-        })
+        let mut report = format!(
+            "{}{}",
+            self.stats,
+            heuristic::describe(self.heuristic.as_ref())
+        );
+        if let Some(t) = &self.tuned {
+            report.push_str(&format!("; playout auto: {t}"));
+        }
+        if self.exploration.length.is_some() {
+            report.push_str(&format!("; {}", self.exploration));
+        }
+        Some(report)
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
+        self.exploration = self.explore(game, deadline);
         self.heuristic = self.learn(game, deadline);
         let tuned = self.tune(game, deadline);
         self.set_tuned(tuned.as_ref());
@@ -530,6 +542,11 @@ impl<G: Game> Player<G> for Mcts<G> {
 }
 
 impl<G: Game> Mcts<G> {
+    /// The exploration constant, as the options say ([`exploration::at_start`]).
+    fn explore(&self, game: &G, deadline: Instant) -> exploration::Chosen {
+        exploration::at_start(game, self.options.exploration, self.options.seed, deadline)
+    }
+
     /// The evaluation learnt at the start clock, as the options say ([`heuristic::at_start`]).
     fn learn(&self, game: &G, deadline: Instant) -> Option<Heuristic> {
         heuristic::at_start(game, self.options.heuristic, self.options.seed, deadline)

@@ -162,13 +162,57 @@ impl PlayoutPolicy {
     }
 }
 
+/// The UCB1 exploration constant (goals are in 0..1), or how the start clock sets it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Exploration {
+    /// This constant.
+    Fixed(f64),
+    /// Set at the start clock from the mean length of random games (`mcts/exploration.rs`):
+    /// short games get more exploration than long ones.
+    Length,
+}
+
+impl Exploration {
+    /// The constant [`super::BaselineMcts`] uses for [`Exploration::Length`], and
+    /// [`super::Mcts`] before a start clock has measured the game.
+    pub const BASELINE: f64 = 0.3;
+
+    /// `auto` ([`Exploration::Length`]) or a constant `>= 0`.
+    pub fn parse(text: &str) -> Option<Exploration> {
+        match text {
+            "auto" => Some(Exploration::Length),
+            _ => text
+                .parse::<f64>()
+                .ok()
+                .filter(|c| c.is_finite() && *c >= 0.0)
+                .map(Exploration::Fixed),
+        }
+    }
+
+    /// The constant, or [`Exploration::BASELINE`] for [`Exploration::Length`].
+    pub fn constant_or_baseline(self) -> f64 {
+        match self {
+            Exploration::Fixed(c) => c,
+            Exploration::Length => Exploration::BASELINE,
+        }
+    }
+}
+
+impl std::fmt::Display for Exploration {
+    /// What [`Exploration::parse`] reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Exploration::Fixed(c) => write!(f, "{c}"),
+            Exploration::Length => f.write_str("auto"),
+        }
+    }
+}
+
 /// Settings of [`super::Mcts`] and [`super::BaselineMcts`].
 #[derive(Clone, Debug)]
 pub struct MctsOptions {
-    /// The UCB1 exploration constant (goals are in 0..1). The default, 0.3, won 20 of 20
-    /// breakthrough games against flat Monte Carlo at 1000 playouts per move where 0.7 won
-    /// 11 (BENCHMARKS.md, Players); on connectFour both do alike.
-    pub exploration: f64,
+    /// The UCB1 exploration constant, or how the start clock sets it.
+    pub exploration: Exploration,
     /// The most nodes the tree holds. [`super::Mcts`] then frees the nodes least recently
     /// visited; [`super::BaselineMcts`] stops growing (iterations still run, from the leaves).
     pub max_nodes: usize,
@@ -194,7 +238,7 @@ pub struct MctsOptions {
 impl Default for MctsOptions {
     fn default() -> Self {
         MctsOptions {
-            exploration: 0.3,
+            exploration: Exploration::Fixed(Exploration::BASELINE),
             max_nodes: 1_000_000,
             max_iterations: None,
             max_playout_steps: 10_000,

@@ -431,7 +431,7 @@ fn a_loss_in_one_is_avoided() {
         // the trap's node, at most 8 more tried its replies until the winning one.
         let mut p = Mcts::new(MctsOptions {
             max_iterations: Some(400),
-            exploration: 0.7,
+            exploration: Exploration::Fixed(0.7),
             seed,
             ..MctsOptions::default()
         });

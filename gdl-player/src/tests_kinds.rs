@@ -97,7 +97,7 @@ fn decoupled_uct_keeps_no_strategy() {
 fn solve(game: &Lock, best_line: bool, iterations: u64, seed: u64) -> (i32, u8) {
     let mut p = Mcts::new(MctsOptions {
         max_iterations: Some(iterations),
-        exploration: 1.0,
+        exploration: Exploration::Fixed(1.0),
         seed,
         best_line,
         ..MctsOptions::default()
@@ -150,7 +150,7 @@ fn a_proven_puzzle_stops_the_search_and_is_played() {
     };
     let mut p = Mcts::new(MctsOptions {
         max_iterations: Some(100_000),
-        exploration: 1.0,
+        exploration: Exploration::Fixed(1.0),
         ..MctsOptions::default()
     });
     p.start(&game, 0, Instant::now());

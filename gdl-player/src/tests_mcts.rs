@@ -124,7 +124,7 @@ fn recycling_keeps_the_budget_and_still_finds_the_move() {
         let mut p = Mcts::new(MctsOptions {
             max_iterations: Some(20_000),
             max_nodes: 200,
-            exploration: 0.7,
+            exploration: Exploration::Fixed(0.7),
             seed,
             ..MctsOptions::default()
         });

@@ -88,7 +88,7 @@ fn the_measurement_chooses_a_clearly_better_candidate() {
         name: "blind".into(),
         options: MctsOptions {
             max_playout_steps: 0,
-            exploration: 0.0,
+            exploration: Exploration::Fixed(0.0),
             ..MctsOptions::default()
         },
     };

@@ -11,7 +11,8 @@ use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
 use crate::{
-    HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule,
+    Exploration, HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search,
+    SimultaneousRule,
 };
 use gdl_runtime::Game;
 use gdl_runtime::cli::{EXIT_USAGE, run_game};
@@ -20,12 +21,13 @@ use gdl_runtime::sexpr;
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
-           [--max-nodes N] [--exploration C] [--search mcts|baseline]
+           [--max-nodes N] [--exploration C|auto] [--search mcts|baseline]
            [--playout uniform|mast|decisive|anti-decisive|auto]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
            [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
-                                           most N tree nodes, UCB1 constant C; the search,
+                                           most N tree nodes, UCB1 constant C, `auto`: from
+                                           the length of random games; the search,
                                            how its playouts choose moves, `auto`: measured
                                            at the start clock; how roles choose at
                                            simultaneous moves, whether a puzzle plays the
@@ -41,7 +43,7 @@ pub const PLAY_USAGE: &str =
                                            managers that upper-case messages, like Dresden)";
 
 /// The usage of `engine`.
-pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
+pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C|auto] \
                                 [--search mcts|baseline] \
                                 [--playout uniform|mast|decisive|anti-decisive|auto] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
@@ -125,13 +127,9 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
                 _ => false,
             },
             "--ponder" => Ponder::parse(value).map(|p| options.ponder = p).is_some(),
-            "--exploration" => match value.parse::<f64>() {
-                Ok(c) if c.is_finite() && c >= 0.0 => {
-                    search.exploration = c;
-                    true
-                }
-                _ => false,
-            },
+            "--exploration" => Exploration::parse(value)
+                .map(|c| search.exploration = c)
+                .is_some(),
             "--search" => Search::parse(value).map(|v| search.search = v).is_some(),
             "--playout" => PlayoutPolicy::parse(value)
                 .map(|v| search.playout = v)
@@ -294,7 +292,12 @@ mod tests {
         assert!(play_args("g", &args(&["--threads", "0"])).is_err());
         assert!(play_args("g", &args(&["--case-fold=yes"])).is_err());
         let a = play_args("g", &args(&["--max-nodes", "5000", "--exploration=0.5"])).unwrap();
-        assert_eq!((a.search.max_nodes, a.search.exploration), (5000, 0.5));
+        assert_eq!(
+            (a.search.max_nodes, a.search.exploration),
+            (5000, Exploration::Fixed(0.5))
+        );
+        let a = play_args("g", &args(&["--exploration", "auto"])).unwrap();
+        assert_eq!(a.search.exploration, Exploration::Length);
         assert!(play_args("g", &args(&["--max-nodes", "0"])).is_err());
         assert!(play_args("g", &args(&["--exploration", "NaN"])).is_err());
         assert_eq!(play_args("g", &[]).unwrap().options.ponder, Ponder::On);

@@ -79,9 +79,13 @@ where
             Trees::Baseline(b) => return b.start(game, role, deadline),
         };
         // One evaluation and one measurement for every tree, before they search.
+        let exploration = trees.first().map(|t| t.explore(game, deadline));
         let heuristic = trees.first().and_then(|t| t.learn(game, deadline));
         let tuned = trees.first().and_then(|t| t.tune(game, deadline));
         for t in trees.iter_mut() {
+            if let Some(e) = exploration {
+                t.exploration = e;
+            }
             t.heuristic.clone_from(&heuristic);
             t.set_tuned(tuned.as_ref());
         }

@@ -44,9 +44,10 @@ pub struct Args {
     /// The most nodes of the search tree.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_nodes: usize,
-    /// The UCB1 exploration constant of the search (goals scaled to 0..1).
-    #[arg(long, default_value_t = gdl_player::MctsOptions::default().exploration)]
-    pub exploration: f64,
+    /// The UCB1 exploration constant of the search (goals scaled to 0..1), or `auto`: set at
+    /// the start clock from the length of random games (more for short games).
+    #[arg(long, default_value_t = gdl_player::MctsOptions::default().exploration, value_parser = parse_exploration)]
+    pub exploration: gdl_player::Exploration,
     /// The search of the compiled game: `mcts` (transpositions, recycling of old nodes, tree
     /// reuse) or `baseline` (the search before those, kept to compare with).
     #[arg(long, default_value = "mcts", value_parser = ["mcts", "baseline"])]
@@ -124,11 +125,12 @@ fn rule_set(program: &Program) -> BTreeSet<String> {
         .collect()
 }
 
+/// `--exploration`: a number `>= 0` or `auto`.
+fn parse_exploration(text: &str) -> Result<gdl_player::Exploration, String> {
+    gdl_player::Exploration::parse(text).ok_or_else(|| "a number >= 0, or `auto`".to_string())
+}
+
 pub fn run(args: Args) -> ExitCode {
-    if !(args.exploration.is_finite() && args.exploration >= 0.0) {
-        eprintln!("gdlc play: --exploration must be a number >= 0");
-        return ExitCode::from(super::EXIT_USAGE);
-    }
     if !(args.margin.is_finite() && (0.0..3600.0).contains(&args.margin)) {
         eprintln!("gdlc play: --margin must be a number of seconds");
         return ExitCode::from(super::EXIT_USAGE);
