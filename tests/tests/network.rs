@@ -20,7 +20,7 @@ use gdl_tests::{
     CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
 };
 use gdlc::codegen::propnet::OwnedNetGame;
-use gdlc::pipeline::{Stage, run};
+use gdlc::pipeline::{Pass, run};
 use gdlc::{CompileOptions, Source};
 
 /// The seed-1 trace of the game's network, or `None` when the game has no plain network.
@@ -28,11 +28,11 @@ fn network_trace(game: &CorpusGame) -> Result<Option<String>, String> {
     let text = read_game(&game.kif);
     let options = CompileOptions::for_game(&game.name);
     let source = Source::new(&game.name, &text);
-    let a = match run(source, &options, Stage::Ir) {
+    let a = match run(source, &options, Pass::Optimise) {
         Ok(a) => a,
         Err(d) => {
             // Too large to ground: then the whole pipeline embeds the interpreter.
-            if run(source, &options, Stage::Rust).is_ok_and(|a| a.embedded_interpreter) {
+            if run(source, &options, Pass::Generate).is_ok_and(|a| a.embedded_interpreter) {
                 return Ok(None);
             }
             return Err(d
