@@ -69,6 +69,8 @@ pub struct CompileOptions {
     pub verify: bool,
 }
 
+// Not derived: `verify` is on in debug builds.
+#[allow(clippy::derivable_impls)]
 impl Default for CompileOptions {
     fn default() -> Self {
         CompileOptions {

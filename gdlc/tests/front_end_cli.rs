@@ -82,16 +82,31 @@ fn dump_prints_the_output_of_every_pass() {
         assert!(!printed.trim().is_empty(), "{emit} printed nothing");
         // (Projection may change nothing: tic-tac-toe has no inert argument nor local variable.)
         if emit != "projected" {
-            assert!(!seen.contains(&printed), "{emit} printed what another emit did");
+            assert!(
+                !seen.contains(&printed),
+                "{emit} printed what another emit did"
+            );
         }
         seen.push(printed);
     }
-    assert!(seen[2].contains("(<= (legal ") && seen[2].starts_with("; "), "{}", seen[2]);
+    assert!(
+        seen[2].contains("(<= (legal ") && seen[2].starts_with("; "),
+        "{}",
+        seen[2]
+    );
     assert!(seen[5].contains("p0 = "), "{}", seen[5]);
     let default = gdlc(&["dump", &kif]);
-    assert_eq!(text(&default.stdout), seen[6], "the default is the optimised IR");
+    assert_eq!(
+        text(&default.stdout),
+        seen[6],
+        "the default is the optimised IR"
+    );
     let out = gdlc(&["dump", "--emit", "lowered", &kif]);
-    assert_eq!(out.status.code(), Some(2), "an unknown output is a usage error");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown output is a usage error"
+    );
 }
 
 #[test]

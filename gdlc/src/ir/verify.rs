@@ -211,7 +211,8 @@ mod tests {
         assert!(broken(&|ir| ir.goals[0].reverse()).contains("goals"));
         // A recursive group that reads its own props negated, or overlaps another.
         let e = broken(&|ir| {
-            ir.groups = vec![0..2];
+            ir.groups.clear();
+            ir.groups.push(0..2);
             ir.props[0].disjuncts = vec![vec![Lit::pos(Input::Prop(1)).negate()]];
         });
         assert!(e.contains("negated"), "{e}");
