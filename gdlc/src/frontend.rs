@@ -130,10 +130,26 @@ impl Analysis {
 
 /// Parses and checks a source, keeping every finding.
 pub fn analyse<'a>(source: impl Into<Source<'a>>, options: &CheckOptions) -> Analysis {
+    let (program, diagnostics) = parse(source);
+    analyse_parsed(program, diagnostics, options)
+}
+
+/// Reads a source (the first half of [`load`]): the program as far as it parsed and the
+/// reader's diagnostics, sorted by position.
+pub fn parse<'a>(source: impl Into<Source<'a>>) -> (Program, Vec<Diagnostic>) {
     let source = source.into();
     let (program, mut diagnostics) = source.syntax().parse(source.text);
+    sort(&mut diagnostics);
+    (program, diagnostics)
+}
+
+/// [`analyse`] of a program [`parse`] read, with the reader's diagnostics `read`.
+fn analyse_parsed(
+    program: Program,
+    mut diagnostics: Vec<Diagnostic>,
+    options: &CheckOptions,
+) -> Analysis {
     if diagnostics.iter().any(Diagnostic::is_error) {
-        sort(&mut diagnostics);
         return Analysis {
             program,
             diagnostics,
@@ -163,7 +179,21 @@ pub fn load<'a>(
     source: impl Into<Source<'a>>,
     options: &CheckOptions,
 ) -> Result<Checked, Vec<Diagnostic>> {
-    let mut a = analyse(source, options);
+    accept(analyse(source, options), options)
+}
+
+/// Checks a program [`parse`] read, with the reader's diagnostics `read` (the second half of
+/// [`load`]): the checked program, or every error.
+pub fn check_parsed(
+    program: Program,
+    read: Vec<Diagnostic>,
+    options: &CheckOptions,
+) -> Result<Checked, Vec<Diagnostic>> {
+    accept(analyse_parsed(program, read, options), options)
+}
+
+/// The checked program of an analysis, or its errors.
+fn accept(mut a: Analysis, options: &CheckOptions) -> Result<Checked, Vec<Diagnostic>> {
     let syntax = a
         .diagnostics
         .iter()

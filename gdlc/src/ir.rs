@@ -22,6 +22,7 @@ mod bodies;
 mod layout;
 mod lower;
 mod scc;
+pub mod verify;
 
 pub use lower::{LowerError, lower, lower_taking, lower_with};
 

@@ -398,8 +398,8 @@ fn drop_repeated_literals(body: &mut Vec<NLit>) {
     }
 }
 
-/// Normalised rules as KIF text, for the tests of the passes over them (`project`, `inert`).
-#[cfg(test)]
+/// Normalised rules as KIF text, for `gdlc dump --emit normalised|projected` and the tests of
+/// the passes over them (`project`, `inert`).
 pub(crate) mod text {
     use super::{NAtom, NLit, NProgram, NRule, NTerm};
 

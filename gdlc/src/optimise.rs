@@ -47,8 +47,6 @@ pub struct OptimiseOptions {
     pub constant_bits: bool,
     /// Factor out literals common to the disjuncts of a prop.
     pub factor: bool,
-    /// Told which pass runs (the passes done of the passes to run).
-    pub progress: ProgressHook,
 }
 
 impl Default for OptimiseOptions {
@@ -56,13 +54,17 @@ impl Default for OptimiseOptions {
         OptimiseOptions {
             constant_bits: true,
             factor: true,
-            progress: ProgressHook::default(),
         }
     }
 }
 
 /// Runs every pass.
 pub fn optimise(ir: &mut Ir, options: &OptimiseOptions) {
+    optimise_reporting(ir, options, &ProgressHook::default());
+}
+
+/// [`optimise`], telling `progress` which pass runs (the passes done of the passes to run).
+pub fn optimise_reporting(ir: &mut Ir, options: &OptimiseOptions, progress: &ProgressHook) {
     type Pass = (&'static str, fn(&mut Ir));
     // Props no output reads are removed first, and again once simplification has merged
     // identical props and folded constants: grounding derives many atoms that no output
@@ -83,12 +85,12 @@ pub fn optimise(ir: &mut Ir, options: &OptimiseOptions) {
     passes.push(("remove dead props", remove_dead));
     let total = passes.len() as u64;
     for (i, (name, pass)) in passes.into_iter().enumerate() {
-        options.progress.step(name, i as u64, total);
+        progress.step(name, i as u64, total);
         let clock = std::time::Instant::now();
         pass(ir);
         tracing::debug!(pass = name, elapsed = ?clock.elapsed(), props = ir.props.len(), "optimised");
     }
-    options.progress.step("passes", total, total);
+    progress.step("passes", total, total);
 }
 
 /// Substitutes `subst` into a literal: a reference to prop `p` becomes `subst[p]`.

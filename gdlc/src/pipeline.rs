@@ -1,47 +1,54 @@
 //! The compiler pipeline: GDL source text to a Rust module implementing
 //! [`gdl_runtime::Game`].
 //!
-//! [`run`] is the list of passes, in order:
+//! [`run`] is the list of passes ([`Pass`]), in order; each is a function of [`passes`] that
+//! calls the module named for it:
 //!
-//! | pass | module | output |
+//! | pass | module | output (`gdlc dump --emit`) |
 //! |---|---|---|
-//! | parse | [`crate::frontend`] (KIF or infix, by the source's name) | [`Program`] (the syntax tree) |
-//! | check | [`crate::frontend`], [`crate::check`] | diagnostics; the relation strata ([`Strata`]) |
-//! | normalise | [`crate::normalize`] | flat rules ([`NProgram`]) |
-//! | project | [`crate::inert`], [`crate::project`] | the same, inert argument positions dropped, local variables projected out |
-//! | ground | [`crate::ground`] | ground rules over reachable atoms ([`GroundProgram`]) |
-//! | lower | [`crate::ir`] | the propositional circuit ([`Ir`]) |
-//! | optimise | [`crate::optimise`] | the same, simplified |
-//! | generate | [`crate::codegen`] | Rust source text |
+//! | parse | [`crate::frontend`] (KIF or infix, by the source's name) | `ast`: [`Program`] |
+//! | check | [`crate::frontend`], [`crate::check`] | `strata`: diagnostics, the relation strata ([`Strata`]) |
+//! | normalise | [`crate::normalize`] | `normalised`: flat rules ([`NProgram`]) |
+//! | project | [`crate::inert`], [`crate::project`] | `projected`: the same, inert argument positions dropped, local variables projected out |
+//! | ground | [`crate::ground`] | `ground`: ground rules over reachable atoms ([`GroundProgram`]) |
+//! | lower | [`crate::ir`] | `ir`: the propositional circuit ([`Ir`]) |
+//! | optimise | [`crate::optimise`] | `optimised`: the same, simplified |
+//! | generate | [`crate::codegen`] | `rust`: Rust source text |
 //!
-//! [`compile`] runs them all; [`run`] stops after any [`Stage`] and keeps what each pass made,
+//! [`compile`] runs them all; [`run`] stops after any [`Pass`] and keeps what each pass made,
 //! for `gdlc dump`, and the time of each pass. [`CompileOptions::progress`] is told when each
-//! pass starts and how far the long ones are ([`crate::progress`]). Nothing here does I/O, and nothing panics on any input: every problem is a
-//! [`Diagnostic`]. Code generation cannot fail: what it relies on is checked before.
+//! pass starts and how far the long ones are ([`crate::progress`]). With
+//! [`CompileOptions::verify`] (debug builds, and the tests), the ground program and the IR are
+//! checked for their invariants after the pass that made them ([`ground::verify`],
+//! [`ir::verify`]). A game that cannot be compiled to a network (too large to ground, or a
+//! hybrid network slower than the interpreter) embeds the interpreter where the options allow
+//! it ([`LastResort`]); that is decided in one place (`passes::Run::pass`). Nothing here does
+//! I/O, and nothing panics on any input: every problem is a [`Diagnostic`].
 
 use crate::diag::codes;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::ast::Program;
 use crate::check::CheckOptions;
 use crate::codegen::{self, CodegenOptions};
 use crate::diag::Diagnostic;
-use crate::frontend::{self, Source};
-use crate::ground::{self, GroundOptions, GroundProgram, GroundStats};
-use crate::ir::{self, Ir, IrStats};
-use crate::normalize::{self, NProgram, NormalizeOptions};
-use crate::optimise::{self, OptimiseOptions};
-use crate::progress::{Pass, Progress, ProgressHook};
+use crate::frontend::Source;
+use crate::ground::{GroundOptions, GroundProgram, GroundStats};
+use crate::ir::{Ir, IrStats};
+use crate::normalize::{NProgram, NormalizeOptions};
+use crate::optimise::OptimiseOptions;
+pub use crate::progress::Pass;
+use crate::progress::ProgressHook;
 use crate::stratify::Strata;
-use crate::{inert, project};
 
+mod passes;
 mod race;
 mod render;
 
 pub use race::{Lap, Race, RaceOptions};
 
 /// Options of the whole pipeline.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CompileOptions {
     /// The checker's options (e.g. [`CheckOptions::lenient_arities`]).
     pub check: CheckOptions,
@@ -49,14 +56,35 @@ pub struct CompileOptions {
     pub ground: GroundOptions,
     pub optimise: OptimiseOptions,
     pub codegen: CodegenOptions,
-    /// Told when each pass starts and how far the long ones are (nothing by default); it
-    /// replaces the hooks of [`GroundOptions`] and [`CodegenOptions`].
+    /// Told when each pass starts and how far the long ones are (nothing by default).
     pub progress: ProgressHook,
     /// What a description too large to ground compiles to.
     pub last_resort: LastResort,
     /// With [`LastResort::EmbeddedInterpreter`], how a hybrid module (rules joined at run time)
     /// is raced against the interpreter, which is embedded instead when it is faster.
     pub race: RaceOptions,
+    /// Check the invariants of the ground program and of the IR after each pass that makes or
+    /// changes them (an internal error when one does not hold): on in debug builds by default,
+    /// and in the tests of the pipeline.
+    pub verify: bool,
+}
+
+// Not derived: `verify` is on in debug builds.
+#[allow(clippy::derivable_impls)]
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            check: CheckOptions::default(),
+            normalize: NormalizeOptions::default(),
+            ground: GroundOptions::default(),
+            optimise: OptimiseOptions::default(),
+            codegen: CodegenOptions::default(),
+            progress: ProgressHook::default(),
+            last_resort: LastResort::default(),
+            race: RaceOptions::default(),
+            verify: cfg!(debug_assertions),
+        }
+    }
 }
 
 /// The grounding time limit (CPU time) when a description too large to ground embeds the
@@ -96,22 +124,7 @@ impl CompileOptions {
     }
 }
 
-/// The passes, in order; [`run`] stops after the one it is given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Stage {
-    /// Parsed.
-    Ast,
-    /// Checked and stratified.
-    Strata,
-    /// Normalised and grounded.
-    Ground,
-    /// Lowered to the IR and optimised.
-    Ir,
-    /// Rust generated.
-    Rust,
-}
-
-/// What the passes made, up to the stage [`run`] stopped after.
+/// What the passes made, up to the pass [`run`] stopped after.
 #[derive(Debug, Default)]
 pub struct Artifacts {
     pub program: Program,
@@ -120,9 +133,13 @@ pub struct Artifacts {
     /// The relation strata (absent when only an instance-level stratification exists).
     pub strata: Option<Strata>,
     pub normalized: Option<NProgram>,
+    /// The normalised rules projected (freed once grounded).
+    pub projected: Option<NProgram>,
+    /// The ground program (its rules freed once lowered: its statistics count them).
     pub ground: Option<GroundProgram>,
     /// The IR as lowered, before optimisation (sizes only are kept by default).
     pub ir_lowered: Option<IrStats>,
+    /// The IR, as lowered or optimised (by [`Artifacts::last`]).
     pub ir: Option<Ir>,
     pub rust: Option<String>,
     /// The backend the Rust was generated with ([`codegen::chosen_backend`]).
@@ -134,6 +151,8 @@ pub struct Artifacts {
     pub race: Option<Race>,
     /// The time of each pass that ran.
     pub timings: Vec<(&'static str, Duration)>,
+    /// The last pass that ran ([`Pass::Generate`] when the interpreter was embedded).
+    pub last: Option<Pass>,
 }
 
 /// A compiled game.
@@ -186,7 +205,7 @@ pub fn compile<'a>(
     source: impl Into<Source<'a>>,
     options: &CompileOptions,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    let mut a = run(source, options, Stage::Rust)?;
+    let mut a = run(source, options, Pass::Generate)?;
     if a.embedded_interpreter
         && let Some(rust) = a.rust
     {
@@ -247,155 +266,18 @@ fn free(ground: Option<GroundProgram>, ir: Option<Ir>) {
 pub fn run<'a>(
     source: impl Into<Source<'a>>,
     options: &CompileOptions,
-    stop: Stage,
+    stop: Pass,
 ) -> Result<Artifacts, Vec<Diagnostic>> {
-    let mut a = Artifacts::default();
-    let mut passes = Passes {
-        hook: &options.progress,
-        clock: Instant::now(),
-        current: Pass::ParseCheck,
-    };
-
-    let source = source.into();
-    if stop == Stage::Ast {
-        passes.start(Pass::ParseCheck);
-        let (program, diags) = source.syntax().parse(source.text);
-        fail_on_errors(&diags)?;
-        a.warnings = diags;
-        a.program = program;
-        a.timings.push(("parse", passes.clock.elapsed()));
-        return Ok(a);
-    }
-
-    let (name, text) = (source.name, source.text);
-    passes.start(Pass::ParseCheck);
-    let checked = frontend::load(source, &options.check)?;
-    a.program = checked.program;
-    a.warnings = checked.warnings;
-    a.strata = checked.strata;
-    passes.done(&mut a);
-    if stop == Stage::Strata {
-        return Ok(a);
-    }
-
-    passes.start(Pass::Normalise);
-    let nprog = normalize::normalize(&a.program, options.normalize)?;
-    passes.done(&mut a);
-    passes.start(Pass::Project);
-    let reduced = inert::drop_inert(&nprog);
-    let projected = project::project(reduced.as_ref().unwrap_or(&nprog));
-    drop(reduced);
-    passes.done(&mut a);
-    passes.start(Pass::Ground);
-    let mut ground_options = options.ground.clone();
-    ground_options.progress = options.progress.clone();
-    let g = match ground::ground(&projected, &ground_options) {
-        Ok(g) => g,
-        Err(e)
-            if e.is_too_large()
-                && stop == Stage::Rust
-                && options.last_resort == LastResort::EmbeddedInterpreter =>
-        {
-            passes.done(&mut a);
-            passes.start(Pass::Generate);
-            embed(&mut a, options, (name, text), e.into_diagnostics());
-            a.normalized = Some(nprog);
-            passes.done(&mut a);
-            return Ok(a);
-        }
-        Err(e) => return Err(e.into_diagnostics()),
-    };
-    a.normalized = Some(nprog);
-    passes.done(&mut a);
-    if stop == Stage::Ground {
-        a.ground = Some(g);
-        return Ok(a);
-    }
-
-    // Rules left to run time: the network will be raced against the interpreter, whose lap
-    // needs nothing of what follows, so it plays meanwhile (on the other core).
-    let mut interpreter_lap = (stop == Stage::Rust
-        && options.last_resort == LastResort::EmbeddedInterpreter
-        && options.race.enabled
-        && !g.joins.joins.is_empty())
-    .then(|| race::InterpreterLap::start(&a.program, &options.race));
-    passes.start(Pass::Lower);
-    let mut g = g;
-    // The ground rules are freed here, as soon as lowering has read them (on the freeing
-    // thread they contended with lowering for the allocator: amazonsTorus 4% slower).
-    let mut ir = ir::lower_taking(&mut g, &options.progress, &mut drop).map_err(|e| {
-        let span = e
-            .rule()
-            .and_then(|r| a.program.rules.get(r))
-            .map(|r| r.span);
-        vec![e.diagnostic(span.unwrap_or_default())]
-    })?;
-    if let Some(nprog) = &a.normalized {
-        ir.declarations = ground::declared::declarations(nprog, &ir.roles);
-    }
-    a.ground = Some(g);
-    a.ir_lowered = Some(ir.stats());
-    passes.done(&mut a);
-    passes.start(Pass::Optimise);
-    let mut optimise_options = options.optimise.clone();
-    optimise_options.progress = options.progress.clone();
-    optimise::optimise(&mut ir, &optimise_options);
-    passes.done(&mut a);
-    if stop == Stage::Ir {
-        a.ir = Some(ir);
-        return Ok(a);
-    }
-
-    passes.start(Pass::Generate);
-    if stop == Stage::Rust
-        && options.last_resort == LastResort::EmbeddedInterpreter
-        && options.race.enabled
-        && !ir.joins.is_empty()
-    {
-        let net = codegen::propnet::module_net(&ir);
-        let lap = interpreter_lap
-            .take()
-            .unwrap_or_else(|| race::InterpreterLap::start(&a.program, &options.race));
-        let result = race::race_with(net, lap, &options.race);
-        a.race = Some(result);
-        if result.embed_interpreter {
-            let reason = Diagnostic::error(
-                codes::HYBRID_SLOWER,
-                Default::default(),
-                format!(
-                    "with rules joined at run time, the network visits {:.0} states per CPU \
-                     second, the interpreter {:.0} (in a race of {:?} CPU time each)",
-                    result.network.rate(),
-                    result.interpreter.rate(),
-                    options.race.budget
-                ),
-            );
-            embed(&mut a, options, (name, text), vec![reason]);
-            a.ground = None;
-            passes.done(&mut a);
-            return Ok(a);
-        }
-    }
-    // Not raced after all (no rule left to run time once optimised): told to stop.
-    drop(interpreter_lap);
-    let mut codegen_options = options.codegen.clone();
-    codegen_options.progress = options.progress.clone();
-    let lines = crate::diag::LineIndex::new(text);
-    codegen_options.rule_lines = a
-        .program
-        .rules
-        .iter()
-        .map(|r| lines.line_col(text, r.span.start).0 as u32)
-        .collect();
-    let (rust, backend) = codegen::generate_chosen(&ir, &codegen_options);
-    if let Some(w) = long_inline_code(&codegen_options, rust.len()) {
-        a.warnings.push(w);
-    }
-    a.backend = Some(backend);
-    a.ir = Some(ir);
-    a.rust = Some(rust);
-    passes.done(&mut a);
-    Ok(a)
+    let mut run = passes::Run::new(source.into(), options, stop);
+    run.pass(Pass::Parse, passes::parse)?;
+    run.pass(Pass::Check, passes::check)?;
+    run.pass(Pass::Normalise, passes::normalise)?;
+    run.pass(Pass::Project, passes::project)?;
+    run.pass(Pass::Ground, passes::ground)?;
+    run.pass(Pass::Lower, passes::lower)?;
+    run.pass(Pass::Optimise, passes::optimise)?;
+    run.pass(Pass::Generate, passes::generate)?;
+    Ok(run.finish())
 }
 
 /// A warning when inline code was asked for ([`codegen::Backend::Inline`]) and is longer than
@@ -424,13 +306,13 @@ fn long_inline_code(options: &codegen::CodegenOptions, bytes: usize) -> Option<D
 fn embed(
     a: &mut Artifacts,
     options: &CompileOptions,
-    (name, text): (&str, &str),
+    source: Source<'_>,
     reasons: Vec<Diagnostic>,
 ) {
     let source = codegen::embedded::EmbeddedSource {
         type_name: &options.codegen.type_name,
-        name,
-        text,
+        name: source.name,
+        text: source.text,
         lenient_arities: options.check.lenient_arities,
     };
     a.rust = Some(codegen::embedded::embedded_module(&source, &reasons));
@@ -442,35 +324,6 @@ fn embed(
         .with_note("compiled with the reference interpreter embedded: as fast as it")
     }));
     a.embedded_interpreter = true;
-}
-
-/// The pass running, its start, and where it is reported.
-struct Passes<'h> {
-    hook: &'h ProgressHook,
-    clock: Instant,
-    current: Pass,
-}
-
-impl Passes<'_> {
-    fn start(&mut self, pass: Pass) {
-        self.current = pass;
-        self.clock = Instant::now();
-        self.hook.report(Progress::Pass(pass));
-    }
-
-    /// Records the time of the current pass.
-    fn done(&mut self, a: &mut Artifacts) {
-        a.timings.push((self.current.name(), self.clock.elapsed()));
-    }
-}
-
-fn fail_on_errors(diags: &[Diagnostic]) -> Result<(), Vec<Diagnostic>> {
-    let errors: Vec<Diagnostic> = diags.iter().filter(|d| d.is_error()).cloned().collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
-    }
 }
 
 /// A Rust type name for a game file stem: `ticTacToe` becomes `TicTacToe`, `amazons_8x8`
@@ -533,6 +386,7 @@ pub fn rust_module_name(stem: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::Progress;
 
     #[test]
     fn names() {
@@ -569,7 +423,7 @@ mod tests {
         assert!(errors.iter().any(|d| d.code == "grounding-too-large"));
         // `gdlc dump --emit ground` shows the error too.
         options.last_resort = LastResort::EmbeddedInterpreter;
-        assert!(run(game, &options, Stage::Ground).is_err());
+        assert!(run(game, &options, Pass::Ground).is_err());
     }
 
     #[test]
@@ -616,18 +470,7 @@ mod tests {
                 Progress::Step { .. } => None,
             })
             .collect();
-        assert_eq!(
-            passes,
-            [
-                Pass::ParseCheck,
-                Pass::Normalise,
-                Pass::Project,
-                Pass::Ground,
-                Pass::Lower,
-                Pass::Optimise,
-                Pass::Generate
-            ]
-        );
+        assert_eq!(passes, Pass::ALL);
         // Each step belongs to the pass started last, and the last step of a known total
         // reaches it.
         let mut pass = None;

@@ -8,33 +8,76 @@ use std::fmt;
 use std::panic::RefUnwindSafe;
 use std::sync::Arc;
 
-/// A pass of the pipeline ([`crate::pipeline::run`]), in order.
+/// A pass of the pipeline ([`crate::pipeline::run`]), in order: what the progress display
+/// shows, what the timings are named by, and what `gdlc dump --emit` prints the output of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Pass {
-    /// Reading and checking the description.
-    ParseCheck,
+    /// Reading the description: its output is the syntax tree (`ast`, printed as KIF).
+    #[cfg_attr(feature = "cli", value(name = "ast"))]
+    Parse,
+    /// Checking it: its output is the relation strata (`strata`, in evaluation order).
+    #[cfg_attr(feature = "cli", value(name = "strata"))]
+    Check,
+    /// Flattening the rules (`normalised`).
+    #[cfg_attr(feature = "cli", value(name = "normalised"))]
     Normalise,
-    /// Projecting local variables out of rule bodies.
+    /// Dropping inert argument positions and projecting local variables out of rule bodies
+    /// (`projected`).
+    #[cfg_attr(feature = "cli", value(name = "projected"))]
     Project,
+    /// Grounding: the ground rules over the reachable atoms (`ground`).
+    #[cfg_attr(feature = "cli", value(name = "ground"))]
     Ground,
-    /// Lowering the ground rules to the IR.
+    /// Lowering the ground rules to the propositional IR (`ir`, as lowered).
+    #[cfg_attr(feature = "cli", value(name = "ir"))]
     Lower,
+    /// Simplifying the IR (`optimised`).
+    #[cfg_attr(feature = "cli", value(name = "optimised"))]
     Optimise,
-    /// Code generation (and formatting).
+    /// Code generation and formatting: the Rust module (`rust`).
+    #[cfg_attr(feature = "cli", value(name = "rust"))]
     Generate,
 }
 
 impl Pass {
+    /// Every pass, in order.
+    pub const ALL: [Pass; 8] = [
+        Pass::Parse,
+        Pass::Check,
+        Pass::Normalise,
+        Pass::Project,
+        Pass::Ground,
+        Pass::Lower,
+        Pass::Optimise,
+        Pass::Generate,
+    ];
+
     /// Its name in timings and progress lines.
     pub fn name(self) -> &'static str {
         match self {
-            Pass::ParseCheck => "parse and check",
+            Pass::Parse => "parse",
+            Pass::Check => "check",
             Pass::Normalise => "normalise",
             Pass::Project => "project",
             Pass::Ground => "ground",
             Pass::Lower => "lower",
             Pass::Optimise => "optimise",
             Pass::Generate => "generate",
+        }
+    }
+
+    /// The name of its output, as `gdlc dump --emit` takes it.
+    pub fn output_name(self) -> &'static str {
+        match self {
+            Pass::Parse => "ast",
+            Pass::Check => "strata",
+            Pass::Normalise => "normalised",
+            Pass::Project => "projected",
+            Pass::Ground => "ground",
+            Pass::Lower => "ir",
+            Pass::Optimise => "optimised",
+            Pass::Generate => "rust",
         }
     }
 }

@@ -410,7 +410,8 @@ fn timings_name_every_pass_and_the_peak_memory() {
         );
         assert!(stderr.starts_with("gdlc: timings of "), "{stderr}");
         for pass in [
-            "parse and check",
+            "parse",
+            "check",
             "normalise",
             "ground",
             "lower",

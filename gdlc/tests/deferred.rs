@@ -14,7 +14,7 @@ use gdlc::codegen::propnet::build_net;
 use gdlc::ground::GroundOptions;
 use gdlc::interp::Interpreter;
 use gdlc::ir::Ir;
-use gdlc::pipeline::{CompileOptions, Stage, run};
+use gdlc::pipeline::{CompileOptions, Pass, run};
 
 /// `far` (static, too large under the test's limits) becomes lazy; `hop` reads it, and its
 /// head would have too many atoms: deferred. `legal` reads `hop` positively (`?y`, `?z` bound
@@ -114,7 +114,7 @@ impl Game for NetGame {
 
 #[test]
 fn a_relation_too_large_to_list_is_asked_at_run_time_and_plays_as_the_interpreter() {
-    let a = run(HOPS, &options(), Stage::Ir).expect("compiles under small limits");
+    let a = run(HOPS, &options(), Pass::Optimise).expect("compiles under small limits");
     let stats = a.ground.as_ref().expect("ground").stats;
     // `far` and `hop` lazy; `legal` evaluated at run time.
     assert_eq!(stats.lazy_relations, 2, "{stats:?}");
@@ -136,7 +136,7 @@ fn an_output_too_large_to_list_is_a_diagnostic_not_a_panic() {
     // With `legal` itself too large to list (it is read by the game, so it cannot be lazy),
     // grounding fails with a diagnostic, not a panic.
     options.ground.max_join_heads = 2;
-    let errors = run(HOPS, &options, Stage::Ir).expect_err("too large");
+    let errors = run(HOPS, &options, Pass::Optimise).expect_err("too large");
     assert!(
         errors.iter().any(|d| d.code == "grounding-too-large"),
         "{errors:?}"
@@ -175,7 +175,7 @@ fn a_recursive_relation_that_reads_the_state_is_asked_at_run_time_and_plays_as_t
         max_atoms: PATHS_MAX_ATOMS,
         ..GroundOptions::default()
     };
-    let a = run(PATHS, &options, Stage::Ir).expect("compiles under small limits");
+    let a = run(PATHS, &options, Pass::Optimise).expect("compiles under small limits");
     let stats = a.ground.as_ref().expect("ground").stats;
     assert_eq!(stats.lazy_relations, 1, "{stats:?}");
     assert!(stats.join_rules >= 2, "{stats:?}");

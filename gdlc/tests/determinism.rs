@@ -67,6 +67,7 @@ fn shipped_games_emit_the_same_bytes_every_time() {
         }
         same_bytes(&["dump", "--emit", "ground", &file]);
         same_bytes(&["dump", "--emit", "ir", &file]);
+        same_bytes(&["dump", "--emit", "optimised", &file]);
     }
 }
 

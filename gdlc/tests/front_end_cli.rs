@@ -60,6 +60,55 @@ fn infix_files_are_read_as_infix_by_every_command() {
     assert!(text(&out.stdout).contains("from ticTacToe.hrf"));
 }
 
+/// `gdlc dump --emit` prints the output of every pass; the default is the optimised IR.
+#[test]
+fn dump_prints_the_output_of_every_pass() {
+    let kif = example("ticTacToe.kif");
+    let emits = [
+        "ast",
+        "strata",
+        "normalised",
+        "projected",
+        "ground",
+        "ir",
+        "optimised",
+        "rust",
+    ];
+    let mut seen = Vec::new();
+    for emit in emits {
+        let out = gdlc(&["dump", "--emit", emit, &kif]);
+        assert!(out.status.success(), "{emit}: {}", text(&out.stderr));
+        let printed = text(&out.stdout);
+        assert!(!printed.trim().is_empty(), "{emit} printed nothing");
+        // (Projection may change nothing: tic-tac-toe has no inert argument nor local variable.)
+        if emit != "projected" {
+            assert!(
+                !seen.contains(&printed),
+                "{emit} printed what another emit did"
+            );
+        }
+        seen.push(printed);
+    }
+    assert!(
+        seen[2].contains("(<= (legal ") && seen[2].starts_with("; "),
+        "{}",
+        seen[2]
+    );
+    assert!(seen[5].contains("p0 = "), "{}", seen[5]);
+    let default = gdlc(&["dump", &kif]);
+    assert_eq!(
+        text(&default.stdout),
+        seen[6],
+        "the default is the optimised IR"
+    );
+    let out = gdlc(&["dump", "--emit", "lowered", &kif]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown output is a usage error"
+    );
+}
+
 #[test]
 fn the_interpreter_entry_runs_the_checker() {
     // `q` is unsafe: ?x appears in no positive literal. The checker rejects the description, so

@@ -5,7 +5,7 @@
 
 use gdlc::codegen::Backend;
 use gdlc::ir::{Input, Ir};
-use gdlc::pipeline::{CompileOptions, Stage, run};
+use gdlc::pipeline::{CompileOptions, Pass, run};
 
 /// A small game: `random` draws a bit; `p` sees the bit only when it asks, and always sees
 /// `tick` (a static percept), never `never`.
@@ -30,7 +30,7 @@ const COIN: &str = "
     (goal p 100) (goal random 0)";
 
 fn ir(source: &str) -> Ir {
-    let a = run(source, &CompileOptions::for_game("coin"), Stage::Ir).expect("compiles");
+    let a = run(source, &CompileOptions::for_game("coin"), Pass::Optimise).expect("compiles");
     a.ir.expect("an IR")
 }
 

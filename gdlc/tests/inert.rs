@@ -4,15 +4,15 @@
 //! still plays as the interpreter does is checked by the compiled corpus tests
 //! (`tests/tests/compiled.rs`, its fixture games).
 
-use gdlc::pipeline::{self, CompileOptions, Stage};
+use gdlc::pipeline::{self, CompileOptions, Pass};
 
 const SOURCE: &str = include_str!("fixtures/bitDepth.kif");
 
 #[test]
 fn a_relation_of_inert_bits_grounds_to_one_atom() {
     let options = CompileOptions::for_game("bitDepth");
-    let a = pipeline::run(SOURCE, &options, Stage::Ground).expect("bitDepth grounds");
-    let text = a.render(Stage::Ground);
+    let a = pipeline::run(SOURCE, &options, Pass::Ground).expect("bitDepth grounds");
+    let text = a.render(Pass::Ground);
     let ground = a.ground.as_ref().expect("a ground program");
     // Each `prereqK` is one atom of no arguments (the bits dropped).
     assert!(text.contains("(<= prereq6 ~6 (true (step 6)))"), "{text}");

@@ -3,7 +3,7 @@
 
 use gdlc::ir::{self, Input, Ir, Lit};
 use gdlc::optimise::{self, OptimiseOptions};
-use gdlc::pipeline::{self, CompileOptions, Stage};
+use gdlc::pipeline::{self, CompileOptions, Pass};
 
 /// One role `r` with two moves `m` and `n`, always legal, prepended to each program.
 const PRELUDE: &str = "(role r) (legal r m) (legal r n)";
@@ -11,7 +11,7 @@ const PRELUDE: &str = "(role r) (legal r m) (legal r n)";
 /// The IR of `PRELUDE` + `rules`, as lowered (not optimised).
 fn lowered(rules: &str) -> Ir {
     let source = format!("{PRELUDE}\n{rules}");
-    let a = pipeline::run(&source, &CompileOptions::default(), Stage::Ground)
+    let a = pipeline::run(&source, &CompileOptions::default(), Pass::Ground)
         .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| &d.message).collect::<Vec<_>>()));
     ir::lower(a.ground.as_ref().expect("ground rules")).expect("lowers")
 }
@@ -118,7 +118,7 @@ const UNREAD: &str = "(init (cell 1)) (init (cell 2)) (init (cell 3))
 #[test]
 fn lowering_makes_props_only_of_atoms_some_output_reads() {
     let source = format!("{PRELUDE}\n{UNREAD}");
-    let a = pipeline::run(&source, &CompileOptions::default(), Stage::Ground).expect("grounds");
+    let a = pipeline::run(&source, &CompileOptions::default(), Pass::Ground).expect("grounds");
     let g = a.ground.as_ref().expect("ground rules");
     let heads: Vec<String> = g.rules.iter().map(|r| g.text(r.head)).collect();
     let unread = ["(near 2 3)", "(near 3 4)", "(near #0 3)", "(near #0 4)"];
@@ -768,7 +768,7 @@ const EVERY_LITERAL: &str = "
 
 #[test]
 fn lowering_that_takes_the_rules_releases_them_and_lowers_the_same_ir() {
-    let a = pipeline::run(EVERY_LITERAL, &CompileOptions::default(), Stage::Ground)
+    let a = pipeline::run(EVERY_LITERAL, &CompileOptions::default(), Pass::Ground)
         .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| &d.message).collect::<Vec<_>>()));
     let mut g = a.ground.expect("ground rules");
     let borrowed = ir::lower(&g).expect("lowers");

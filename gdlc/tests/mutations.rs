@@ -17,7 +17,7 @@ use gdlc::check::CheckOptions;
 use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::ground::GroundOptions;
 use gdlc::interp::{Interpreter, Limits};
-use gdlc::pipeline::{Stage, run};
+use gdlc::pipeline::{Pass, run};
 use gdlc::{CompileOptions, Source, frontend};
 
 /// Splits KIF text into tokens: `(`, `)` and the words between.
@@ -203,7 +203,7 @@ fn check(name: &str, text: &str) -> Outcome {
     }
     let mut options = CompileOptions::for_game("mutant");
     options.ground = ground_options();
-    if let Ok(a) = run(source, &options, Stage::Rust) {
+    if let Ok(a) = run(source, &options, Pass::Generate) {
         let rust = a.rust.unwrap_or_default();
         let parsed = std::thread::Builder::new()
             .stack_size(256 << 20)
@@ -365,7 +365,7 @@ fn mutants_that_once_broke_gdlc() {
     let errors = run(
         Source::new("ad_game_2x2~16.kif", &text),
         &options,
-        Stage::Ir,
+        Pass::Optimise,
     )
     .expect_err("a recursive rule too large to ground is an error");
     let e = &errors[0];

@@ -6,7 +6,7 @@
 use gdl_runtime::compare::{CompareOptions, compare};
 use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::interp::Interpreter;
-use gdlc::pipeline::{CompileOptions, Stage, run};
+use gdlc::pipeline::{CompileOptions, Pass, run};
 
 /// Games of the ggp.org repository, of several kinds: turn-taking boards, simultaneous moves,
 /// three and six roles, must-jump rules.
@@ -34,7 +34,7 @@ fn the_owned_network_plays_corpus_games_as_the_interpreter() {
     }
     for name in GAMES {
         let text = gdl_tests::read_game(&dir.join(format!("{name}.kif")));
-        let mut a = run(text.as_str(), &CompileOptions::default(), Stage::Ir)
+        let mut a = run(text.as_str(), &CompileOptions::default(), Pass::Optimise)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let ir = a.ir.take().expect("an IR");
         assert!(ir.joins.is_empty(), "{name}: rules left to run time");
@@ -66,7 +66,7 @@ fn fact_bits_are_the_state_facts() {
     }
     for name in ["breakthrough", "checkers-mustjump"] {
         let text = gdl_tests::read_game(&dir.join(format!("{name}.kif")));
-        let mut a = run(text.as_str(), &CompileOptions::default(), Stage::Ir)
+        let mut a = run(text.as_str(), &CompileOptions::default(), Pass::Optimise)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let game = OwnedNetGame::new(a.ir.take().expect("an IR"));
         let names = game.fact_names().expect("fact names");
@@ -117,7 +117,7 @@ fn probe_the_heuristic() {
         .unwrap_or("reversi,englishDraughts,checkers-mustjump,breakthrough,connectFour".into());
     for name in games.split(',') {
         let text = gdl_tests::read_game(&dir.join(format!("{name}.kif")));
-        let mut a = run(text.as_str(), &CompileOptions::default(), Stage::Ir)
+        let mut a = run(text.as_str(), &CompileOptions::default(), Pass::Optimise)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let game = OwnedNetGame::new(a.ir.take().expect("an IR"));
         let mut p = Mcts::new(MctsOptions {

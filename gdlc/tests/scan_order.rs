@@ -6,7 +6,7 @@
 
 use gdl_runtime::propnet::{ALWAYS, Step};
 use gdlc::ground::GroundOptions;
-use gdlc::pipeline::{CompileOptions, Stage, run};
+use gdlc::pipeline::{CompileOptions, Pass, run};
 
 /// `next (pos ..)` reads the marker `pos`, the move, `step` (static, five columns) and `far`
 /// (static, too large under the test's limits: lazy); its instances are too many under the
@@ -40,7 +40,7 @@ fn a_marker_that_holds_once_is_scanned_before_a_relation_that_mostly_holds() {
         max_join_heads: 100,
         ..GroundOptions::default()
     };
-    let a = match run(MAZE, &options, Stage::Ground) {
+    let a = match run(MAZE, &options, Pass::Ground) {
         Ok(a) => a,
         Err(e) => panic!("{e:?}"),
     };

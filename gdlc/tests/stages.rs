@@ -1,6 +1,8 @@
-//! Snapshots of each stage of the pipeline on the small games of `tests/fixtures/`: the text
-//! `gdlc dump --emit strata|ground|ir|rust FILE` prints ([`Artifacts::render`]), compared with
-//! `tests/snapshots/stages__GAME.STAGE.snap`. They need no corpus and run in seconds.
+//! Snapshots of the output of each pass of the pipeline on the small games of
+//! `tests/fixtures/`: the text `gdlc dump --emit OUTPUT FILE` prints ([`Artifacts::render`]),
+//! compared with `tests/snapshots/stages__GAME.OUTPUT.snap`. The pipeline checks the
+//! invariants of the ground program and the IR as it goes ([`CompileOptions::verify`]). They
+//! need no corpus and run in seconds.
 //!
 //! A change to a pass shows here as a diff. When the new text is right, bless it:
 //!
@@ -11,11 +13,14 @@
 //! (or `cargo insta review` with cargo-insta installed), then review the snapshot diffs in
 //! git. The Rust snapshots change with every change to code generation; that is expected.
 
-use gdlc::pipeline::{self, Artifacts, CompileOptions, Stage};
+use gdlc::pipeline::{self, Artifacts, CompileOptions, Pass};
 
-/// The fixture `name`, run through the pipeline up to `stage`.
-fn artifacts(name: &str, source: &str, stage: Stage) -> Artifacts {
-    let options = CompileOptions::for_game(name);
+/// The fixture `name`, run through the pipeline up to `stage`, its invariants checked.
+fn artifacts(name: &str, source: &str, stage: Pass) -> Artifacts {
+    let options = CompileOptions {
+        verify: true,
+        ..CompileOptions::for_game(name)
+    };
     pipeline::run(source, &options, stage).unwrap_or_else(|errors| {
         let messages: Vec<String> = errors
             .iter()
@@ -58,14 +63,15 @@ fn assert_tables_read(name: &str, rust: &str) {
     assert!(defined > 0, "{name}: no table found in the generated code");
 }
 
-fn snapshot(name: &str, source: &str, stage: Stage, label: &str) {
+fn snapshot(name: &str, source: &str, stage: Pass) {
+    let label = stage.output_name();
     let text = artifacts(name, source, stage).render(stage);
-    assert!(!text.is_empty(), "{name}: stage {label} printed nothing");
+    assert!(!text.is_empty(), "{name}: {label} printed nothing");
     insta::assert_snapshot!(format!("{name}.{label}"), text);
 }
 
-/// Six tests per fixture: one a stage, one that every emitted table is read, and one that runs
-/// the pipeline again.
+/// Tests per fixture: one per pass's output, one that every emitted table is read, and one
+/// that runs the pipeline again.
 macro_rules! fixture {
     ($module:ident, $name:literal) => {
         mod $module {
@@ -74,32 +80,49 @@ macro_rules! fixture {
 
             #[test]
             fn strata() {
-                snapshot($name, SOURCE, Stage::Strata, "strata");
+                snapshot($name, SOURCE, Pass::Check);
+            }
+            #[test]
+            fn normalised() {
+                snapshot($name, SOURCE, Pass::Normalise);
+            }
+            #[test]
+            fn projected() {
+                snapshot($name, SOURCE, Pass::Project);
             }
             #[test]
             fn ground() {
-                snapshot($name, SOURCE, Stage::Ground, "ground");
+                snapshot($name, SOURCE, Pass::Ground);
             }
             #[test]
             fn ir() {
-                snapshot($name, SOURCE, Stage::Ir, "ir");
+                snapshot($name, SOURCE, Pass::Lower);
+            }
+            #[test]
+            fn optimised() {
+                snapshot($name, SOURCE, Pass::Optimise);
             }
             #[test]
             fn rust() {
-                snapshot($name, SOURCE, Stage::Rust, "rust");
+                snapshot($name, SOURCE, Pass::Generate);
             }
             #[test]
             fn every_table_is_read() {
-                let rust = artifacts($name, SOURCE, Stage::Rust).render(Stage::Rust);
+                let rust = artifacts($name, SOURCE, Pass::Generate).render(Pass::Generate);
                 assert_tables_read($name, &rust);
             }
             /// The compiler's output does not depend on the run (hash seeds, threads).
             #[test]
             fn same_on_every_run() {
-                let first = artifacts($name, SOURCE, Stage::Rust);
+                let first = artifacts($name, SOURCE, Pass::Generate);
                 for _ in 0..4 {
-                    let again = artifacts($name, SOURCE, Stage::Rust);
-                    for stage in [Stage::Ground, Stage::Ir, Stage::Rust] {
+                    let again = artifacts($name, SOURCE, Pass::Generate);
+                    for stage in [
+                        Pass::Normalise,
+                        Pass::Ground,
+                        Pass::Optimise,
+                        Pass::Generate,
+                    ] {
                         assert_eq!(first.render(stage), again.render(stage), "{stage:?}");
                     }
                 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use gdlc::codegen::Backend;
 use gdlc::compile;
 use gdlc::ground::GroundOptions;
-use gdlc::pipeline::{CompileOptions, Stage, run};
+use gdlc::pipeline::{CompileOptions, Pass, run};
 
 /// A counter to 14 and `pair`, 15 x 15 atoms of which `terminal` reads one (`(distinct ?y
 /// 15)`, always true, keeps `?y` from being an inert position, which `src/inert.rs` would
@@ -32,7 +32,7 @@ fn counter() -> String {
 #[test]
 fn the_plain_attempt_stops_at_a_dynamic_relation_past_half_the_atom_limit() {
     let text = counter();
-    let full = run(text.as_str(), &CompileOptions::default(), Stage::Ground).expect("grounds");
+    let full = run(text.as_str(), &CompileOptions::default(), Pass::Ground).expect("grounds");
     let full = full.ground.expect("ground program").stats;
     assert!(!full.demand_driven, "{full:?}");
     assert!(full.dynamic_atoms > 225, "{full:?}");
@@ -41,7 +41,7 @@ fn the_plain_attempt_stops_at_a_dynamic_relation_past_half_the_atom_limit() {
     // one atom of `pair` that `terminal` reads.
     let mut options = CompileOptions::default();
     options.ground.max_atoms = 400;
-    let on_demand = run(text.as_str(), &options, Stage::Ground).expect("grounds on demand");
+    let on_demand = run(text.as_str(), &options, Pass::Ground).expect("grounds on demand");
     let on_demand = on_demand.ground.expect("ground program").stats;
     assert!(on_demand.demand_driven, "{on_demand:?}");
     assert!(on_demand.dynamic_atoms < 100, "{on_demand:?}");

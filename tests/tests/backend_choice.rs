@@ -14,7 +14,7 @@ use gdl_tests::{
     CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
 };
 use gdlc::codegen::{Backend, chosen_backend};
-use gdlc::pipeline::{self, CompileOptions, Stage};
+use gdlc::pipeline::{self, CompileOptions, Pass};
 
 /// (game, backend measured faster, playouts per second inline / propnet).
 const MEASURED: &[(&str, Backend, &str)] = &[
@@ -55,7 +55,7 @@ const MEASURED: &[(&str, Backend, &str)] = &[
 fn check(game: &CorpusGame, faster: Backend, measured: &str) -> Result<(), String> {
     let source = read_game(&game.kif);
     let options = CompileOptions::for_game(&game.name);
-    let artifacts = pipeline::run(source.as_str(), &options, Stage::Ir)
+    let artifacts = pipeline::run(source.as_str(), &options, Pass::Optimise)
         .map_err(|e| format!("does not compile: {}", e[0].message))?;
     let ir = artifacts.ir.ok_or("the IR stage kept no IR")?;
     let chosen = chosen_backend(&ir, &options.codegen);

@@ -2,7 +2,8 @@
 //! process: each game is compiled (`gdlc::pipeline::run` up to the optimised IR, with the
 //! options `gdlc` itself uses) and the network a propnet module would run plays the seed-1
 //! playout ([`gdlc::codegen::propnet::OwnedNetGame`]), which must equal the reference trace byte
-//! for byte. This checks grounding, lowering and optimisation on the whole corpus at every CI
+//! for byte; the pipeline checks the invariants of the ground program and the IR as it goes
+//! ([`CompileOptions::verify`]). This checks grounding, lowering and optimisation on the whole corpus at every CI
 //! run without a rustc build per game (the `compiled` test builds the CI set's Rust, both
 //! backends; `cargo xtask corpus` builds every game's). One trial per game
 //! (`COLLECTION/NAME`); all ignored, after one line saying so, when the corpus is absent.
@@ -20,19 +21,23 @@ use gdl_tests::{
     CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
 };
 use gdlc::codegen::propnet::OwnedNetGame;
-use gdlc::pipeline::{Stage, run};
+use gdlc::pipeline::{Pass, run};
 use gdlc::{CompileOptions, Source};
 
 /// The seed-1 trace of the game's network, or `None` when the game has no plain network.
 fn network_trace(game: &CorpusGame) -> Result<Option<String>, String> {
     let text = read_game(&game.kif);
-    let options = CompileOptions::for_game(&game.name);
+    // The invariants of the ground program and the IR are checked between passes.
+    let options = CompileOptions {
+        verify: true,
+        ..CompileOptions::for_game(&game.name)
+    };
     let source = Source::new(&game.name, &text);
-    let a = match run(source, &options, Stage::Ir) {
+    let a = match run(source, &options, Pass::Optimise) {
         Ok(a) => a,
         Err(d) => {
             // Too large to ground: then the whole pipeline embeds the interpreter.
-            if run(source, &options, Stage::Rust).is_ok_and(|a| a.embedded_interpreter) {
+            if run(source, &options, Pass::Generate).is_ok_and(|a| a.embedded_interpreter) {
                 return Ok(None);
             }
             return Err(d

@@ -1,33 +1,18 @@
-//! `gdlc dump`: prints one stage of the compiler pipeline for a description.
+//! `gdlc dump`: prints the output of one pass of the compiler pipeline for a description.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use gdlc::pipeline::{self, Stage};
-
-/// Which stage to print.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Emit {
-    /// The syntax tree, as KIF.
-    Ast,
-    /// The relation strata, in evaluation order.
-    Strata,
-    /// The ground rules.
-    Ground,
-    /// The optimised propositional IR.
-    Ir,
-    /// The generated Rust module.
-    Rust,
-}
+use gdlc::pipeline::{self, Pass};
 
 /// The arguments of `gdlc dump`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The game description (KIF or infix).
     pub file: PathBuf,
-    /// The stage to print.
-    #[arg(long, value_enum, default_value_t = Emit::Ir)]
-    pub emit: Emit,
+    /// The output of which pass to print.
+    #[arg(long, value_enum, default_value_t = Pass::Optimise)]
+    pub emit: Pass,
     /// Print pass times, sizes and peak memory on standard error (`--timings` too).
     #[arg(long)]
     pub stats: bool,
@@ -44,13 +29,7 @@ pub fn run(args: Args) -> ExitCode {
     let bar =
         super::progress::CompileProgress::new(&loaded.stem(), super::progress::Show::OnTerminal);
     bar.attach(&mut options);
-    let stop = match args.emit {
-        Emit::Ast => Stage::Ast,
-        Emit::Strata => Stage::Strata,
-        Emit::Ground => Stage::Ground,
-        Emit::Ir => Stage::Ir,
-        Emit::Rust => Stage::Rust,
-    };
+    let stop = args.emit;
     let a = pipeline::run(loaded.source(), &options, stop);
     bar.finish();
     let a = match a {

@@ -102,6 +102,7 @@ pub(super) fn ground_with(
     guards: &std::collections::HashSet<crate::ast::Sym>,
     deadline: Option<Deadline>,
     probe: &mut Probe,
+    progress: &crate::progress::ProgressHook,
 ) -> Result<GroundProgram, GroundError> {
     let rules = needed_rules(&nprog.rules);
     let dynamic = dynamic_relations(&rules);
@@ -121,6 +122,7 @@ pub(super) fn ground_with(
         deferred: probe.deferred.clone(),
         lazy_candidates: rules.iter().map(|r| rel_key(&r.head)).collect(),
         early_stop: probe.early_stop,
+        progress: progress.clone(),
         ..Grounder::new(options, nprog.symbols.clone(), budget)
     };
     // The plain attempt may find a rule doomed (see [`doomed`]).
@@ -299,7 +301,7 @@ fn ground_dynamic(
     let dynamic_atoms = g.db.count() as usize - static_atoms;
 
     // Instantiation (demand relations only restricted it: they are not instantiated).
-    let progress = g.options.progress.clone();
+    let progress = g.progress.clone();
     let total = dyn_rules.len() as u64;
     let options = g.options;
     let doom = |rule: &NRule, estimate: &instantiate::Estimate, g: &Grounder<'_>| {

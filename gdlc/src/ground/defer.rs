@@ -73,7 +73,24 @@ pub(super) fn defer_relations(g: &mut Grounder<'_>, rules: &mut Vec<NRule>) {
         return;
     }
     let refs: Vec<&NRule> = rules.iter().collect();
-    let components = fixpoint::static_components(&refs).unwrap_or_default();
+    let components = match fixpoint::static_components(&refs) {
+        Ok(components) => components,
+        // A description stratified only by rule instance (a relation that depends on its own
+        // negation through arguments that decrease) has no components to defer by: the attempt
+        // goes on with no relation deferred.
+        Err(e) => {
+            debug_assert!(
+                e.kind == super::GroundErrorKind::NegativeCycle,
+                "static_components fails only on a negative cycle: {}",
+                e.summary()
+            );
+            tracing::warn!(
+                error = %e.summary(),
+                "hybrid grounding defers no relation: the dynamic rules are not stratified by relation"
+            );
+            return;
+        }
+    };
     let comps: Vec<HashSet<RelKey>> = components
         .iter()
         .map(|c| c.iter().map(|r| rel_key(&r.head)).collect())

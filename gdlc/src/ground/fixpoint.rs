@@ -266,7 +266,7 @@ pub fn fixpoint(
         rounds += 1;
         lo = hi;
         hi = g.db.count();
-        g.options.progress.step("atoms derived", u64::from(hi), 0);
+        g.progress.step("atoms derived", u64::from(hi), 0);
         if lo == hi {
             g.join_rules.extend(joins);
             return Ok(rounds);

@@ -47,6 +47,7 @@ mod scan_order;
 pub mod split;
 #[cfg(test)]
 mod test_support;
+pub mod verify;
 
 use crate::diag::codes;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -55,6 +56,7 @@ use std::time::Duration;
 use crate::ast::{Span, Symbols};
 use crate::diag::Diagnostic;
 use crate::normalize::{NProgram, NRule};
+use crate::progress::ProgressHook;
 use crate::terms::{TermId, TermStore};
 
 use attempt::{Probe, ground_with};
@@ -86,8 +88,6 @@ pub struct GroundOptions {
     /// A rule whose instances (counted without their `does` literals, which code generation
     /// merges into move sets) exceed this is decomposed into smaller rules first.
     pub split_threshold: usize,
-    /// Told how far grounding is: atoms derived by each fixpoint round, rules instantiated.
-    pub progress: crate::progress::ProgressHook,
     /// Hybrid grounding: the most head atoms a rule evaluated at run time may have; a relation
     /// whose rule would have more is asked on demand instead (see [`hybrid`]).
     pub max_join_heads: usize,
@@ -103,7 +103,6 @@ impl Default for GroundOptions {
             max_term_depth: 40,
             time_limit: Some(Duration::from_secs(240)),
             split_threshold: 2_000,
-            progress: Default::default(),
             max_join_heads: 1_000_000,
         }
     }
@@ -217,6 +216,8 @@ pub(crate) struct Grounder<'a> {
     /// The relaxed fixpoint ran a rule in full that it could not split, which a hybrid attempt
     /// leaves to run time instead (see [`doomed::switchable`]).
     pub unsplit_in_reach: bool,
+    /// Told how far grounding is ([`ground_reporting`]).
+    pub progress: ProgressHook,
 }
 
 impl<'a> Grounder<'a> {
@@ -243,6 +244,7 @@ impl<'a> Grounder<'a> {
             early_stop: EarlyStop::default(),
             doomed: None,
             unsplit_in_reach: false,
+            progress: ProgressHook::default(),
         }
     }
 }
@@ -362,6 +364,16 @@ impl Grounder<'_> {
 /// on demand. The demand relations serve only to restrict instantiation: they are left out
 /// of the ground rules, which are instances of the original rules.
 pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram, GroundError> {
+    ground_reporting(nprog, options, &ProgressHook::default())
+}
+
+/// [`ground`], telling `progress` how far it is: atoms derived by each fixpoint round, rules
+/// instantiated.
+pub fn ground_reporting(
+    nprog: &NProgram,
+    options: &GroundOptions,
+    progress: &ProgressHook,
+) -> Result<GroundProgram, GroundError> {
     use crate::magic::{MagicOptions, magic_sets};
     let deadline = options.time_limit.map(Deadline::after);
     // The first attempt may spend a third of the work: a description that needs more usually
@@ -380,6 +392,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
         &std::collections::HashSet::new(),
         deadline,
         &mut probe,
+        progress,
     ) {
         Ok(g) => return Ok(g),
         Err(e) if e.is_too_large() && !probe.out_of_time => {
@@ -401,7 +414,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             over_atoms: &probe.over_atoms,
             deferred: &large_dynamic,
         };
-        match ground_hybrid(nprog, options, deadline, start) {
+        match ground_hybrid(nprog, options, deadline, start, progress) {
             (Ok(mut g), _) => {
                 g.stats.plain_work = probe.spent;
                 return Ok(g);
@@ -461,6 +474,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
             &magic.guards,
             magic_deadline,
             &mut again,
+            progress,
         );
         on_demand_spent += again.spent;
         match result {
@@ -504,7 +518,7 @@ pub fn ground(nprog: &NProgram, options: &GroundOptions) -> Result<GroundProgram
     };
     let result = match hybrid_failed {
         Some(e) => Err(e),
-        None => ground_hybrid(nprog, options, deadline, start)
+        None => ground_hybrid(nprog, options, deadline, start, progress)
             .0
             .map(|mut g| {
                 g.stats.plain_work = probe.spent;
@@ -561,6 +575,7 @@ pub(super) fn ground_hybrid(
     options: &GroundOptions,
     deadline: Option<Deadline>,
     start: Hybrid<'_>,
+    progress: &ProgressHook,
 ) -> (Result<GroundProgram, GroundError>, bool) {
     let over_atoms = start.over_atoms;
     let mut deferred: HashSet<RelKey> = start.deferred.iter().copied().collect();
@@ -580,6 +595,7 @@ pub(super) fn ground_hybrid(
             &std::collections::HashSet::new(),
             deadline,
             &mut probe,
+            progress,
         );
         match result {
             Err(e) if !probe.out_of_time && deferred.len() < max_deferred => match e.defer {

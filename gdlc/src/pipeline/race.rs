@@ -18,6 +18,7 @@ use gdl_runtime::propnet::{Engine, Net};
 use gdl_runtime::{Game, SplitMix64};
 
 use crate::ast::Program;
+use crate::diag::{Diagnostic, codes};
 
 /// How a hybrid module is raced against the interpreter ([`super::CompileOptions::race`]).
 #[derive(Clone, Debug)]
@@ -94,6 +95,21 @@ pub fn decide(network: Lap, interpreter: Lap, min_ratio: f64) -> bool {
         return false;
     }
     network.rate() < interpreter.rate() * min_ratio
+}
+
+/// Why a race's interpreter is embedded: the reason the module's header and the warnings give.
+pub fn slower(result: &Race, options: &RaceOptions) -> Diagnostic {
+    Diagnostic::error(
+        codes::HYBRID_SLOWER,
+        Default::default(),
+        format!(
+            "with rules joined at run time, the network visits {:.0} states per CPU second, the \
+             interpreter {:.0} (in a race of {:?} CPU time each)",
+            result.network.rate(),
+            result.interpreter.rate(),
+            options.budget
+        ),
+    )
 }
 
 /// The interpreter's lap of a race, started before the network to race is built (the pipeline

@@ -1,23 +1,30 @@
-//! The text of each stage of the pipeline, as `gdlc dump --emit STAGE` prints it (and the
-//! snapshot tests of `gdlc/tests/stages.rs` compare it).
+//! The text of each pass's output, as `gdlc dump --emit OUTPUT` prints it (and the snapshot
+//! tests of `gdlc/tests/stages.rs` compare it).
 
-use super::{Artifacts, Stage};
+use super::{Artifacts, Pass};
 use crate::ground::GroundProgram;
+use crate::normalize::NProgram;
 
 impl Artifacts {
-    /// The text of `stage`: the syntax tree as KIF, the relation strata, the ground rules, the
-    /// optimised IR or the Rust module. Empty when [`super::run`] stopped before `stage`.
-    pub fn render(&self, stage: Stage) -> String {
-        match stage {
-            Stage::Ast => crate::print::pretty_kif(&self.program),
-            Stage::Strata => self.strata_text(),
-            Stage::Ground => self.ground.as_ref().map(ground_text).unwrap_or_default(),
-            Stage::Ir => self
+    /// The text of what `pass` made, when [`super::run`] stopped after it: the syntax tree as
+    /// KIF, the relation strata, the normalised or projected rules, the ground rules, the IR
+    /// (as lowered or optimised) or the Rust module. Empty when the run stopped before `pass`,
+    /// or when a later pass consumed its output (the projected rules are freed once grounded,
+    /// the lowered IR is optimised in place, the ground rules are freed once lowered).
+    pub fn render(&self, pass: Pass) -> String {
+        match pass {
+            Pass::Parse => crate::print::pretty_kif(&self.program),
+            Pass::Check => self.strata_text(),
+            Pass::Normalise => self.normalized.as_ref().map(rules_text).unwrap_or_default(),
+            Pass::Project => self.projected.as_ref().map(rules_text).unwrap_or_default(),
+            Pass::Ground => self.ground.as_ref().map(ground_text).unwrap_or_default(),
+            Pass::Lower | Pass::Optimise if self.last == Some(pass) => self
                 .ir
                 .as_ref()
                 .map(|ir| ir.to_string())
                 .unwrap_or_default(),
-            Stage::Rust => self.rust.clone().unwrap_or_default(),
+            Pass::Lower | Pass::Optimise => String::new(),
+            Pass::Generate => self.rust.clone().unwrap_or_default(),
         }
     }
 
@@ -68,6 +75,21 @@ fn ground_text(g: &GroundProgram) -> String {
             out.push_str(&format!(" (not {})", g.text(n)));
         }
         out.push_str(")\n");
+    }
+    out
+}
+
+/// Normalised rules as KIF text, one a line (variables numbered: `?0`).
+fn rules_text(p: &NProgram) -> String {
+    let mut out = format!("; {} rules\n", p.rules.len());
+    for r in &p.rules {
+        let line = if r.body.is_empty() {
+            crate::normalize::text::atom(&r.head, p)
+        } else {
+            crate::normalize::text::rule(r, p)
+        };
+        out.push_str(&line);
+        out.push('\n');
     }
     out
 }

@@ -11,7 +11,7 @@ use gdl_player::{Mcts, MctsOptions, Player};
 use gdl_runtime::Game;
 use gdlc::Source;
 use gdlc::codegen::propnet::OwnedNetGame;
-use gdlc::pipeline::{self, CompileOptions, Stage};
+use gdlc::pipeline::{self, CompileOptions, Pass};
 
 /// The least CPU time grounding is given, however short the start clock: a network ready
 /// after the start clock still plays the moves before the compiled game is built.
@@ -68,7 +68,7 @@ pub fn ground(request: &GroundRequest) -> Result<Grounded, String> {
     let mut options = CompileOptions::default();
     options.ground.time_limit = Some(request.time_limit);
     let source = Source::new(&request.name, &request.rules);
-    let mut artifacts = pipeline::run(source, &options, Stage::Ir).map_err(|errors| {
+    let mut artifacts = pipeline::run(source, &options, Pass::Optimise).map_err(|errors| {
         let first = errors.iter().find(|d| d.is_error()).or(errors.first());
         format!(
             "the rules do not ground: {}",

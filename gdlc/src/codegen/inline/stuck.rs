@@ -197,13 +197,13 @@ pub(super) fn memo_fn(ir: &Ir, r: usize, words: usize) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use crate::codegen::{Backend, CodegenOptions, generate};
-    use crate::pipeline::{CompileOptions, Stage, run};
+    use crate::pipeline::{CompileOptions, Pass, run};
 
     const TAKE: &str = include_str!("../../../tests/fixtures/stuckTake.kif");
 
     /// The inline code of `text`.
     fn inline_code(text: &str) -> String {
-        let mut a = run(text, &CompileOptions::default(), Stage::Ir).expect("compiles");
+        let mut a = run(text, &CompileOptions::default(), Pass::Optimise).expect("compiles");
         let ir = a.ir.take().expect("an IR");
         let options = CodegenOptions {
             backend: Backend::Inline,

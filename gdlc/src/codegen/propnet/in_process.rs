@@ -13,11 +13,11 @@ pub(super) mod tests {
     use super::super::OwnedNetGame;
     use crate::interp::Interpreter;
     use crate::ir::Ir;
-    use crate::pipeline::{Artifacts, CompileOptions, Stage, run};
+    use crate::pipeline::{Artifacts, CompileOptions, Pass, run};
 
     /// The IR of `text` (compiled up to the IR stage), with the artifacts it came from.
     pub(in crate::codegen::propnet) fn ir_of(text: &str) -> (Artifacts, Ir) {
-        let mut a = run(text, &CompileOptions::default(), Stage::Ir).expect("compiles");
+        let mut a = run(text, &CompileOptions::default(), Pass::Optimise).expect("compiles");
         let ir = a.ir.take().expect("an IR");
         (a, ir)
     }

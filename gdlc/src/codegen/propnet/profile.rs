@@ -316,7 +316,7 @@ fn node_text(ir: &Ir, net: &Net, signals: &Signals, n: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::{CompileOptions, Stage, run};
+    use crate::pipeline::{CompileOptions, Pass, run};
 
     /// The lines of the section `title` of a report: share, per state, kind.
     fn section(report: &str, title: &str) -> Vec<(f64, f64, String)> {
@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn changes_are_counted_beside_visits() {
         let text = include_str!("../../../../examples/ticTacToe.kif");
-        let a = run(text, &CompileOptions::default(), Stage::Ir).expect("compiles");
+        let a = run(text, &CompileOptions::default(), Pass::Optimise).expect("compiles");
         let (ir, _, _) = super::super::grouped(&a.ir.expect("an IR"));
         let (plain, signals) = super::super::build_plain(&ir);
         let mut net = plain.clone();
