@@ -13,7 +13,8 @@
 //! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts),
 //! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts), `auto:I` (the playout
 //! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
-//! simultaneous moves, `--simultaneous`); `mcts@S`, `base@S`, ... search S seconds per move
+//! simultaneous moves, `--simultaneous`); `x` before any of those but `base` adds decisive
+//! expansion (`--expansion decisive`: `xmcts@0.1`, `xanti:1000`); `mcts@S`, `base@S`, ... search S seconds per move
 //! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
 //! learnt at the start clock (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K
 //! steps). START_SECONDS (default 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
@@ -27,8 +28,8 @@ use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_player::{
-    BaselineMcts, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts, MctsOptions, Player,
-    PlayoutPolicy, RandomPlayer, SimultaneousRule,
+    BaselineMcts, Expansion, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts, MctsOptions,
+    Player, PlayoutPolicy, RandomPlayer, SimultaneousRule,
 };
 use gdl_runtime::Game;
 
@@ -63,7 +64,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: arena [{}|connectFourSimultaneous] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
-         (mcts|base|mast|dec|anti|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C[:K]])",
+         [x](mcts|base|mast|dec|anti|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C[:K]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -81,6 +82,11 @@ struct Seat<G: Game> {
 fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     let mut parts = spec.split(':');
     let head = parts.next()?;
+    // `x` before a search's name: decisive expansion.
+    let (head, expansion) = match head.strip_prefix('x') {
+        Some(rest) => (rest, Expansion::Decisive),
+        None => (head, Expansion::Plain),
+    };
     let (kind, seconds) = match head.split_once('@') {
         Some((kind, s)) => (kind, Some(s.parse::<f64>().ok().filter(|s| *s > 0.0)?)),
         None => (head, None),
@@ -103,13 +109,17 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         Some(k) if kind.starts_with('h') => Some(k.parse().ok()?),
         Some(_) => return None,
     };
-    if parts.next().is_some() || (seconds.is_some() && !searches) {
+    if parts.next().is_some()
+        || (seconds.is_some() && !searches)
+        || (expansion != Expansion::Plain && (!searches || kind == "base"))
+    {
         return None;
     }
     let defaults = MctsOptions::default();
     let options = MctsOptions {
         max_iterations: seconds.is_none().then_some(n.max(1)),
         exploration: exploration.unwrap_or(defaults.exploration),
+        expansion,
         seed,
         ..defaults
     };

@@ -27,6 +27,7 @@
 //! visited one of those not proven worse than another.
 
 mod decisive;
+mod expand;
 mod heuristic;
 mod parallel;
 mod policy;
@@ -47,7 +48,7 @@ use simultaneous::Strategies;
 use store::{Kind, Store, state_hash};
 
 use super::root::{RootMove, choose_root};
-use super::{MctsOptions, Player, PlayoutPolicy, SearchStats};
+use super::{Expansion, MctsOptions, Player, PlayoutPolicy, SearchStats};
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// The buffers of an iteration, kept across iterations (and MAST's statistics across moves).
@@ -65,6 +66,8 @@ struct Scratch<G: Game> {
     simultaneous: Strategies,
     /// The best line found in a game of one role.
     best: puzzle::BestLine<G>,
+    /// Decisive expansion's buffers, when the options ask for it.
+    expand: Option<expand::Expander<G>>,
 }
 
 /// The UCT player over the flat node store.
@@ -218,7 +221,14 @@ impl<G: Game> Mcts<G> {
             goals: Vec::new(),
             simultaneous: Strategies::new(self.options.simultaneous),
             best: puzzle::BestLine::new(),
+            expand: (self.options.expansion == Expansion::Decisive)
+                .then(|| expand::Expander::new(state)),
         });
+        if let Some(e) = &mut scratch.expand
+            && store.nodes[self.root as usize].total == 0
+        {
+            e.check(game, store, self.root);
+        }
         if keep_line && scratch.playout.line().is_none() {
             scratch.playout.keep_line();
         }
@@ -348,6 +358,7 @@ impl<G: Game> Search<'_, G> {
             goals,
             simultaneous,
             best: _,
+            expand,
         } = scratch;
         let game = self.game;
         let steps = self.options.max_playout_steps;
@@ -403,6 +414,9 @@ impl<G: Game> Search<'_, G> {
                         Some(c) => {
                             if let Some(e) = edge {
                                 store.set_child(n, e, c);
+                            }
+                            if let Some(e) = expand {
+                                e.check(game, store, c);
                             }
                             let made = store.nodes[c as usize];
                             if made.proven || made.kind == Kind::Leaf {
