@@ -6,7 +6,11 @@
 //! cargo run --release --example arena -- breakthrough mcts:1000 flat:1000 50
 //! cargo run --release --example arena -- connectFour mcts@0.1 base@0.1 20
 //! cargo run --release --example arena -- connectFour auto@0.1 mcts@0.1 20 4
+//! cargo run --release --example arena --features corpus-games -- englishDraughts xmcts@0.1 mcts@0.1 20
 //! ```
+//!
+//! The games are those of `gdl_examples`; `englishDraughts` and `reversi` (read from the
+//! corpus next to the checkout) with the `corpus-games` feature.
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default),
@@ -14,7 +18,10 @@
 //! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts), `auto:I` (the playout
 //! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
 //! simultaneous moves, `--simultaneous`); `x` before any of those but `base` adds decisive
-//! expansion (`--expansion decisive`: `xmcts@0.1`, `xanti:1000`); `mcts@S`, `base@S`, ... search S seconds per move
+//! expansion (`--expansion decisive`: `xmcts@0.1`, `xanti:1000`), `xx` decisive expansion
+//! when a node is made (`--expansion decisive-at-once`); `decK` and `antiK` look
+//! for wins in the first K steps of a playout only (`--decisive-steps K`: `anti4@0.1`);
+//! `mcts@S`, `base@S`, ... search S seconds per move
 //! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
 //! learnt at the start clock (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K
 //! steps). START_SECONDS (default 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
@@ -56,15 +63,25 @@ fn main() -> ExitCode {
         "connectFour" => arena(&ConnectFour, a, b, games, start),
         "breakthrough" => arena(&Breakthrough, a, b, games, start),
         "connectFourSimultaneous" => arena(&ConnectFourSimultaneous, a, b, games, start),
+        #[cfg(feature = "corpus-games")]
+        "englishDraughts" => arena(
+            &gdl_examples::english_draughts::EnglishDraughts,
+            a,
+            b,
+            games,
+            start,
+        ),
+        #[cfg(feature = "corpus-games")]
+        "reversi" => arena(&gdl_examples::reversi::Reversi, a, b, games, start),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}|connectFourSimultaneous] PLAYER PLAYER [GAMES [START_SECONDS]]   \
+        "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
-         [x](mcts|base|mast|dec|anti|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C[:K]])",
+         [x](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C[:K]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -83,13 +100,21 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     let mut parts = spec.split(':');
     let head = parts.next()?;
     // `x` before a search's name: decisive expansion.
-    let (head, expansion) = match head.strip_prefix('x') {
-        Some(rest) => (rest, Expansion::Decisive),
-        None => (head, Expansion::Plain),
+    let (head, expansion) = match (head.strip_prefix("xx"), head.strip_prefix('x')) {
+        (Some(rest), _) => (rest, Expansion::DecisiveAtOnce),
+        (None, Some(rest)) => (rest, Expansion::Decisive),
+        _ => (head, Expansion::Plain),
     };
     let (kind, seconds) = match head.split_once('@') {
         Some((kind, s)) => (kind, Some(s.parse::<f64>().ok().filter(|s| *s > 0.0)?)),
         None => (head, None),
+    };
+    // `dec` and `anti` followed by K: decisive steps in the first K steps of a playout only.
+    let (kind, decisive_steps) = match kind.find(|c: char| c.is_ascii_digit()) {
+        Some(i) if matches!(&kind[..i], "dec" | "anti") => {
+            (&kind[..i], Some(kind[i..].parse::<usize>().ok()?))
+        }
+        _ => (kind, None),
     };
     let n: u64 = match seconds {
         Some(_) => 0,
@@ -120,6 +145,7 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         max_iterations: seconds.is_none().then_some(n.max(1)),
         exploration: exploration.unwrap_or(defaults.exploration),
         expansion,
+        decisive_steps,
         seed,
         ..defaults
     };

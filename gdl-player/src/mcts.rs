@@ -213,6 +213,7 @@ impl<G: Game> Mcts<G> {
         let keep_line = self.options.best_line && store.roles() == 1;
         let scratch = self.scratch.get_or_insert_with(|| Scratch {
             playout: Playout::new(game, state, self.options.playout)
+                .with_decisive_steps(self.options.decisive_steps)
                 .with_heuristic(self.heuristic.clone()),
             next: state.clone(),
             joint: Vec::new(),
@@ -221,8 +222,11 @@ impl<G: Game> Mcts<G> {
             goals: Vec::new(),
             simultaneous: Strategies::new(self.options.simultaneous),
             best: puzzle::BestLine::new(),
-            expand: (self.options.expansion == Expansion::Decisive)
-                .then(|| expand::Expander::new(state)),
+            expand: match self.options.expansion {
+                Expansion::Plain => None,
+                Expansion::Decisive => Some(expand::Expander::new(state, false)),
+                Expansion::DecisiveAtOnce => Some(expand::Expander::new(state, true)),
+            },
         });
         if let Some(e) = &mut scratch.expand
             && store.nodes[self.root as usize].total == 0
@@ -380,6 +384,15 @@ impl<G: Game> Search<'_, G> {
                 proving = node.proven;
                 break;
             }
+            // Decisive expansion at a node's first descent.
+            if node.total == 0
+                && let Some(e) = expand.as_mut().filter(|e| !e.at_once())
+                && e.check(game, store, n)
+            {
+                goals.extend_from_slice(store.goals(n));
+                proving = true;
+                break;
+            }
             if path.len() >= steps {
                 let state = &store.states[n as usize];
                 goals.extend_from_slice(playout.run(game, state, rng, steps));
@@ -415,7 +428,7 @@ impl<G: Game> Search<'_, G> {
                             if let Some(e) = edge {
                                 store.set_child(n, e, c);
                             }
-                            if let Some(e) = expand {
+                            if let Some(e) = expand.as_mut().filter(|e| e.at_once()) {
                                 e.check(game, store, c);
                             }
                             let made = store.nodes[c as usize];

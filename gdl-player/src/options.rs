@@ -39,16 +39,20 @@ pub enum Expansion {
     #[default]
     Plain,
     /// In a turn or chance node, the state after each of the mover's moves is computed and a
-    /// terminal one recorded as that move's proof at once (`mcts/expand.rs`).
+    /// terminal one recorded as that move's proof (`mcts/expand.rs`), when an iteration first
+    /// descends from the node (nodes reached once pay nothing).
     Decisive,
+    /// [`Expansion::Decisive`] when the node is made.
+    DecisiveAtOnce,
 }
 
 impl Expansion {
-    /// The expansion named `text` (`plain`, `decisive`).
+    /// The expansion named `text` (`plain`, `decisive`, `decisive-at-once`).
     pub fn parse(text: &str) -> Option<Expansion> {
         match text {
             "plain" => Some(Expansion::Plain),
             "decisive" => Some(Expansion::Decisive),
+            "decisive-at-once" => Some(Expansion::DecisiveAtOnce),
             _ => None,
         }
     }
@@ -58,6 +62,7 @@ impl Expansion {
         match self {
             Expansion::Plain => "plain",
             Expansion::Decisive => "decisive",
+            Expansion::DecisiveAtOnce => "decisive-at-once",
         }
     }
 }
@@ -212,6 +217,9 @@ pub struct MctsOptions {
     pub search: Search,
     /// How playouts choose their moves.
     pub playout: PlayoutPolicy,
+    /// Decisive and anti-decisive playouts look for wins in the first this many steps of a
+    /// playout only, then play uniformly (`None`: in every step).
+    pub decisive_steps: Option<usize>,
     /// What is done when a node is made.
     pub expansion: Expansion,
     /// How the roles choose in simultaneous-move nodes.
@@ -234,6 +242,7 @@ impl Default for MctsOptions {
             seed: 1,
             search: Search::default(),
             playout: PlayoutPolicy::default(),
+            decisive_steps: None,
             expansion: Expansion::default(),
             simultaneous: SimultaneousRule::default(),
             best_line: true,

@@ -11,7 +11,8 @@ use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
 use crate::{
-    HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule,
+    Expansion, HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search,
+    SimultaneousRule,
 };
 use gdl_runtime::Game;
 use gdl_runtime::cli::{EXIT_USAGE, run_game};
@@ -22,12 +23,14 @@ pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--exploration C] [--search mcts|baseline]
            [--playout uniform|mast|decisive|anti-decisive|auto]
+           [--expansion plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
            [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C; the search,
                                            how its playouts choose moves, `auto`: measured
-                                           at the start clock; how roles choose at
+                                           at the start clock; --expansion decisive: a new
+                                           node's terminal children proven at once; how roles choose at
                                            simultaneous moves, whether a puzzle plays the
                                            best line found, default on; --heuristic: cut
                                            playouts short with an evaluation learnt at the
@@ -44,6 +47,7 @@ pub const PLAY_USAGE: &str =
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C] \
                                 [--search mcts|baseline] \
                                 [--playout uniform|mast|decisive|anti-decisive|auto] \
+                                [--expansion plain|decisive|decisive-at-once] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
                                 [--heuristic off|on|auto] [--ponder on|off]";
 
@@ -135,6 +139,9 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
             "--search" => Search::parse(value).map(|v| search.search = v).is_some(),
             "--playout" => PlayoutPolicy::parse(value)
                 .map(|v| search.playout = v)
+                .is_some(),
+            "--expansion" => Expansion::parse(value)
+                .map(|v| search.expansion = v)
                 .is_some(),
             "--simultaneous" => SimultaneousRule::parse(value)
                 .map(|v| search.simultaneous = v)
@@ -339,6 +346,15 @@ mod tests {
         let a = play_args("g", &args(&["--simultaneous=exp3"])).unwrap();
         assert_eq!(a.search.simultaneous, SimultaneousRule::Exp3);
         assert!(play_args("g", &args(&["--simultaneous", "ucb"])).is_err());
+        assert_eq!(
+            play_args("g", &[]).unwrap().search.expansion,
+            Expansion::default()
+        );
+        let a = play_args("g", &args(&["--expansion", "decisive"])).unwrap();
+        assert_eq!(a.search.expansion, Expansion::Decisive);
+        let a = play_args("g", &args(&["--expansion=plain"])).unwrap();
+        assert_eq!(a.search.expansion, Expansion::Plain);
+        assert!(play_args("g", &args(&["--expansion", "eager"])).is_err());
         assert!(play_args("g", &[]).unwrap().search.best_line);
         assert!(
             !play_args("g", &args(&["--best-line=off"]))

@@ -13,6 +13,8 @@ use gdl_runtime::Game;
 
 /// The buffers of the look at a new node's children.
 pub(super) struct Expander<G: Game> {
+    /// Nodes are looked at when made (else at their first descent).
+    at_once: bool,
     next: G::State,
     joint: Vec<G::Move>,
     key: Vec<u32>,
@@ -20,13 +22,19 @@ pub(super) struct Expander<G: Game> {
 }
 
 impl<G: Game> Expander<G> {
-    pub(super) fn new(state: &G::State) -> Self {
+    pub(super) fn new(state: &G::State, at_once: bool) -> Self {
         Expander {
+            at_once,
             next: state.clone(),
             joint: Vec::new(),
             key: Vec::new(),
             goals: Vec::new(),
         }
+    }
+
+    /// Whether nodes are looked at when made (else at their first descent).
+    pub(super) fn at_once(&self) -> bool {
+        self.at_once
     }
 
     /// Records the terminal children of node `n` (a turn or chance node) as proven; whether
