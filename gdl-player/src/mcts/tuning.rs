@@ -72,9 +72,9 @@ impl Default for TuningOptions {
             min_games: 4,
             confidence: 1.5,
             min_variance: 0.25,
-            drop_after: 2.0,
+            drop_after: 4.0,
             max_nodes: 200_000,
-            timing: Duration::from_millis(20),
+            timing: Duration::from_millis(50),
             min_iterations: 8,
         }
     }
@@ -216,7 +216,9 @@ pub fn tune<G: Game>(
         .iter()
         .zip(&scores)
         .zip(speeds.iter().chain(std::iter::repeat(&0.0)))
-        .filter(|((_, s), _)| s.games > 0)
+        .enumerate()
+        .filter(|(i, ((_, s), _))| *i == 0 || s.games > 0)
+        .map(|(_, x)| x)
         .map(|((c, s), v)| {
             let error = (s.variance() / f64::from(s.games)).sqrt();
             format!(
