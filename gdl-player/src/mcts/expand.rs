@@ -50,11 +50,8 @@ impl<G: Game> Expander<G> {
         let m = m as usize;
         let roles = store.roles();
         self.joint.clear();
-        self.joint.extend(
-            (0..roles)
-                .map(|r| store.moves(n, r).first().map(|s| s.mv))
-                .flatten(),
-        );
+        self.joint
+            .extend((0..roles).filter_map(|r| store.moves(n, r).first().map(|s| s.mv)));
         if self.joint.len() != roles {
             return false;
         }
