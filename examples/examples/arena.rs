@@ -6,14 +6,22 @@
 //! cargo run --release --example arena -- breakthrough mcts:1000 flat:1000 50
 //! cargo run --release --example arena -- connectFour mcts@0.1 base@0.1 20
 //! cargo run --release --example arena -- connectFour auto@0.1 mcts@0.1 20 4
+//! cargo run --release --example arena --features corpus-games -- englishDraughts xmcts@0.1 mcts@0.1 20
 //! ```
+//!
+//! The games are those of `gdl_examples`; `englishDraughts` and `reversi` (read from the
+//! corpus next to the checkout) with the `corpus-games` feature.
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default, or `auto`),
 //! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts),
 //! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts), `auto:I` (the playout
 //! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
-//! simultaneous moves, `--simultaneous`); `mcts@S`, `base@S`, ... search S seconds per move
+//! simultaneous moves, `--simultaneous`); `x` before any of those but `base` adds decisive
+//! expansion (`--expansion decisive`: `xmcts@0.1`, `xanti:1000`), `xx` decisive expansion
+//! when a node is made (`--expansion decisive-at-once`); `decK` and `antiK` look
+//! for wins in the first K steps of a playout only (`--decisive-steps K`: `anti4@0.1`);
+//! `mcts@S`, `base@S`, ... search S seconds per move
 //! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
 //! learnt at the start clock (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K
 //! steps). START_SECONDS (default 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
@@ -27,8 +35,8 @@ use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_player::{
-    BaselineMcts, Exploration, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts, MctsOptions,
-    Player, PlayoutPolicy, RandomPlayer, SimultaneousRule,
+    BaselineMcts, Expansion, Exploration, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts,
+    MctsOptions, Player, PlayoutPolicy, RandomPlayer, SimultaneousRule,
 };
 use gdl_runtime::Game;
 
@@ -55,15 +63,25 @@ fn main() -> ExitCode {
         "connectFour" => arena(&ConnectFour, a, b, games, start),
         "breakthrough" => arena(&Breakthrough, a, b, games, start),
         "connectFourSimultaneous" => arena(&ConnectFourSimultaneous, a, b, games, start),
+        #[cfg(feature = "corpus-games")]
+        "englishDraughts" => arena(
+            &gdl_examples::english_draughts::EnglishDraughts,
+            a,
+            b,
+            games,
+            start,
+        ),
+        #[cfg(feature = "corpus-games")]
+        "reversi" => arena(&gdl_examples::reversi::Reversi, a, b, games, start),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}|connectFourSimultaneous] PLAYER PLAYER [GAMES [START_SECONDS]]   \
+        "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
-         (mcts|base|mast|dec|anti|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C|auto[:K]])",
+         [x](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C|auto[:K]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -81,9 +99,22 @@ struct Seat<G: Game> {
 fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     let mut parts = spec.split(':');
     let head = parts.next()?;
+    // `x` before a search's name: decisive expansion.
+    let (head, expansion) = match (head.strip_prefix("xx"), head.strip_prefix('x')) {
+        (Some(rest), _) => (rest, Expansion::DecisiveAtOnce),
+        (None, Some(rest)) => (rest, Expansion::Decisive),
+        _ => (head, Expansion::Plain),
+    };
     let (kind, seconds) = match head.split_once('@') {
         Some((kind, s)) => (kind, Some(s.parse::<f64>().ok().filter(|s| *s > 0.0)?)),
         None => (head, None),
+    };
+    // `dec` and `anti` followed by K: decisive steps in the first K steps of a playout only.
+    let (kind, decisive_steps) = match kind.find(|c: char| c.is_ascii_digit()) {
+        Some(i) if matches!(&kind[..i], "dec" | "anti") => {
+            (&kind[..i], Some(kind[i..].parse::<usize>().ok()?))
+        }
+        _ => (kind, None),
     };
     let n: u64 = match seconds {
         Some(_) => 0,
@@ -103,13 +134,18 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         Some(k) if kind.starts_with('h') => Some(k.parse().ok()?),
         Some(_) => return None,
     };
-    if parts.next().is_some() || (seconds.is_some() && !searches) {
+    if parts.next().is_some()
+        || (seconds.is_some() && !searches)
+        || (expansion != Expansion::Plain && (!searches || kind == "base"))
+    {
         return None;
     }
     let defaults = MctsOptions::default();
     let options = MctsOptions {
         max_iterations: seconds.is_none().then_some(n.max(1)),
         exploration: exploration.unwrap_or(defaults.exploration),
+        expansion,
+        decisive_steps,
         seed,
         ..defaults
     };

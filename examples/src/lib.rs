@@ -25,6 +25,26 @@ pub mod connect_four_simultaneous {
     );
 }
 
+/// English draughts (`englishDraughts.kif` of the corpus, `../shared` next to the checkout):
+/// roles `white` and `black`. With the `corpus-games` feature only.
+#[cfg(feature = "corpus-games")]
+pub mod english_draughts {
+    gdl_macros::gdl!(
+        name = EnglishDraughts,
+        file = "../../shared/games/ggp-repository/englishDraughts.kif"
+    );
+}
+
+/// Reversi (`reversi.kif` of the corpus, `../shared` next to the checkout). With the
+/// `corpus-games` feature only.
+#[cfg(feature = "corpus-games")]
+pub mod reversi {
+    gdl_macros::gdl!(
+        name = Reversi,
+        file = "../../shared/games/ggp-repository/reversi.kif"
+    );
+}
+
 /// The names the examples accept for the embedded games (the arena takes the others too).
 pub const GAMES: &[&str] = &["ticTacToe", "connectFour", "breakthrough"];
 

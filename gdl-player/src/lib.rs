@@ -34,8 +34,8 @@ pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
 pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
 pub use options::{
-    Exploration, HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search, SearchStats,
-    SimultaneousRule,
+    Expansion, Exploration, HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search,
+    SearchStats, SimultaneousRule,
 };
 pub use root::RootMove;
 
@@ -244,6 +244,8 @@ fn scaled_goal(goal: Option<i32>) -> f64 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_expand;
 #[cfg(test)]
 mod tests_kinds;
 #[cfg(test)]

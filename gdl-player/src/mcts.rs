@@ -27,6 +27,7 @@
 //! visited one of those not proven worse than another.
 
 mod decisive;
+mod expand;
 mod exploration;
 mod heuristic;
 mod parallel;
@@ -48,7 +49,7 @@ use simultaneous::Strategies;
 use store::{Kind, Store, state_hash};
 
 use super::root::{RootMove, choose_root};
-use super::{MctsOptions, Player, PlayoutPolicy, SearchStats};
+use super::{Expansion, MctsOptions, Player, PlayoutPolicy, SearchStats};
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// The buffers of an iteration, kept across iterations (and MAST's statistics across moves).
@@ -66,6 +67,8 @@ struct Scratch<G: Game> {
     simultaneous: Strategies,
     /// The best line found in a game of one role.
     best: puzzle::BestLine<G>,
+    /// Decisive expansion's buffers, when the options ask for it.
+    expand: Option<expand::Expander<G>>,
 }
 
 /// The UCT player over the flat node store.
@@ -218,6 +221,7 @@ impl<G: Game> Mcts<G> {
         let keep_line = self.options.best_line && store.roles() == 1;
         let scratch = self.scratch.get_or_insert_with(|| Scratch {
             playout: Playout::new(game, state, self.options.playout)
+                .with_decisive_steps(self.options.decisive_steps)
                 .with_heuristic(self.heuristic.clone()),
             next: state.clone(),
             joint: Vec::new(),
@@ -226,7 +230,17 @@ impl<G: Game> Mcts<G> {
             goals: Vec::new(),
             simultaneous: Strategies::new(self.options.simultaneous),
             best: puzzle::BestLine::new(),
+            expand: match self.options.expansion {
+                Expansion::Plain => None,
+                Expansion::Decisive => Some(expand::Expander::new(state, false)),
+                Expansion::DecisiveAtOnce => Some(expand::Expander::new(state, true)),
+            },
         });
+        if let Some(e) = &mut scratch.expand
+            && store.nodes[self.root as usize].total == 0
+        {
+            e.check(game, store, self.root);
+        }
         if keep_line && scratch.playout.line().is_none() {
             scratch.playout.keep_line();
         }
@@ -359,6 +373,7 @@ impl<G: Game> Search<'_, G> {
             goals,
             simultaneous,
             best: _,
+            expand,
         } = scratch;
         let game = self.game;
         let steps = self.options.max_playout_steps;
@@ -378,6 +393,15 @@ impl<G: Game> Search<'_, G> {
             if node.proven || node.kind == Kind::Leaf {
                 goals.extend_from_slice(store.goals(n));
                 proving = node.proven;
+                break;
+            }
+            // Decisive expansion at a node's first descent.
+            if node.total == 0
+                && let Some(e) = expand.as_mut().filter(|e| !e.at_once())
+                && e.check(game, store, n)
+            {
+                goals.extend_from_slice(store.goals(n));
+                proving = true;
                 break;
             }
             if path.len() >= steps {
@@ -414,6 +438,9 @@ impl<G: Game> Search<'_, G> {
                         Some(c) => {
                             if let Some(e) = edge {
                                 store.set_child(n, e, c);
+                            }
+                            if let Some(e) = expand.as_mut().filter(|e| e.at_once()) {
+                                e.check(game, store, c);
                             }
                             let made = store.nodes[c as usize];
                             if made.proven || made.kind == Kind::Leaf {

@@ -31,6 +31,42 @@ pub enum PlayoutPolicy {
     Auto,
 }
 
+/// What [`super::Mcts`] does when it makes a node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Expansion {
+    /// The node's moves and statistics only: its children are seen when iterations reach
+    /// them.
+    #[default]
+    Plain,
+    /// In a turn or chance node, the state after each of the mover's moves is computed and a
+    /// terminal one recorded as that move's proof (`mcts/expand.rs`), when an iteration first
+    /// descends from the node (nodes reached once pay nothing).
+    Decisive,
+    /// [`Expansion::Decisive`] when the node is made.
+    DecisiveAtOnce,
+}
+
+impl Expansion {
+    /// The expansion named `text` (`plain`, `decisive`, `decisive-at-once`).
+    pub fn parse(text: &str) -> Option<Expansion> {
+        match text {
+            "plain" => Some(Expansion::Plain),
+            "decisive" => Some(Expansion::Decisive),
+            "decisive-at-once" => Some(Expansion::DecisiveAtOnce),
+            _ => None,
+        }
+    }
+
+    /// The name [`Expansion::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Expansion::Plain => "plain",
+            Expansion::Decisive => "decisive",
+            Expansion::DecisiveAtOnce => "decisive-at-once",
+        }
+    }
+}
+
 /// How the roles choose in a node where two or more have a choice ([`super::Mcts`] only).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SimultaneousRule {
@@ -225,6 +261,11 @@ pub struct MctsOptions {
     pub search: Search,
     /// How playouts choose their moves.
     pub playout: PlayoutPolicy,
+    /// Decisive and anti-decisive playouts look for wins in the first this many steps of a
+    /// playout only, then play uniformly (`None`: in every step).
+    pub decisive_steps: Option<usize>,
+    /// What is done when a node is made.
+    pub expansion: Expansion,
     /// How the roles choose in simultaneous-move nodes.
     pub simultaneous: SimultaneousRule,
     /// In a game of one role, [`super::Mcts`] keeps the line of moves to the best goal any
@@ -245,6 +286,8 @@ impl Default for MctsOptions {
             seed: 1,
             search: Search::default(),
             playout: PlayoutPolicy::default(),
+            decisive_steps: None,
+            expansion: Expansion::default(),
             simultaneous: SimultaneousRule::default(),
             best_line: true,
             heuristic: HeuristicOptions::default(),

@@ -178,8 +178,12 @@ fn a_whole_match_without_pondering_and_bad_ponder_values() {
 }
 
 #[test]
-fn an_unknown_search_or_playout_is_a_usage_error() {
-    for bad in [["--search", "uct"], ["--playout", "gibbs"]] {
+fn an_unknown_search_playout_or_expansion_is_a_usage_error() {
+    for bad in [
+        ["--search", "uct"],
+        ["--playout", "gibbs"],
+        ["--expansion", "eager"],
+    ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"))
             .arg("play")
             .args(bad)

@@ -11,8 +11,8 @@ use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
 use crate::{
-    Exploration, HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search,
-    SimultaneousRule,
+    Expansion, Exploration, HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy,
+    Search, SimultaneousRule,
 };
 use gdl_runtime::Game;
 use gdl_runtime::cli::{EXIT_USAGE, run_game};
@@ -23,13 +23,15 @@ pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--exploration C|auto] [--search mcts|baseline]
            [--playout uniform|mast|decisive|anti-decisive|auto]
+           [--expansion plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
            [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C, `auto`: from
                                            the length of random games; the search,
                                            how its playouts choose moves, `auto`: measured
-                                           at the start clock; how roles choose at
+                                           at the start clock; --expansion decisive: a new
+                                           node's terminal children proven at once; how roles choose at
                                            simultaneous moves, whether a puzzle plays the
                                            best line found, default on; --heuristic: cut
                                            playouts short with an evaluation learnt at the
@@ -46,6 +48,7 @@ pub const PLAY_USAGE: &str =
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C|auto] \
                                 [--search mcts|baseline] \
                                 [--playout uniform|mast|decisive|anti-decisive|auto] \
+                                [--expansion plain|decisive|decisive-at-once] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
                                 [--heuristic off|on|auto] [--ponder on|off]";
 
@@ -133,6 +136,9 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
             "--search" => Search::parse(value).map(|v| search.search = v).is_some(),
             "--playout" => PlayoutPolicy::parse(value)
                 .map(|v| search.playout = v)
+                .is_some(),
+            "--expansion" => Expansion::parse(value)
+                .map(|v| search.expansion = v)
                 .is_some(),
             "--simultaneous" => SimultaneousRule::parse(value)
                 .map(|v| search.simultaneous = v)
@@ -342,6 +348,15 @@ mod tests {
         let a = play_args("g", &args(&["--simultaneous=exp3"])).unwrap();
         assert_eq!(a.search.simultaneous, SimultaneousRule::Exp3);
         assert!(play_args("g", &args(&["--simultaneous", "ucb"])).is_err());
+        assert_eq!(
+            play_args("g", &[]).unwrap().search.expansion,
+            Expansion::default()
+        );
+        let a = play_args("g", &args(&["--expansion", "decisive"])).unwrap();
+        assert_eq!(a.search.expansion, Expansion::Decisive);
+        let a = play_args("g", &args(&["--expansion=plain"])).unwrap();
+        assert_eq!(a.search.expansion, Expansion::Plain);
+        assert!(play_args("g", &args(&["--expansion", "eager"])).is_err());
         assert!(play_args("g", &[]).unwrap().search.best_line);
         assert!(
             !play_args("g", &args(&["--best-line=off"]))

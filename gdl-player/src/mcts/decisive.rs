@@ -157,7 +157,9 @@ impl<G: Game> Decisive<G> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::policy::Playout;
     use super::Decisive;
+    use crate::PlayoutPolicy;
     use crate::tests::{Pos, Table, TableState, To, turn_of_first};
     use gdl_runtime::{Game, SplitMix64};
 
@@ -189,6 +191,34 @@ mod tests {
         let from = TableState::At(0);
         let mut d = Decisive::new(&game, &from, false);
         assert_eq!(steps(&mut d, &game, from), [TableState::At(1)]);
+    }
+
+    #[test]
+    fn decisive_steps_only_in_the_first_steps_of_a_playout() {
+        // Move 13 of 20 wins for the first role at once; the others lead to the long game,
+        // which the second role wins about half the time.
+        let game = Table {
+            roles: vec!["first", "second"],
+            positions: vec![
+                turn_of_first(20, |i| if i == 13 { To::At(1) } else { To::Long }),
+                Pos::End(vec![100, 0]),
+            ],
+            long: 20,
+        };
+        let from = TableState::At(0);
+        let mut rng = SplitMix64::new(5);
+        let lost = |steps: Option<usize>, rng: &mut SplitMix64| {
+            let mut p =
+                Playout::new(&game, &from, PlayoutPolicy::Decisive).with_decisive_steps(steps);
+            (0..100)
+                .filter(|_| p.run(&game, &from, rng, 1000)[0] < 1.0)
+                .count()
+        };
+        // The win is taken in the first step.
+        assert_eq!(lost(None, &mut rng), 0);
+        assert_eq!(lost(Some(1), &mut rng), 0);
+        // With no decisive step, the first move is uniform: the long game is mostly played.
+        assert!(lost(Some(0), &mut rng) > 20);
     }
 
     #[test]

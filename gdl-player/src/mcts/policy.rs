@@ -78,6 +78,9 @@ pub(super) struct Playout<G: Game> {
     goals: Vec<f64>,
     mast: Option<Mast<G>>,
     decisive: Option<Decisive<G>>,
+    /// Decisive and anti-decisive playouts look for wins in this many steps of a playout at
+    /// most (then uniform).
+    decisive_steps: usize,
     /// MAST: the (role, move index) of every move played since the last [`Playout::learn`].
     played: Vec<(u32, u32)>,
     /// When kept ([`Playout::keep_line`]): the first role's moves of the last playout.
@@ -100,10 +103,18 @@ impl<G: Game> Playout<G> {
                 PlayoutPolicy::AntiDecisive => Some(Decisive::new(game, state, true)),
                 _ => None,
             },
+            decisive_steps: usize::MAX,
             played: Vec::new(),
             line: None,
             heuristic: None,
         }
+    }
+
+    /// Decisive (and anti-decisive) steps in the first `steps` steps of a playout only
+    /// (`None`: in every step).
+    pub(super) fn with_decisive_steps(mut self, steps: Option<usize>) -> Self {
+        self.decisive_steps = steps.unwrap_or(usize::MAX);
+        self
     }
 
     /// The playouts cut short and scored by `heuristic`, when given.
@@ -152,7 +163,11 @@ impl<G: Game> Playout<G> {
                 h.evaluate(bits, &mut self.goals);
                 return &self.goals;
             }
-            let stepped = match (&mut self.decisive, self.mast.is_some(), self.line.is_some()) {
+            let decisive = self
+                .decisive
+                .as_mut()
+                .filter(|_| steps < self.decisive_steps);
+            let stepped = match (decisive, self.mast.is_some(), self.line.is_some()) {
                 (Some(d), _, keep) => {
                     let stepped = d.step(game, &self.state, rng, &mut self.next);
                     if keep {

@@ -1,7 +1,11 @@
 //! The choice of the search's settings for a match by a measurement at the start clock.
 //!
 //! A [`Candidate`] is a named [`MctsOptions`]; the first of the list is the default. The
-//! measurement plays short games between searches at a small equal time per move: each other
+//! measurement first times each candidate's search from the initial state (its iterations a
+//! second), then plays short games between searches at a small equal time per move, given as
+//! an iteration budget per move (the time times the candidate's speed: the games do not
+//! depend on the load of the machine, and a search twice as slow gets half the iterations):
+//! each other
 //! candidate in one seat (the seats taken in turn) against the default in every other seat,
 //! the candidates in turn, as many games as fit in the time given (a candidate that has lost
 //! [`TuningOptions::drop_after`] games more than it won is measured no more; when none is
@@ -12,8 +16,8 @@
 //! least [`TuningOptions::min_games`] games; else the default stays. A game still running at
 //! the deadline is dropped: the measurement never runs past it.
 //!
-//! [`auto_playout`] uses it for [`PlayoutPolicy::Auto`]: uniform (the default), MAST,
-//! decisive and anti-decisive playouts. Another switch is another list of candidates.
+//! [`auto_playout`] uses it for [`PlayoutPolicy::Auto`]: uniform (the default), MAST and
+//! anti-decisive playouts. Another switch is another list of candidates.
 
 use std::time::{Duration, Instant};
 
@@ -52,20 +56,26 @@ pub struct TuningOptions {
     pub drop_after: f64,
     /// The node budget of each measuring search.
     pub max_nodes: usize,
+    /// How long each candidate's search is timed for its speed.
+    pub timing: Duration,
+    /// The fewest iterations a move of a measuring game gets.
+    pub min_iterations: u64,
 }
 
 impl Default for TuningOptions {
     fn default() -> Self {
         TuningOptions {
             share: 0.5,
-            games: 16,
+            games: 24,
             min_move_time: Duration::from_millis(1),
             max_move_time: Duration::from_millis(50),
             min_games: 4,
             confidence: 1.5,
             min_variance: 0.25,
-            drop_after: 2.0,
+            drop_after: 4.0,
             max_nodes: 200_000,
+            timing: Duration::from_millis(50),
+            min_iterations: 8,
         }
     }
 }
@@ -140,8 +150,13 @@ pub fn tune<G: Game>(
     };
     let mut scores = vec![Scores::default(); candidates.len()];
     let mut move_time = Duration::ZERO;
+    let mut speeds = Vec::new();
     if candidates.len() >= 2 && !seats.is_empty() {
         let length = game_length(game, until);
+        speeds = candidates
+            .iter()
+            .map(|c| speed(game, &c.options, tuning, until))
+            .collect();
         let games = f64::from(tuning.games.max(1)) * measured.len() as f64;
         move_time = until
             .saturating_duration_since(Instant::now())
@@ -161,11 +176,13 @@ pub fn tune<G: Game>(
             let c = live[turn];
             turn += 1;
             let seat = seats[scores[c].games as usize % seats.len()];
+            let budget =
+                |speed: f64| ((move_time.as_secs_f64() * speed) as u64).max(tuning.min_iterations);
             let setup = Match {
                 default: &default.options,
                 candidate: &candidates[c].options,
                 seat,
-                move_time,
+                budgets: [budget(speeds[0]), budget(speeds[c])],
                 max_nodes: tuning.max_nodes,
                 seed: k,
             };
@@ -198,10 +215,20 @@ pub fn tune<G: Game>(
     let summary = candidates
         .iter()
         .zip(&scores)
-        .filter(|(_, s)| s.games > 0)
-        .map(|(c, s)| {
+        .zip(speeds.iter().chain(std::iter::repeat(&0.0)))
+        .enumerate()
+        .filter(|(i, ((_, s), _))| *i == 0 || s.games > 0)
+        .map(|(_, x)| x)
+        .map(|((c, s), v)| {
             let error = (s.variance() / f64::from(s.games)).sqrt();
-            format!("{} {:+.2}±{:.2}/{}", c.name, s.mean(), error, s.games)
+            format!(
+                "{} {:+.2}±{:.2}/{} at {:.0}k it/s",
+                c.name,
+                s.mean(),
+                error,
+                s.games,
+                v / 1000.0
+            )
         })
         .collect::<Vec<_>>()
         .join(", ");
@@ -217,13 +244,15 @@ pub fn tune<G: Game>(
     }
 }
 
-/// The playout policies [`PlayoutPolicy::Auto`] measures: uniform (the default), MAST,
-/// decisive and anti-decisive, with `options`' other settings.
+/// The playout policies [`PlayoutPolicy::Auto`] measures: uniform (the default), MAST and
+/// anti-decisive, with `options`' other settings. (Decisive playouts are not measured: at
+/// equal time they did no better than uniform ones on connectFour, where anti-decisive ones
+/// won, and lost on breakthrough, as anti-decisive ones did; a candidate fewer leaves more
+/// games to the others.)
 pub fn playout_candidates(options: &MctsOptions) -> Vec<Candidate> {
     [
         PlayoutPolicy::Uniform,
         PlayoutPolicy::Mast,
-        PlayoutPolicy::Decisive,
         PlayoutPolicy::AntiDecisive,
     ]
     .into_iter()
@@ -261,9 +290,25 @@ struct Match<'a> {
     default: &'a MctsOptions,
     candidate: &'a MctsOptions,
     seat: usize,
-    move_time: Duration,
+    /// The iterations a move of the default's and of the candidate's searches.
+    budgets: [u64; 2],
     max_nodes: usize,
     seed: u64,
+}
+
+/// The iterations a second of a search with `options` from the initial state of `game`,
+/// timed for [`TuningOptions::timing`] (not past `until`).
+fn speed<G: Game>(game: &G, options: &MctsOptions, tuning: &TuningOptions, until: Instant) -> f64 {
+    let mut p = Mcts::new(MctsOptions {
+        max_iterations: None,
+        max_nodes: tuning.max_nodes,
+        ..options.clone()
+    });
+    p.start(game, 0, Instant::now());
+    let began = Instant::now();
+    let state = game.initial_state();
+    p.choose(game, &state, (began + tuning.timing).min(until));
+    p.stats().iterations as f64 / began.elapsed().as_secs_f64().max(1e-6)
 }
 
 /// The candidate's score in a game that ended with `goals` (0..1) from `seat`: its goal less
@@ -315,13 +360,13 @@ fn play<G: Game>(game: &G, setup: &Match, until: Instant) -> Option<Vec<f64>> {
     let roles = game.role_count();
     let mut players: Vec<Mcts<G>> = (0..roles)
         .map(|r| {
-            let options = if r == setup.seat {
-                setup.candidate
+            let (options, budget) = if r == setup.seat {
+                (setup.candidate, setup.budgets[1])
             } else {
-                setup.default
+                (setup.default, setup.budgets[0])
             };
             Mcts::new(MctsOptions {
-                max_iterations: None,
+                max_iterations: Some(budget),
                 max_nodes: setup.max_nodes,
                 seed: setup.seed.wrapping_mul(0x9E37_79B9).wrapping_add(r as u64),
                 ..options.clone()
@@ -355,7 +400,7 @@ fn play<G: Game>(game: &G, setup: &Match, until: Instant) -> Option<Vec<f64>> {
                     if now >= until {
                         return None;
                     }
-                    p.choose(game, &state, (now + setup.move_time).min(until))?
+                    p.choose(game, &state, until)?
                 }
             };
             joint.push(mv);

@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use gdl_player::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
 use gdl_player::{
-    HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search, SimultaneousRule,
+    Expansion, HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search,
+    SimultaneousRule,
 };
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
@@ -58,6 +59,10 @@ pub struct Args {
     /// plays best in short games measured at the start clock).
     #[arg(long, default_value = "uniform", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
     pub playout: String,
+    /// What the search does when it makes a node: `plain` (nothing more) or `decisive` (the
+    /// state after each of the mover's moves is computed and a terminal one proven at once).
+    #[arg(long, default_value = gdl_player::Expansion::default().name(), value_parser = ["plain", "decisive", "decisive-at-once"])]
+    pub expansion: String,
     /// How the roles choose where two or more move at once: `duct` (each by UCB1 on its own
     /// statistics, the most visited move played), `rm` (regret matching) or `exp3`, the move
     /// played drawn from the average strategy.
@@ -159,6 +164,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--ponder={}", args.ponder.as_str()),
                             format!("--search={}", args.search),
                             format!("--playout={}", args.playout),
+                            format!("--expansion={}", args.expansion),
                             format!("--simultaneous={}", args.simultaneous),
                             format!("--best-line={}", args.best_line),
                             format!("--heuristic={}", args.heuristic),
@@ -192,6 +198,7 @@ pub fn run(args: Args) -> ExitCode {
             exploration: args.exploration,
             search: Search::parse(&args.search).unwrap_or_default(),
             playout: PlayoutPolicy::parse(&args.playout).unwrap_or_default(),
+            expansion: Expansion::parse(&args.expansion).unwrap_or_default(),
             simultaneous: SimultaneousRule::parse(&args.simultaneous).unwrap_or_default(),
             best_line: args.best_line != "off",
             heuristic: HeuristicOptions {

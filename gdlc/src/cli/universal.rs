@@ -461,6 +461,10 @@ impl Universal {
             .arg(format!("--search={}", self.mcts_options.search.name()))
             .arg(format!("--playout={}", self.mcts_options.playout.name()))
             .arg(format!(
+                "--expansion={}",
+                self.mcts_options.expansion.name()
+            ))
+            .arg(format!(
                 "--simultaneous={}",
                 self.mcts_options.simultaneous.name()
             ))
