@@ -8,7 +8,8 @@
 //! ```
 //!
 //! The fourth argument is the search (`mcts`, the default, or `baseline`), the fifth the
-//! playout policy (`uniform`, the default, `mast`, `decisive`, `anti-decisive`).
+//! playout policy (`uniform`, the default, `mast`, `decisive`, `anti-decisive`), the sixth
+//! the AMAF statistics of selection (`off`, the default, `rave`, `grave`).
 //!
 //! On Linux each line also gives `cpus`, the processor time the process used during the search
 //! divided by its duration (from `/proc/self/stat`, in the kernel's 1/100 s ticks): with 2
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
-use gdl_player::{MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
+use gdl_player::{AmafMode, AmafOptions, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
 use gdl_runtime::Game;
 
 fn main() -> ExitCode {
@@ -45,9 +46,18 @@ fn main() -> ExitCode {
         Some(Some(p)) => p,
         Some(None) => return usage(),
     };
+    let amaf = match args.get(5).map(|s| AmafMode::parse(s)) {
+        None => AmafMode::Off,
+        Some(Some(m)) => m,
+        Some(None) => return usage(),
+    };
     let options = MctsOptions {
         search,
         playout,
+        amaf: AmafOptions {
+            mode: amaf,
+            ..AmafOptions::default()
+        },
         ..MctsOptions::default()
     };
     match name {
@@ -60,7 +70,7 @@ fn main() -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: mcts_speed [{}] [SECONDS] [MAX_THREADS] [mcts|baseline] [uniform|mast]",
+        "usage: mcts_speed [{}] [SECONDS] [MAX_THREADS] [mcts|baseline] [uniform|mast] [off|rave|grave]",
         GAMES.join("|")
     );
     ExitCode::FAILURE

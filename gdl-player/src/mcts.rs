@@ -26,6 +26,7 @@
 //! proven win when there is one, the best proven move when all are proven, otherwise the most
 //! visited one of those not proven worse than another.
 
+mod amaf;
 mod decisive;
 mod heuristic;
 mod parallel;
@@ -65,6 +66,8 @@ struct Scratch<G: Game> {
     simultaneous: Strategies,
     /// The best line found in a game of one role.
     best: puzzle::BestLine<G>,
+    /// RAVE / GRAVE's state of an iteration, when on.
+    amaf: Option<amaf::Amaf>,
 }
 
 /// The UCT player over the flat node store.
@@ -174,9 +177,8 @@ impl<G: Game> Mcts<G> {
     /// Makes `state` the root: the root already, a node of the store, or a new one.
     fn set_root(&mut self, game: &G, state: &G::State) {
         self.tick += 1;
-        let store = self
-            .store
-            .get_or_insert_with(|| Store::new(game.role_count(), self.options.max_nodes));
+        let options = &self.options;
+        let store = self.store.get_or_insert_with(|| new_store(game, options));
         if store.len() > 0 && store.states[self.root as usize] == *state {
             return;
         }
@@ -187,7 +189,7 @@ impl<G: Game> Mcts<G> {
             Some(r) => self.root = r,
             // A full store of nodes all visited now cannot be: start again.
             None => {
-                *store = Store::new(game.role_count(), self.options.max_nodes);
+                *store = new_store(game, options);
                 self.root = store.add(game, state, hash, self.tick, 0).unwrap_or(0);
             }
         }
@@ -218,7 +220,11 @@ impl<G: Game> Mcts<G> {
             goals: Vec::new(),
             simultaneous: Strategies::new(self.options.simultaneous),
             best: puzzle::BestLine::new(),
+            amaf: amaf::Amaf::new(self.options.amaf),
         });
+        if scratch.amaf.is_some() && scratch.playout.joints().is_none() {
+            scratch.playout.keep_joints();
+        }
         if keep_line && scratch.playout.line().is_none() {
             scratch.playout.keep_line();
         }
@@ -313,6 +319,15 @@ impl<G: Game> Mcts<G> {
     }
 }
 
+/// An empty store for `game` as `options` say.
+fn new_store<G: Game>(game: &G, options: &MctsOptions) -> Store<G> {
+    let mut store = Store::new(game.role_count(), options.max_nodes);
+    if amaf::Amaf::new(options.amaf).is_some() {
+        store.keep_amaf(game);
+    }
+    store
+}
+
 /// The move indices of `joint` in node `n`.
 fn joint_key<G: Game>(store: &Store<G>, n: u32, joint: &[G::Move]) -> Option<Vec<u32>> {
     if joint.len() != store.roles() {
@@ -348,6 +363,7 @@ impl<G: Game> Search<'_, G> {
             goals,
             simultaneous,
             best: _,
+            amaf,
         } = scratch;
         let game = self.game;
         let steps = self.options.max_playout_steps;
@@ -361,6 +377,11 @@ impl<G: Game> Search<'_, G> {
         }
         // Whether the node the iteration ended in is proven (its goals exact).
         let mut proving = false;
+        // Whether a playout ran (its moves count for AMAF).
+        let mut ran = false;
+        if let Some(a) = amaf {
+            a.begin();
+        }
         let mut n = self.root;
         loop {
             let node = store.nodes[n as usize];
@@ -372,19 +393,28 @@ impl<G: Game> Search<'_, G> {
             if path.len() >= steps {
                 let state = &store.states[n as usize];
                 goals.extend_from_slice(playout.run(game, state, rng, steps));
+                ran = true;
                 break;
             }
             let start = keys.len();
+            if let Some(a) = amaf.as_mut() {
+                a.enter(store, n);
+            }
             for r in 0..roles {
+                if let Some(a) = amaf.as_mut() {
+                    a.prepare(store, n, r);
+                }
+                let prior = amaf.as_ref().and_then(|a| a.prior(store, n, r));
+                let c = self.options.exploration;
                 let i = match mixed {
                     true if node.kind == Kind::Simultaneous => {
                         simultaneous.pick(store, game, rng, n, r)
                     }
                     true => {
                         simultaneous.push_sure();
-                        select::pick(store, game, rng, self.options.exploration, n, r)
+                        select::pick(store, game, rng, c, n, r, prior.as_ref())
                     }
-                    false => select::pick(store, game, rng, self.options.exploration, n, r),
+                    false => select::pick(store, game, rng, c, n, r, prior.as_ref()),
                 };
                 keys.push(i);
             }
@@ -411,9 +441,13 @@ impl<G: Game> Search<'_, G> {
                             } else {
                                 let state = &store.states[c as usize];
                                 goals.extend_from_slice(playout.run(game, state, rng, steps));
+                                ran = true;
                             }
                         }
-                        None => goals.extend_from_slice(playout.run(game, next, rng, steps)),
+                        None => {
+                            goals.extend_from_slice(playout.run(game, next, rng, steps));
+                            ran = true;
+                        }
                     }
                     break;
                 }
@@ -426,6 +460,7 @@ impl<G: Game> Search<'_, G> {
                 // On the path already: the game came back to this state.
                 let state = &store.states[c as usize];
                 goals.extend_from_slice(playout.run(game, state, rng, steps));
+                ran = true;
                 break;
             }
             store.nodes[c as usize].stamp = self.tick;
@@ -442,8 +477,14 @@ impl<G: Game> Search<'_, G> {
             }
         }
         playout.learn(goals);
+        if let Some(a) = amaf.as_mut() {
+            a.played_out(store, game, playout.joints().filter(|_| ran));
+        }
         for (k, &n) in path.iter().enumerate().rev() {
             let key = &keys[k * roles..(k + 1) * roles];
+            if let Some(a) = amaf.as_mut() {
+                a.update(store, n, key, goals);
+            }
             store.nodes[n as usize].total += 1;
             if mixed && store.nodes[n as usize].kind == Kind::Simultaneous {
                 simultaneous.update(store, n, k, key, goals);

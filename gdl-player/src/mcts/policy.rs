@@ -84,6 +84,9 @@ pub(super) struct Playout<G: Game> {
     line: Option<Vec<G::Move>>,
     /// Scores a playout cut short ([`super::heuristic`]).
     heuristic: Option<Heuristic>,
+    /// When kept ([`Playout::keep_joints`]): every joint move of the last playout, one after
+    /// the other.
+    joints: Option<Vec<G::Move>>,
 }
 
 impl<G: Game> Playout<G> {
@@ -103,6 +106,7 @@ impl<G: Game> Playout<G> {
             played: Vec::new(),
             line: None,
             heuristic: None,
+            joints: None,
         }
     }
 
@@ -117,6 +121,18 @@ impl<G: Game> Playout<G> {
     /// [`Game::random_step`]) to know it.
     pub(super) fn keep_line(&mut self) {
         self.line = Some(Vec::new());
+    }
+
+    /// From now on, keeps every joint move of each playout ([`Playout::joints`]), drawn as
+    /// [`Playout::keep_line`] says.
+    pub(super) fn keep_joints(&mut self) {
+        self.joints = Some(Vec::new());
+    }
+
+    /// Every joint move of the last playout (a move per role, one joint after the other), when
+    /// kept.
+    pub(super) fn joints(&self) -> Option<&[G::Move]> {
+        self.joints.as_deref()
     }
 
     /// The first role's moves of the last playout, when kept.
@@ -139,6 +155,10 @@ impl<G: Game> Playout<G> {
         if let Some(line) = &mut self.line {
             line.clear();
         }
+        if let Some(joints) = &mut self.joints {
+            joints.clear();
+        }
+        let keep = self.line.is_some() || self.joints.is_some();
         let mut steps = 0;
         while !game.is_terminal(&self.state) {
             if steps == max_steps {
@@ -152,7 +172,7 @@ impl<G: Game> Playout<G> {
                 h.evaluate(bits, &mut self.goals);
                 return &self.goals;
             }
-            let stepped = match (&mut self.decisive, self.mast.is_some(), self.line.is_some()) {
+            let stepped = match (&mut self.decisive, self.mast.is_some(), keep) {
                 (Some(d), _, keep) => {
                     let stepped = d.step(game, &self.state, rng, &mut self.next);
                     if keep {
@@ -189,6 +209,9 @@ impl<G: Game> Playout<G> {
             }
             if let (Some(line), Some(&mv)) = (&mut self.line, self.joint.first()) {
                 line.push(mv);
+            }
+            if let Some(joints) = &mut self.joints {
+                joints.extend_from_slice(&self.joint);
             }
             std::mem::swap(&mut self.state, &mut self.next);
         }
