@@ -170,18 +170,17 @@ impl Prior<'_> {
 
     /// The mean of `m` visits summing to `sum` mixed with move `i`'s AMAF mean (`None`: no
     /// visit of either kind).
+    #[inline]
     fn value(&self, i: usize, m: u32, sum: f64) -> Option<f64> {
         let (a, a_sum) = self.get(i);
-        match (m, a) {
-            (0, 0) => None,
-            (0, _) => Some(a_sum / f64::from(a)),
-            (_, 0) => Some(sum / f64::from(m)),
-            _ => {
-                let (a, mf) = (f64::from(a), f64::from(m));
-                let beta = a / (a + mf + self.bias * a * mf);
-                Some((1.0 - beta) * sum / mf + beta * a_sum / a)
-            }
+        if m == 0 && a == 0 {
+            return None;
         }
+        // `(1 - beta) sum / m + beta a_sum / a` with `beta = a / d`, `d = a + m + bias a m`,
+        // is `(sum (1 + bias a) + a_sum) / d`: one division.
+        let (a, m) = (f64::from(a), f64::from(m));
+        let ba = self.bias * a;
+        Some((sum * (1.0 + ba) + a_sum) / (a + m + ba * m))
     }
 }
 
@@ -345,7 +344,11 @@ pub(super) fn pick<G: Game>(
     let mut best = offset;
     let mut best_score = f64::NEG_INFINITY;
     for k in 0..count {
-        let i = (offset + k) % count;
+        let i = if offset + k < count {
+            offset + k
+        } else {
+            offset + k - count
+        };
         let m = &moves[i];
         let mean = match solved {
             Some(s) if excluded(s, lower, i) => continue,
