@@ -90,9 +90,10 @@ fn grave_reads_the_closest_ancestor_with_enough_iterations() {
     let prior = amaf.prior(&store, grandchild, 0).expect("on");
     assert_eq!(prior.get(1), (40, 40.0), "the root is the reference");
     assert_eq!(prior.value(1, 0, 0.0), Some(1.0));
-    // Its own visits weigh in: 40 AMAF visits at 1.0, 40 visits at 0.0.
+    // Its own visits weigh in: 40 AMAF visits at 1.0, 40 visits at 0.0, mixed by beta.
     let v = prior.value(1, 40, 0.0).expect("visited");
-    assert!((v - 0.5).abs() < 0.01, "{v}");
+    let beta = 40.0 / (80.0 + grave().bias * 1600.0);
+    assert!((v - beta).abs() < 1e-9 && v < 0.5, "{v} {beta}");
     // With enough iterations of its own, the grandchild is its own reference.
     store.nodes[grandchild as usize].total = 50;
     let mut few = Amaf::new(grave()).expect("on");
