@@ -143,16 +143,20 @@ pub(super) struct Amaf {
     /// Per role: the node whose statistics `by_id` holds in this iteration ([`NONE`]: none).
     built: Vec<u32>,
     /// Per role, by move id: (iteration number when written, visits, sum).
-    by_id: Vec<Vec<(u64, u32, f64)>>,
+    by_id: Vec<Vec<ById>>,
     /// The iteration's number (entries of `by_id` of another iteration are stale).
     iteration: u64,
 }
+
+/// A move's entry in a reference node's statistics by move id: (the iteration that wrote it,
+/// visits, sum).
+type ById = (u64, u32, f64);
 
 /// The AMAF statistics role `r` selects with in a node: the node's own, or by move id those
 /// of the reference node.
 pub(super) struct Prior<'a> {
     own: &'a [Stat],
-    by_id: Option<(&'a [(u64, u32, f64)], u64)>,
+    by_id: Option<(&'a [ById], u64)>,
     bias: f64,
 }
 
