@@ -24,7 +24,8 @@
 //! `mcts@S`, `base@S`, ... search S seconds per move
 //! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
 //! learnt at the start clock (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K
-//! steps). START_SECONDS (default 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
+//! steps). `rave` and `grave` are `mcts` with AMAF statistics in selection (`--amaf
+//! rave|grave`; `grave@0.1:C:R:B` with reference R and bias B). START_SECONDS (default 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
 //! number: a run is repeatable when no player is timed.
 
@@ -35,8 +36,8 @@ use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_player::{
-    BaselineMcts, Expansion, Exploration, FlatMonteCarlo, HeuristicMode, HeuristicOptions, Mcts,
-    MctsOptions, Player, PlayoutPolicy, RandomPlayer, SimultaneousRule,
+    AmafMode, AmafOptions, BaselineMcts, Expansion, Exploration, FlatMonteCarlo, HeuristicMode,
+    HeuristicOptions, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer, SimultaneousRule,
 };
 use gdl_runtime::Game;
 
@@ -81,7 +82,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
-         [x](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto)(:I|@SECONDS)[:C|auto[:K]])",
+         [x](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto|rave|grave)(:I|@SECONDS)[:C|auto[:K[:B]]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -122,8 +123,20 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     };
     let searches = matches!(
         kind,
-        "mcts" | "base" | "mast" | "dec" | "anti" | "auto" | "rm" | "exp3" | "hon" | "hauto"
+        "mcts"
+            | "base"
+            | "mast"
+            | "dec"
+            | "anti"
+            | "auto"
+            | "rm"
+            | "exp3"
+            | "hon"
+            | "hauto"
+            | "rave"
+            | "grave"
     );
+    let amaf = matches!(kind, "rave" | "grave");
     let exploration: Option<Exploration> = match parts.next() {
         None => None,
         Some(c) if searches => Some(Exploration::parse(c)?),
@@ -131,7 +144,12 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     };
     let cutoff: Option<usize> = match parts.next() {
         None => None,
-        Some(k) if kind.starts_with('h') => Some(k.parse().ok()?),
+        Some(k) if kind.starts_with('h') || amaf => Some(k.parse().ok()?),
+        Some(_) => return None,
+    };
+    let bias: Option<f64> = match parts.next() {
+        None => None,
+        Some(b) if amaf => Some(b.parse().ok().filter(|b: &f64| *b >= 0.0)?),
         Some(_) => return None,
     };
     if parts.next().is_some()
@@ -189,6 +207,17 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
                     _ => HeuristicMode::Auto,
                 },
                 cutoff: cutoff.unwrap_or(HeuristicOptions::default().cutoff),
+            },
+            ..options
+        })),
+        "rave" | "grave" => Box::new(Mcts::new(MctsOptions {
+            amaf: AmafOptions {
+                mode: match kind {
+                    "rave" => AmafMode::Rave,
+                    _ => AmafMode::Grave,
+                },
+                reference: cutoff.map_or(AmafOptions::default().reference, |k| k as u32),
+                bias: bias.unwrap_or(AmafOptions::default().bias),
             },
             ..options
         })),

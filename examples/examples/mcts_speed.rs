@@ -9,7 +9,8 @@
 //!
 //! The fourth argument is the search (`mcts`, the default, or `baseline`), the fifth the
 //! playout policy (`uniform`, the default, `mast`, `decisive`, `anti-decisive`), the sixth the
-//! expansion (`plain`, the default, or `decisive`).
+//! expansion (`plain`, the default, or `decisive`), the seventh the AMAF statistics of selection
+//! (`off`, the default, `rave`, `grave`).
 //!
 //! On Linux each line also gives `cpus`, the processor time the process used during the search
 //! divided by its duration (from `/proc/self/stat`, in the kernel's 1/100 s ticks): with 2
@@ -20,7 +21,9 @@ use std::time::{Duration, Instant};
 
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
-use gdl_player::{Expansion, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search};
+use gdl_player::{
+    AmafMode, AmafOptions, Expansion, MctsOptions, ParallelMcts, Player, PlayoutPolicy, Search,
+};
 use gdl_runtime::Game;
 
 fn main() -> ExitCode {
@@ -51,10 +54,19 @@ fn main() -> ExitCode {
         Some(Some(e)) => e,
         Some(None) => return usage(),
     };
+    let amaf = match args.get(6).map(|s| AmafMode::parse(s)) {
+        None => AmafMode::Off,
+        Some(Some(m)) => m,
+        Some(None) => return usage(),
+    };
     let options = MctsOptions {
         search,
         playout,
         expansion,
+        amaf: AmafOptions {
+            mode: amaf,
+            ..AmafOptions::default()
+        },
         ..MctsOptions::default()
     };
     match name {
@@ -68,7 +80,7 @@ fn main() -> ExitCode {
 fn usage() -> ExitCode {
     eprintln!(
         "usage: mcts_speed [{}] [SECONDS] [MAX_THREADS] [mcts|baseline] \
-         [uniform|mast|decisive|anti-decisive] [plain|decisive]",
+         [uniform|mast|decisive|anti-decisive] [plain|decisive] [off|rave|grave]",
         GAMES.join("|")
     );
     ExitCode::FAILURE

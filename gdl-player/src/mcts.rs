@@ -9,7 +9,8 @@
 //! leads to the child, or, not made yet, the next state is computed and looked up in the
 //! table; a state not in the store gets a new node, from which a playout
 //! ([`policy::Playout`]: uniform, or MAST) gives every role's goal in 0..1, and the path is
-//! updated role by role. A child already on the path (the game came back to a state) ends the
+//! updated role by role (with [`crate::AmafMode`] on, also each node's all-moves-as-first
+//! statistics, which selection then mixes in: [`amaf`]). A child already on the path (the game came back to a state) ends the
 //! descent with a playout from it, so cycles of states cannot loop; so does a path as long as
 //! the playout limit.
 //!
@@ -26,6 +27,7 @@
 //! proven win when there is one, the best proven move when all are proven, otherwise the most
 //! visited one of those not proven worse than another.
 
+mod amaf;
 mod decisive;
 mod expand;
 mod exploration;
@@ -69,6 +71,8 @@ struct Scratch<G: Game> {
     best: puzzle::BestLine<G>,
     /// Decisive expansion's buffers, when the options ask for it.
     expand: Option<expand::Expander<G>>,
+    /// RAVE / GRAVE's state of an iteration, when on.
+    amaf: Option<amaf::Amaf>,
 }
 
 /// The UCT player over the flat node store.
@@ -185,9 +189,8 @@ impl<G: Game> Mcts<G> {
     /// Makes `state` the root: the root already, a node of the store, or a new one.
     fn set_root(&mut self, game: &G, state: &G::State) {
         self.tick += 1;
-        let store = self
-            .store
-            .get_or_insert_with(|| Store::new(game.role_count(), self.options.max_nodes));
+        let options = &self.options;
+        let store = self.store.get_or_insert_with(|| new_store(game, options));
         if store.len() > 0 && store.states[self.root as usize] == *state {
             return;
         }
@@ -198,7 +201,7 @@ impl<G: Game> Mcts<G> {
             Some(r) => self.root = r,
             // A full store of nodes all visited now cannot be: start again.
             None => {
-                *store = Store::new(game.role_count(), self.options.max_nodes);
+                *store = new_store(game, options);
                 self.root = store.add(game, state, hash, self.tick, 0).unwrap_or(0);
             }
         }
@@ -235,11 +238,15 @@ impl<G: Game> Mcts<G> {
                 Expansion::Decisive => Some(expand::Expander::new(state, false)),
                 Expansion::DecisiveAtOnce => Some(expand::Expander::new(state, true)),
             },
+            amaf: amaf::Amaf::new(self.options.amaf),
         });
         if let Some(e) = &mut scratch.expand
             && store.nodes[self.root as usize].total == 0
         {
             e.check(game, store, self.root);
+        }
+        if scratch.amaf.is_some() && scratch.playout.joints().is_none() {
+            scratch.playout.keep_joints();
         }
         if keep_line && scratch.playout.line().is_none() {
             scratch.playout.keep_line();
@@ -336,6 +343,15 @@ impl<G: Game> Mcts<G> {
     }
 }
 
+/// An empty store for `game` as `options` say.
+fn new_store<G: Game>(game: &G, options: &MctsOptions) -> Store<G> {
+    let mut store = Store::new(game.role_count(), options.max_nodes);
+    if amaf::Amaf::new(options.amaf).is_some() {
+        store.keep_amaf(game);
+    }
+    store
+}
+
 /// The move indices of `joint` in node `n`.
 fn joint_key<G: Game>(store: &Store<G>, n: u32, joint: &[G::Move]) -> Option<Vec<u32>> {
     if joint.len() != store.roles() {
@@ -374,6 +390,7 @@ impl<G: Game> Search<'_, G> {
             simultaneous,
             best: _,
             expand,
+            amaf,
         } = scratch;
         let game = self.game;
         let steps = self.options.max_playout_steps;
@@ -387,6 +404,11 @@ impl<G: Game> Search<'_, G> {
         }
         // Whether the node the iteration ended in is proven (its goals exact).
         let mut proving = false;
+        // Whether a playout ran (its moves count for AMAF).
+        let mut ran = false;
+        if let Some(a) = amaf {
+            a.begin();
+        }
         let mut n = self.root;
         loop {
             let node = store.nodes[n as usize];
@@ -407,19 +429,28 @@ impl<G: Game> Search<'_, G> {
             if path.len() >= steps {
                 let state = &store.states[n as usize];
                 goals.extend_from_slice(playout.run(game, state, rng, steps));
+                ran = true;
                 break;
             }
             let start = keys.len();
+            if let Some(a) = amaf.as_mut() {
+                a.enter(store, n);
+            }
             for r in 0..roles {
+                if let Some(a) = amaf.as_mut() {
+                    a.prepare(store, n, r);
+                }
+                let prior = amaf.as_ref().and_then(|a| a.prior(store, n, r));
+                let c = self.exploration;
                 let i = match mixed {
                     true if node.kind == Kind::Simultaneous => {
                         simultaneous.pick(store, game, rng, n, r)
                     }
                     true => {
                         simultaneous.push_sure();
-                        select::pick(store, game, rng, self.exploration, n, r)
+                        select::pick(store, game, rng, c, n, r, prior.as_ref())
                     }
-                    false => select::pick(store, game, rng, self.exploration, n, r),
+                    false => select::pick(store, game, rng, c, n, r, prior.as_ref()),
                 };
                 keys.push(i);
             }
@@ -449,9 +480,13 @@ impl<G: Game> Search<'_, G> {
                             } else {
                                 let state = &store.states[c as usize];
                                 goals.extend_from_slice(playout.run(game, state, rng, steps));
+                                ran = true;
                             }
                         }
-                        None => goals.extend_from_slice(playout.run(game, next, rng, steps)),
+                        None => {
+                            goals.extend_from_slice(playout.run(game, next, rng, steps));
+                            ran = true;
+                        }
                     }
                     break;
                 }
@@ -464,6 +499,7 @@ impl<G: Game> Search<'_, G> {
                 // On the path already: the game came back to this state.
                 let state = &store.states[c as usize];
                 goals.extend_from_slice(playout.run(game, state, rng, steps));
+                ran = true;
                 break;
             }
             store.nodes[c as usize].stamp = self.tick;
@@ -480,8 +516,14 @@ impl<G: Game> Search<'_, G> {
             }
         }
         playout.learn(goals);
+        if let Some(a) = amaf.as_mut() {
+            a.played_out(store, game, playout.joints().filter(|_| ran));
+        }
         for (k, &n) in path.iter().enumerate().rev() {
             let key = &keys[k * roles..(k + 1) * roles];
+            if let Some(a) = amaf.as_mut() {
+                a.update(store, n, key, goals);
+            }
             store.nodes[n as usize].total += 1;
             if mixed && store.nodes[n as usize].kind == Kind::Simultaneous {
                 simultaneous.update(store, n, k, key, goals);

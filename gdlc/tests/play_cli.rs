@@ -69,6 +69,12 @@ fn a_whole_match_with_the_network_from_the_first_move() {
 }
 
 #[test]
+fn a_whole_match_with_grave_selection() {
+    let player = start_player(&["--engine", "propnet", "--amaf", "grave"]);
+    play_tic_tac_toe(&player);
+}
+
+#[test]
 fn a_failed_build_leaves_the_match_to_the_network() {
     let player = start_player(&["--runtime", "/nonexistent/gdl-runtime"]);
     play_tic_tac_toe(&player);
@@ -178,11 +184,12 @@ fn a_whole_match_without_pondering_and_bad_ponder_values() {
 }
 
 #[test]
-fn an_unknown_search_playout_or_expansion_is_a_usage_error() {
+fn an_unknown_search_playout_expansion_or_amaf_is_a_usage_error() {
     for bad in [
         ["--search", "uct"],
         ["--playout", "gibbs"],
         ["--expansion", "eager"],
+        ["--amaf", "uct"],
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"))
             .arg("play")

@@ -11,8 +11,8 @@ use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
 use crate::{
-    Expansion, Exploration, HeuristicMode, MctsOptions, ParallelMcts, Player, PlayoutPolicy,
-    Search, SimultaneousRule,
+    AmafMode, Expansion, Exploration, HeuristicMode, MctsOptions, ParallelMcts, Player,
+    PlayoutPolicy, Search, SimultaneousRule,
 };
 use gdl_runtime::Game;
 use gdl_runtime::cli::{EXIT_USAGE, run_game};
@@ -25,7 +25,7 @@ pub const PLAY_USAGE: &str =
            [--playout uniform|mast|decisive|anti-decisive|auto]
            [--expansion plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
-           [--ponder on|off]
+           [--amaf off|rave|grave] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C, `auto`: from
                                            the length of random games; the search,
@@ -36,6 +36,9 @@ pub const PLAY_USAGE: &str =
                                            best line found, default on; --heuristic: cut
                                            playouts short with an evaluation learnt at the
                                            start clock, default auto: when it predicts;
+                                           --amaf: selection mixes each move's mean with
+                                           the goals of the iterations that played it
+                                           later (RAVE, GRAVE), default off;
                                            --ponder: search on the opponents' time,
                                            default on;
                                            --margin: seconds kept before the play clock
@@ -50,7 +53,8 @@ pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--ex
                                 [--playout uniform|mast|decisive|anti-decisive|auto] \
                                 [--expansion plain|decisive|decisive-at-once] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
-                                [--heuristic off|on|auto] [--ponder on|off]";
+                                [--heuristic off|on|auto] [--amaf off|rave|grave] \
+                                [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -152,6 +156,9 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
             },
             "--heuristic" => HeuristicMode::parse(value)
                 .map(|v| search.heuristic.mode = v)
+                .is_some(),
+            "--amaf" => AmafMode::parse(value)
+                .map(|v| search.amaf.mode = v)
                 .is_some(),
             _ => false,
         };
@@ -333,6 +340,12 @@ mod tests {
         assert_eq!(a.search.heuristic.mode, HeuristicMode::Auto);
         let a = play_args("g", &args(&["--heuristic=on"])).unwrap();
         assert_eq!(a.search.heuristic.mode, HeuristicMode::On);
+        assert_eq!(a.search.amaf.mode, AmafMode::Off);
+        let a = play_args("g", &args(&["--amaf", "grave"])).unwrap();
+        assert_eq!(a.search.amaf.mode, AmafMode::Grave);
+        let a = play_args("g", &args(&["--amaf=rave"])).unwrap();
+        assert_eq!(a.search.amaf.mode, AmafMode::Rave);
+        assert!(play_args("g", &args(&["--amaf", "amaf"])).is_err());
         for bad in [
             ["--search", "uct"],
             ["--playout", "gibbs"],

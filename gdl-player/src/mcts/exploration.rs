@@ -1,18 +1,20 @@
 //! The exploration constant set at the start clock from the game's length
 //! ([`Exploration::Length`]): the mean number of steps of random games from the initial state,
-//! `L`, gives `15 / L + 0.4`, kept within 0.5..1.2 (the rule of Sancho, whose exploration
-//! term is on the same scale), times [`SCALE`]. Short games get more exploration than long
-//! ones: connectFour (about 24 steps) 0.51, breakthrough (about 63) 0.32, where 0.6 won
-//! connectFour against 0.3 and lost breakthrough.
+//! `L`, gives `15 / L` (the length term of Sancho's rule, whose exploration term is on the same
+//! scale as this search's), kept within [`FLOOR`]..[`CEILING`]. Short games get more
+//! exploration than long ones: connectFour (about 24 steps) 0.63, where 0.6 won against 0.3;
+//! breakthrough (about 63 steps) and longer games keep 0.3, where 0.6 lost.
 
 use std::time::Instant;
 
 use crate::Exploration;
 use gdl_runtime::{Game, SplitMix64};
 
-/// The factor on Sancho's rule: half, so that long games keep about the constant that was
-/// best on breakthrough (0.3).
-const SCALE: f64 = 0.5;
+/// The least constant: the one measured best on breakthrough, the search's default.
+const FLOOR: f64 = Exploration::BASELINE;
+
+/// The greatest constant (Sancho's).
+const CEILING: f64 = 1.2;
 
 /// Random games measured at most.
 const GAMES: u32 = 20;
@@ -66,7 +68,7 @@ pub(super) fn at_start<G: Game>(
 
 /// The constant for games of `length` steps on average.
 pub(super) fn for_length(length: f64) -> f64 {
-    (15.0 / length.max(1.0) + 0.4).clamp(0.5, 1.2) * SCALE
+    (15.0 / length.max(1.0)).clamp(FLOOR, CEILING)
 }
 
 /// The mean number of steps of random games from the initial state.
@@ -102,9 +104,9 @@ mod tests {
     #[test]
     fn short_games_explore_more_than_long_ones_within_the_bounds() {
         assert!(for_length(24.0) > for_length(63.0));
-        assert_eq!(for_length(1.0), 1.2 * SCALE);
-        assert_eq!(for_length(1000.0), 0.5 * SCALE);
-        assert_eq!(for_length(0.0), 1.2 * SCALE);
+        assert_eq!(for_length(1.0), CEILING);
+        assert_eq!(for_length(63.0), FLOOR);
+        assert_eq!(for_length(0.0), CEILING);
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub(super) struct Playout<G: Game> {
     line: Option<Vec<G::Move>>,
     /// Scores a playout cut short ([`super::heuristic`]).
     heuristic: Option<Heuristic>,
+    /// When kept ([`Playout::keep_joints`]): every joint move of the last playout, one after
+    /// the other.
+    joints: Option<Vec<G::Move>>,
 }
 
 impl<G: Game> Playout<G> {
@@ -107,6 +110,7 @@ impl<G: Game> Playout<G> {
             played: Vec::new(),
             line: None,
             heuristic: None,
+            joints: None,
         }
     }
 
@@ -130,6 +134,18 @@ impl<G: Game> Playout<G> {
         self.line = Some(Vec::new());
     }
 
+    /// From now on, keeps every joint move of each playout ([`Playout::joints`]), drawn as
+    /// [`Playout::keep_line`] says.
+    pub(super) fn keep_joints(&mut self) {
+        self.joints = Some(Vec::new());
+    }
+
+    /// Every joint move of the last playout (a move per role, one joint after the other), when
+    /// kept.
+    pub(super) fn joints(&self) -> Option<&[G::Move]> {
+        self.joints.as_deref()
+    }
+
     /// The first role's moves of the last playout, when kept.
     pub(super) fn line(&self) -> Option<&[G::Move]> {
         self.line.as_deref()
@@ -150,6 +166,10 @@ impl<G: Game> Playout<G> {
         if let Some(line) = &mut self.line {
             line.clear();
         }
+        if let Some(joints) = &mut self.joints {
+            joints.clear();
+        }
+        let keep = self.line.is_some() || self.joints.is_some();
         let mut steps = 0;
         while !game.is_terminal(&self.state) {
             if steps == max_steps {
@@ -167,7 +187,7 @@ impl<G: Game> Playout<G> {
                 .decisive
                 .as_mut()
                 .filter(|_| steps < self.decisive_steps);
-            let stepped = match (decisive, self.mast.is_some(), self.line.is_some()) {
+            let stepped = match (decisive, self.mast.is_some(), keep) {
                 (Some(d), _, keep) => {
                     let stepped = d.step(game, &self.state, rng, &mut self.next);
                     if keep {
@@ -204,6 +224,9 @@ impl<G: Game> Playout<G> {
             }
             if let (Some(line), Some(&mv)) = (&mut self.line, self.joint.first()) {
                 line.push(mv);
+            }
+            if let Some(joints) = &mut self.joints {
+                joints.extend_from_slice(&self.joint);
             }
             std::mem::swap(&mut self.state, &mut self.next);
         }

@@ -11,19 +11,20 @@
 //! children's proofs only, never on the path that reached them: it holds for every parent of a
 //! shared node, and a cycle proves nothing by itself.
 
+use super::amaf;
 use super::store::{Kind, Store};
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// Whether the mover's move `i` is proven no better than another of its moves: its goal is
 /// below the best the mover is sure of (`lower`), or 0.
-fn excluded(solved: &[f64], lower: Option<f64>, i: usize) -> bool {
+pub(super) fn excluded(solved: &[f64], lower: Option<f64>, i: usize) -> bool {
     let v = solved[i];
     !v.is_nan() && (v <= 0.0 || lower.is_some_and(|l| v < l))
 }
 
 /// The best goal the mover of node `n` is sure of (its best proven child), if a child is
 /// proven.
-fn lower_bound<G: Game>(store: &Store<G>, n: u32, mover: RoleIndex) -> Option<f64> {
+pub(super) fn lower_bound<G: Game>(store: &Store<G>, n: u32, mover: RoleIndex) -> Option<f64> {
     let node = &store.nodes[n as usize];
     (node.proof_count > 0 && matches!(node.kind, Kind::Turn(_))).then(|| store.goals(n)[mover])
 }
@@ -60,7 +61,7 @@ fn fast_ln(x: f64) -> f64 {
 
 /// `1 / sqrt(v)` (`v` at least 1).
 #[inline]
-fn inv_sqrt(v: u32) -> f64 {
+pub(super) fn inv_sqrt(v: u32) -> f64 {
     match table().get(v as usize) {
         Some(&(x, _)) => x,
         None => 1.0 / f64::from(v).sqrt(),
@@ -69,7 +70,7 @@ fn inv_sqrt(v: u32) -> f64 {
 
 /// `sqrt(ln(v))` (0 for 0).
 #[inline]
-fn sqrt_ln(v: u32) -> f64 {
+pub(super) fn sqrt_ln(v: u32) -> f64 {
     match table().get(v as usize) {
         Some(&(_, x)) => x,
         None => fast_ln(f64::from(v)).sqrt(),
@@ -79,7 +80,8 @@ fn sqrt_ln(v: u32) -> f64 {
 /// The move index role `r` takes in node `n`: its only move; a uniform one for GDL-II's
 /// `random`; an untried one while there is one (the first after a uniform start); else the best UCB1 score
 /// with constant `c`, a proven move scored at its exact goal and a move proven worse than
-/// another never taken.
+/// another never taken. With AMAF statistics (`prior`), [`amaf::pick`] instead, past the
+/// first two cases.
 pub(super) fn pick<G: Game>(
     store: &Store<G>,
     game: &G,
@@ -87,6 +89,7 @@ pub(super) fn pick<G: Game>(
     c: f64,
     n: u32,
     r: RoleIndex,
+    prior: Option<&amaf::Prior<'_>>,
 ) -> u32 {
     let moves = store.moves(n, r);
     let count = moves.len();
@@ -95,6 +98,9 @@ pub(super) fn pick<G: Game>(
     }
     if game.is_random_role(r) {
         return rng.below(count) as u32;
+    }
+    if let Some(p) = prior {
+        return amaf::pick(store, rng, c, n, r, p);
     }
     let node = &store.nodes[n as usize];
     // Every iteration through the node took an untried move while there was one: the first

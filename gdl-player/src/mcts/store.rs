@@ -212,6 +212,8 @@ pub(super) struct Store<G: Game> {
     candidates: Vec<(u64, u32)>,
     /// Legal moves, while a node is made.
     scratch: Vec<G::Move>,
+    /// The AMAF statistics beside the slots, when kept ([`Store::keep_amaf`]).
+    pub(super) amaf: Option<super::amaf::Table<G>>,
 }
 
 impl<G: Game> Store<G> {
@@ -231,7 +233,13 @@ impl<G: Game> Store<G> {
             live: 0,
             candidates: Vec::new(),
             scratch: Vec::new(),
+            amaf: None,
         }
+    }
+
+    /// From now on, nodes made keep AMAF statistics per move ([`super::amaf`]).
+    pub(super) fn keep_amaf(&mut self, game: &G) {
+        self.amaf = Some(super::amaf::Table::new(game));
     }
 
     /// The nodes held.
@@ -266,7 +274,7 @@ impl<G: Game> Store<G> {
     /// Where role `r`'s moves in node `n` start in the slots, and how many. Every role but
     /// the mover of a turn or chance node has one move: those need no look at the counts.
     #[inline]
-    fn range(&self, n: u32, r: RoleIndex) -> (usize, usize) {
+    pub(super) fn range(&self, n: u32, r: RoleIndex) -> (usize, usize) {
         let node = &self.nodes[n as usize];
         let start = node.moves as usize;
         if let Kind::Turn(m) | Kind::Chance(m) = node.kind {
@@ -473,6 +481,11 @@ impl<G: Game> Store<G> {
             game.legal_moves(state, r, &mut self.scratch);
             for (slot, &mv) in self.slots.items[at..].iter_mut().zip(&self.scratch) {
                 slot.mv = mv;
+            }
+            if let Some(amaf) = &mut self.amaf {
+                let len = self.scratch.len();
+                let slots = self.slots.items.len();
+                amaf.fill(game, r, &self.slots.items[at..at + len], at, slots);
             }
             at += self.scratch.len();
         }

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use gdl_player::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
 use gdl_player::{
-    Expansion, HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy, Search,
-    SimultaneousRule,
+    AmafMode, AmafOptions, Expansion, HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy,
+    Search, SimultaneousRule,
 };
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
@@ -77,6 +77,11 @@ pub struct Args {
     /// of sample playouts well enough).
     #[arg(long, default_value = "auto", value_parser = ["off", "on", "auto"])]
     pub heuristic: String,
+    /// Whether selection mixes each move's mean goal with the goals of the iterations in
+    /// which the same role played it later (all moves as first): `off`, `rave` (a node's own
+    /// statistics) or `grave` (those of the closest ancestor with enough iterations).
+    #[arg(long, default_value = "off", value_parser = ["off", "rave", "grave"])]
+    pub amaf: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the network plays, which the compiled game then takes
@@ -168,6 +173,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--simultaneous={}", args.simultaneous),
                             format!("--best-line={}", args.best_line),
                             format!("--heuristic={}", args.heuristic),
+                            format!("--amaf={}", args.amaf),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -204,6 +210,10 @@ pub fn run(args: Args) -> ExitCode {
             heuristic: HeuristicOptions {
                 mode: HeuristicMode::parse(&args.heuristic).unwrap_or_default(),
                 ..HeuristicOptions::default()
+            },
+            amaf: AmafOptions {
+                mode: AmafMode::parse(&args.amaf).unwrap_or_default(),
+                ..AmafOptions::default()
             },
             ..MctsOptions::default()
         },

@@ -475,7 +475,8 @@ impl Universal {
             .arg(format!(
                 "--heuristic={}",
                 self.mcts_options.heuristic.mode.name()
-            ));
+            ))
+            .arg(format!("--amaf={}", self.mcts_options.amaf.mode.name()));
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = if self.history.is_empty() {
             search_until
