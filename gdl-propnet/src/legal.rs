@@ -8,11 +8,11 @@
 //! When the guard fails (the idle role of a turn-based game), only the role's words that hold
 //! a move outside it are read. A random draw counts the moves of each word as it is found, so
 //! that the word the draw lands in is found by a binary search on the counts
-//! ([`crate::bits::pick_move_counted`]).
+//! ([`gdl_runtime::bits::pick_move_counted`]).
 
 use super::{NONE, Net};
-use crate::SplitMix64;
-use crate::bits::Counted;
+use gdl_runtime::SplitMix64;
+use gdl_runtime::bits::Counted;
 
 /// The fewest out-edges a literal needs for the engine to test it when listing moves rather than
 /// visit its edges into legal outputs (see [`lifted`]).
@@ -453,13 +453,13 @@ impl super::Engine<'_> {
     /// (and no draw) when it has none.
     pub fn random_legal(&mut self, role: usize, rng: &mut SplitMix64) -> Option<u32> {
         if self.listed == role as u32 {
-            return crate::bits::pick_move_counted(&self.picks, self.picked, rng);
+            return gdl_runtime::bits::pick_move_counted(&self.picks, self.picked, rng);
         }
         // (Listed as before, into a scratch of its own: the listing of `terminal`, of
         // another role, stays for that role's draw.)
         let mut found = std::mem::take(&mut self.other_picks);
         let total = self.counted(role, &mut found);
-        let pick = crate::bits::pick_move_counted(&found, total, rng);
+        let pick = gdl_runtime::bits::pick_move_counted(&found, total, rng);
         self.other_picks = found;
         pick
     }

@@ -45,7 +45,7 @@
 //! joint move is set.
 //!
 //! Generated code stores the network as text ([`Net::decode`]), decodes it once and keeps one
-//! engine per thread; the [`Game`](crate::Game) methods sync the engine to the state they are
+//! engine per thread; the [`Game`](gdl_runtime::Game) methods sync the engine to the state they are
 //! given (flipping the inputs that differ) before reading the outputs.
 
 /// No group.
@@ -215,11 +215,11 @@ pub struct Engine<'n> {
     log: joint::Log,
     /// Scratch of a random draw: the words of a role's legal moves that have one (index,
     /// moves before it and bits), and the joint move drawn.
-    picks: Vec<crate::bits::Counted>,
+    picks: Vec<gdl_runtime::bits::Counted>,
     /// Scratch of the draw of a role other than the one `picks` lists, so that the listing
     /// stays for that role's draw (amazons: `terminal` lists the mover, black, whose draw
     /// comes after white's).
-    other_picks: Vec<crate::bits::Counted>,
+    other_picks: Vec<gdl_runtime::bits::Counted>,
     drawn: Vec<u32>,
     /// The role whose legal moves of the held values `picks` lists (with `picked` moves in
     /// all), or [`NONE`]: what [`Engine::terminal`] listed to test a [`Stuck`] disjunct, which
