@@ -199,7 +199,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
         // another format version is a compile error here, not a game that plays wrong.
         const _: () = assert!(
             gdl_propnet::FORMAT_VERSION == #format_version,
-            "this game was generated for another version of gdl-runtime's network format"
+            "this game was generated for another version of gdl-propnet's network format"
         );
 
         /// The network, decoded on first use. The tables were written by the compiler in the
