@@ -449,7 +449,7 @@ impl super::Engine<'_> {
     }
 
     /// One legal move of `role` drawn at random: the `rng.below(n)`-th of its `n` legal moves,
-    /// ascending, which is the move [`Engine::legal`]'s list gives for the same draw. `None`
+    /// ascending, which is the move [`Engine::legal`](crate::Engine::legal)'s list gives for the same draw. `None`
     /// (and no draw) when it has none.
     pub fn random_legal(&mut self, role: usize, rng: &mut SplitMix64) -> Option<u32> {
         if self.listed == role as u32 {
@@ -465,7 +465,7 @@ impl super::Engine<'_> {
     }
 
     /// One step of a random playout from the held state: each role in order draws its move
-    /// as [`Engine::random_legal`] does, the joint move is set and the next state written
+    /// as [`Engine::random_legal`](crate::Engine::random_legal) does, the joint move is set and the next state written
     /// into `next`. `Err(role)` when `role` has no legal move (the roles before it have
     /// drawn; the joint move held and `next` are unchanged).
     pub fn random_step(&mut self, rng: &mut SplitMix64, next: &mut [u64]) -> Result<(), usize> {

@@ -206,22 +206,22 @@ pub fn cargo_toml(options: &CrateOptions, description: &str, needs: Needs) -> St
 }
 
 /// The `gdlc` dependency of a crate that embeds the interpreter, without its `cli` feature
-/// ([`sibling_dep`]).
+/// (`sibling_dep`).
 pub fn gdlc_dep(runtime: &RuntimeDep) -> String {
     sibling_dep(runtime, "gdlc", "default-features = false")
 }
 
-/// The `gdl-tools` dependency of every generated crate ([`sibling_dep`]).
+/// The `gdl-tools` dependency of every generated crate (`sibling_dep`).
 pub fn tools_dep(runtime: &RuntimeDep) -> String {
     sibling_dep(runtime, "gdl-tools", "")
 }
 
-/// The `gdl-propnet` dependency of a crate with a propnet module ([`sibling_dep`]).
+/// The `gdl-propnet` dependency of a crate with a propnet module (`sibling_dep`).
 pub fn propnet_dep(runtime: &RuntimeDep) -> String {
     sibling_dep(runtime, "gdl-propnet", "")
 }
 
-/// The `gdl-player` dependency of a player's crate, with the HTTP player ([`sibling_dep`]).
+/// The `gdl-player` dependency of a player's crate, with the HTTP player (`sibling_dep`).
 pub fn player_dep(runtime: &RuntimeDep) -> String {
     sibling_dep(runtime, "gdl-player", "features = [\"http\"]")
 }
