@@ -14,7 +14,7 @@ use std::time::Duration;
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_runtime::Game;
-use gdl_runtime::bench::{self, BenchOptions};
+use gdl_tools::bench::{self, BenchOptions};
 
 /// `println!` that ignores a closed standard output (e.g. piped into `head`).
 macro_rules! out {

@@ -1,5 +1,15 @@
 //! The games shipped in `examples/`, compiled into Rust at build time by the `gdl!` macro, for
 //! the runnable examples (`cargo run --release --example playouts`, `--example duel`).
+//!
+//! ```
+//! use gdl_examples::tic_tac_toe::TicTacToe;
+//! use gdl_runtime::Game;
+//!
+//! let game = TicTacToe;
+//! let mut moves = Vec::new();
+//! game.legal_moves(&game.initial_state(), 0, &mut moves);
+//! assert_eq!((game.role_name(0), moves.len()), ("x", 9));
+//! ```
 
 /// Tic-tac-toe (`examples/ticTacToe.kif`): roles `x` and `o`.
 pub mod tic_tac_toe {

@@ -3,7 +3,9 @@
 //! A thin layer over the `gdlc` compiler library: the macro and `gdlc emit` produce the same
 //! code. The expansion is the generated module's items (the game struct implementing
 //! `gdl_runtime::Game`, its `State`, the name tables), so the calling crate depends on
-//! `gdl-runtime`; put the macro in a module of its own to keep the names apart:
+//! `gdl-runtime` (and on `gdl-propnet` when the compiler runs the game on a propositional
+//! network, which large games get: the build then names `gdl_propnet`); put the macro in a
+//! module of its own to keep the names apart:
 //!
 //! ```ignore
 //! mod tic_tac_toe {

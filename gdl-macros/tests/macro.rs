@@ -26,7 +26,7 @@ mod inline {
     );
 }
 
-use gdl_runtime::trace::{TraceOptions, write_trace};
+use gdl_tools::trace::{TraceOptions, write_trace};
 
 fn trace<G: gdl_runtime::Game>(game: &G, seed: u64) -> String {
     let mut out = String::new();
@@ -83,7 +83,7 @@ fn interpreter(path: &str) -> gdlc::interp::Interpreter {
 #[test]
 fn the_macro_game_sees_what_the_interpreter_sees() {
     use gdl_runtime::Game;
-    use gdl_runtime::compare::{CompareOptions, compare};
+    use gdl_tools::compare::{CompareOptions, compare};
     let options = CompareOptions {
         seeds: 1..=200,
         ..CompareOptions::default()

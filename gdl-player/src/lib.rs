@@ -19,6 +19,24 @@
 //!   universal player hands a match to the compiled game).
 //! - `http` (feature `http`): the HTTP player, with tokio and hyper, and the `play` and
 //!   `engine` sub-commands of a compiled game's binary.
+//!
+//! A move chosen by MCTS within a tenth of a second:
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//!
+//! use gdl_player::{Mcts, MctsOptions, Player};
+//! use gdl_runtime::Game;
+//! # use gdl_runtime::toy::Countdown as MyGame; // a toy game of the tests
+//! # let game = MyGame::new(5);
+//! // `game`: any `Game`, such as a module compiled by `gdl!` or `gdlc`.
+//! let mut player = Mcts::new(MctsOptions::default());
+//! let deadline = Instant::now() + Duration::from_millis(100);
+//! player.start(&game, 0, deadline);
+//! let state = game.initial_state();
+//! let chosen = player.choose(&game, &state, Instant::now() + Duration::from_millis(100));
+//! assert!(chosen.is_some());
+//! ```
 
 mod baseline;
 mod belief;

@@ -91,7 +91,7 @@ pub trait Game {
     /// no particular order (`None` stands for a value that is no integer). [`Game::goal`] is `Some(v)`
     /// exactly when this is `[Some(v)]`. The default knows only what [`Game::goal`] says, so it
     /// cannot tell several values from none; generated games and the interpreter give the
-    /// real list ([`crate::validate`] needs it).
+    /// real list (`gdl_tools::validate` needs it).
     fn goal_values(&self, state: &Self::State, role: RoleIndex, out: &mut Vec<Option<i32>>) {
         out.clear();
         out.extend(self.goal(state, role).map(Some));
@@ -180,7 +180,7 @@ pub trait Game {
 
     /// Why the game could not answer a query, if it could not: an engine past its step or
     /// memory budget (the interpreter) says so here, names the rule, and answers nothing
-    /// more. Callers that play on check it after each step ([`crate::trace`] does). Compiled
+    /// more. Callers that play on check it after each step (`gdl_tools::trace` does). Compiled
     /// games always answer.
     fn fault(&self) -> Option<String> {
         None

@@ -1,4 +1,4 @@
-//! The seeded move chooser of the reference traces ([`crate::trace`]): at every non-terminal
+//! The seeded move chooser of the reference traces (`gdl_tools::trace`): at every non-terminal
 //! step one draw per role, in role order, indexing that role's sorted legal moves.
 
 /// SplitMix64: one 64-bit state, advanced by the golden-ratio increment at every draw.

@@ -2,7 +2,7 @@
 //! write them).
 //!
 //! - [`single_game_crate`]: what `gdlc build` writes: `Cargo.toml`, `src/lib.rs` (the compiled
-//!   module), `src/main.rs` (a binary whose command line is [`gdl_runtime::cli`]: `trace`,
+//!   module), `src/main.rs` (a binary whose command line is [`gdl_tools::cli`]: `trace`,
 //!   `bench`, `traces`, `validate`; a player's binary also has `play` and `engine`, from
 //!   `gdl-player`).
 //! - [`multi_game_crate`]: several games in one crate, one module each, and one binary whose
@@ -13,6 +13,11 @@
 //! Every crate has an empty `[workspace]` table, so that it builds wherever it is written (also
 //! inside another workspace), and the same release profile ([`ReleaseProfile`]), so that
 //! crates built into one shared target directory share one build of `gdl-runtime`.
+//!
+//! What a crate depends on follows from its modules ([`Needs`]): every crate on `gdl-runtime`
+//! (the game) and `gdl-tools` (the binary's command line); a module of the propnet backend
+//! also on `gdl-propnet`, one that embeds the interpreter on `gdlc`, a player's crate on
+//! `gdl-player`.
 
 use std::fmt::Write as _;
 use std::hash::Hasher as _;
@@ -20,8 +25,8 @@ use std::hash::Hasher as _;
 use crate::interp::embedded::embeds_interpreter;
 use crate::pipeline::{Compiled, rust_module_name};
 
-/// Where the generated crate finds `gdl-runtime` (and the crates of its workspace it may also
-/// need, `gdl-player` and `gdlc`: beside it, or the same version).
+/// Where the generated crate finds `gdl-runtime` (and the crates of its workspace it also
+/// needs, `gdl-tools`, `gdl-propnet`, `gdl-player` and `gdlc`: beside it, or the same version).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RuntimeDep {
     /// A local checkout: the directory of `gdl-runtime`'s `Cargo.toml`.
@@ -37,7 +42,8 @@ pub struct ReleaseProfile {
     pub opt_level: u8,
     /// `codegen-units` of every crate of the build: more compile faster (in parallel).
     pub codegen_units: u32,
-    /// `codegen-units` of the game's crate, `gdl-runtime` and `gdl-player` (a player's), when
+    /// `codegen-units` of the game's crate, `gdl-runtime`, `gdl-propnet` (a propnet module's)
+    /// and `gdl-player` (a player's), when
     /// set (default 1). Where a function falls among several units depends on symbol hashes,
     /// which depend on the crate's path, and calls across units are not inlined: with 16 the
     /// same englishDraughts
@@ -119,11 +125,37 @@ pub fn package_name(stem: &str) -> String {
     format!("gdl-{}", rust_module_name(stem).replace('_', "-"))
 }
 
-/// `Cargo.toml` of a generated crate; a player's ([`CrateOptions::player_rules`]) also depends
-/// on `gdl-player` ([`player_dep`]); with `embeds_interpreter` (a module of a description too
-/// large to ground, see [`crate::interp::embedded`]) it also depends on `gdlc` without its
-/// `cli` feature ([`gdlc_dep`]).
-pub fn cargo_toml(options: &CrateOptions, description: &str, embeds_interpreter: bool) -> String {
+/// What the modules of a crate need beyond `gdl-runtime`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// A module runs on the propositional network engine (`gdl-propnet`).
+    pub propnet: bool,
+    /// A module embeds the interpreter (a description too large to ground, see
+    /// [`crate::interp::embedded`]), and so needs `gdlc`.
+    pub interpreter: bool,
+}
+
+impl Needs {
+    /// What the generated modules `rust` need.
+    pub fn of<'a>(rust: impl IntoIterator<Item = &'a str>) -> Needs {
+        rust.into_iter().fold(Needs::default(), |n, r| Needs {
+            propnet: n.propnet || uses_propnet(r),
+            interpreter: n.interpreter || embeds_interpreter(r),
+        })
+    }
+}
+
+/// Whether the generated module `rust` runs on the propositional network engine (and so
+/// needs `gdl-propnet`): its code names the crate.
+pub fn uses_propnet(rust: &str) -> bool {
+    rust.contains("gdl_propnet::")
+}
+
+/// `Cargo.toml` of a generated crate: it depends on `gdl-runtime` and `gdl-tools` (the
+/// binary's command line, [`tools_dep`]); a player's ([`CrateOptions::player_rules`]) also on
+/// `gdl-player` ([`player_dep`]); with [`Needs::propnet`] on `gdl-propnet` ([`propnet_dep`]),
+/// with [`Needs::interpreter`] on `gdlc` without its `cli` feature ([`gdlc_dep`]).
+pub fn cargo_toml(options: &CrateOptions, description: &str, needs: Needs) -> String {
     let runtime = match &options.runtime {
         RuntimeDep::Path(p) => format!("{{ path = {} }}", toml_string(p)),
         RuntimeDep::Version(v) => toml_string(v),
@@ -147,32 +179,49 @@ pub fn cargo_toml(options: &CrateOptions, description: &str, embeds_interpreter:
         name = toml_string(&options.package),
         description = toml_string(description),
     );
+    let _ = writeln!(s, "gdl-tools = {}", tools_dep(&options.runtime));
+    if needs.propnet {
+        let _ = writeln!(s, "gdl-propnet = {}", propnet_dep(&options.runtime));
+    }
     let player = options.player_rules.is_some();
     if player {
         let _ = writeln!(s, "gdl-player = {}", player_dep(&options.runtime));
     }
-    if embeds_interpreter {
+    if needs.interpreter {
         let _ = writeln!(s, "gdlc = {}", gdlc_dep(&options.runtime));
     }
     if let Layout::Standalone(profile) = &options.layout {
         s.push_str("\n# Not part of any enclosing workspace.\n[workspace]\n\n");
-        let hot: &[&str] = if player {
-            &["gdl-player", &options.package]
-        } else {
-            &[&options.package]
-        };
-        s.push_str(&profile_toml(profile, hot));
+        let mut hot: Vec<&str> = Vec::new();
+        if needs.propnet {
+            hot.push("gdl-propnet");
+        }
+        if player {
+            hot.push("gdl-player");
+        }
+        hot.push(&options.package);
+        s.push_str(&profile_toml(profile, &hot));
     }
     s
 }
 
 /// The `gdlc` dependency of a crate that embeds the interpreter, without its `cli` feature
-/// ([`sibling_dep`]).
+/// (`sibling_dep`).
 pub fn gdlc_dep(runtime: &RuntimeDep) -> String {
     sibling_dep(runtime, "gdlc", "default-features = false")
 }
 
-/// The `gdl-player` dependency of a player's crate, with the HTTP player ([`sibling_dep`]).
+/// The `gdl-tools` dependency of every generated crate (`sibling_dep`).
+pub fn tools_dep(runtime: &RuntimeDep) -> String {
+    sibling_dep(runtime, "gdl-tools", "")
+}
+
+/// The `gdl-propnet` dependency of a crate with a propnet module (`sibling_dep`).
+pub fn propnet_dep(runtime: &RuntimeDep) -> String {
+    sibling_dep(runtime, "gdl-propnet", "")
+}
+
+/// The `gdl-player` dependency of a player's crate, with the HTTP player (`sibling_dep`).
 pub fn player_dep(runtime: &RuntimeDep) -> String {
     sibling_dep(runtime, "gdl-player", "features = [\"http\"]")
 }
@@ -193,7 +242,8 @@ fn beside(runtime_dir: &str, name: &str) -> std::path::PathBuf {
 }
 
 /// The dependency on the crate `name` of `gdl-runtime`'s workspace, with `keys` (`key = value`
-/// TOML) added: beside a local `gdl-runtime` ([`sibling_dir`]), else the same version.
+/// TOML, or nothing) added: beside a local `gdl-runtime` ([`sibling_dir`]), else the same
+/// version.
 fn sibling_dep(runtime: &RuntimeDep, name: &str, keys: &str) -> String {
     let at = match runtime {
         RuntimeDep::Path(p) => format!(
@@ -202,11 +252,15 @@ fn sibling_dep(runtime: &RuntimeDep, name: &str, keys: &str) -> String {
         ),
         RuntimeDep::Version(v) => format!("version = {}", toml_string(v)),
     };
-    format!("{{ {at}, {keys} }}")
+    if keys.is_empty() {
+        format!("{{ {at} }}")
+    } else {
+        format!("{{ {at}, {keys} }}")
+    }
 }
 
 /// The `[profile.release]` table, and the units of `gdl-runtime` and of the packages `hot` (the
-/// game's crate and `gdl-player`, when there are).
+/// game's crate, and `gdl-propnet` and `gdl-player` when it depends on them).
 fn profile_toml(p: &ReleaseProfile, hot: &[&str]) -> String {
     let mut s = format!(
         "[profile.release]\n\
@@ -249,7 +303,7 @@ pub fn workspace_toml(members: &[String], profile: &ReleaseProfile) -> String {
 }
 
 /// The crate of one compiled game: `src/lib.rs` is the compiled module, `src/main.rs` calls
-/// [`gdl_runtime::cli::main_for`] on it (a player's, `gdl_player::http::main_with_player`).
+/// [`gdl_tools::cli::main_for`] on it (a player's, `gdl_player::http::main_with_player`).
 pub fn single_game_crate(stem: &str, compiled: &Compiled, options: &CrateOptions) -> CrateFiles {
     let lib_crate = options.package.replace('-', "_");
     let call = match options.player_rules {
@@ -258,7 +312,7 @@ pub fn single_game_crate(stem: &str, compiled: &Compiled, options: &CrateOptions
             ty = compiled.type_name
         ),
         None => format!(
-            "gdl_runtime::cli::main_for(&{lib_crate}::{ty}, {stem:?})",
+            "gdl_tools::cli::main_for(&{lib_crate}::{ty}, {stem:?})",
             ty = compiled.type_name
         ),
     };
@@ -271,7 +325,7 @@ pub fn single_game_crate(stem: &str, compiled: &Compiled, options: &CrateOptions
     let mut files = vec![
         file(
             "Cargo.toml",
-            cargo_toml(options, &description, embeds_interpreter(&compiled.rust)),
+            cargo_toml(options, &description, Needs::of([compiled.rust.as_str()])),
         ),
         file("src/lib.rs", compiled.rust.clone()),
         file("src/main.rs", main),
@@ -287,7 +341,7 @@ pub fn single_game_crate(stem: &str, compiled: &Compiled, options: &CrateOptions
 }
 
 /// A crate holding several compiled games, one module each (`src/<module>.rs`), and one
-/// binary: `BIN GAME COMMAND ...` runs [`gdl_runtime::cli::run_game`] on the named game,
+/// binary: `BIN GAME COMMAND ...` runs [`gdl_tools::cli::run_game`] on the named game,
 /// `BIN list` lists them.
 pub fn multi_game_crate(games: &[GameModule<'_>], options: &CrateOptions) -> CrateFiles {
     let mut main = format!(
@@ -303,13 +357,13 @@ pub fn multi_game_crate(games: &[GameModule<'_>], options: &CrateOptions) -> Cra
     }
     main.push_str(
         "];\n\nfn main() -> std::process::ExitCode {\n    \
-         gdl_runtime::cli::main_multi(GAMES, |name, args| {\n        \
+         gdl_tools::cli::main_multi(GAMES, |name, args| {\n        \
          Some(match name {\n",
     );
     for g in games {
         let _ = writeln!(
             main,
-            "            {name:?} => gdl_runtime::cli::run_game(&{m}::{ty}, {name:?}, args),",
+            "            {name:?} => gdl_tools::cli::run_game(&{m}::{ty}, {name:?}, args),",
             name = g.name,
             m = g.module,
             ty = g.type_name
@@ -317,9 +371,9 @@ pub fn multi_game_crate(games: &[GameModule<'_>], options: &CrateOptions) -> Cra
     }
     main.push_str("            _ => return None,\n        })\n    })\n}\n");
     let description = format!("{} games compiled from GDL by gdlc", games.len());
-    let embeds = games.iter().any(|g| embeds_interpreter(g.rust));
+    let needs = Needs::of(games.iter().map(|g| g.rust));
     let mut files = vec![
-        file("Cargo.toml", cargo_toml(options, &description, embeds)),
+        file("Cargo.toml", cargo_toml(options, &description, needs)),
         file("src/main.rs", main),
     ];
     for g in games {
@@ -403,7 +457,7 @@ mod tests {
             runtime: RuntimeDep::Version("0.1.0".into()),
             ..options()
         };
-        let t = cargo_toml(&with, "d", false);
+        let t = cargo_toml(&with, "d", Needs::default());
         assert!(t.contains("gdl-runtime = \"0.1.0\"\n"), "{t}");
         assert!(
             t.contains("gdl-player = { version = \"0.1.0\", features = [\"http\"] }\n"),
@@ -417,7 +471,7 @@ mod tests {
             runtime: RuntimeDep::Path("/w/gdl-runtime".into()),
             ..with.clone()
         };
-        let t = cargo_toml(&local, "d", false);
+        let t = cargo_toml(&local, "d", Needs::default());
         assert!(
             t.contains("gdl-runtime = { path = \"/w/gdl-runtime\" }\n"),
             "{t}"
@@ -457,7 +511,7 @@ mod tests {
 
     #[test]
     fn cargo_toml_escapes_and_sets_the_profile() {
-        let t = cargo_toml(&options(), "d", false);
+        let t = cargo_toml(&options(), "d", Needs::default());
         assert!(t.contains("gdl-runtime = { path = \"/x/gdl \\\"runtime\\\"\\\\\" }"));
         assert!(t.contains("name = \"gdl-tictactoe\""));
         assert!(t.contains("[workspace]\n"));
@@ -471,32 +525,70 @@ mod tests {
             layout: Layout::Member,
             ..options()
         };
-        assert!(!cargo_toml(&member, "d", false).contains("[workspace]"));
+        assert!(!cargo_toml(&member, "d", Needs::default()).contains("[workspace]"));
         // Without a local checkout, the runtime comes from the registry by version.
         let registry = CrateOptions {
             runtime: RuntimeDep::Version("0.1.0".into()),
             ..options()
         };
-        assert!(cargo_toml(&registry, "d", false).contains("gdl-runtime = \"0.1.0\"\n"));
+        assert!(cargo_toml(&registry, "d", Needs::default()).contains("gdl-runtime = \"0.1.0\"\n"));
         // A plain game crate needs no player.
         assert!(!t.contains("gdl-player"), "{t}");
         // A crate that embeds the interpreter depends on gdlc too, found beside the runtime.
         assert!(!t.contains("gdlc ="));
+        let interp = Needs {
+            interpreter: true,
+            ..Needs::default()
+        };
         let embedding = CrateOptions {
             runtime: RuntimeDep::Path("/w/gdl-runtime".into()),
             ..options()
         };
         assert!(
-            cargo_toml(&embedding, "d", true)
+            cargo_toml(&embedding, "d", interp)
                 .contains("gdlc = { path = \"/w/gdlc\", default-features = false }\n")
         );
         assert!(
-            cargo_toml(&registry, "d", true)
+            cargo_toml(&registry, "d", interp)
                 .contains("gdlc = { version = \"0.1.0\", default-features = false }\n")
         );
         let w = workspace_toml(&["batch-0".into()], &ReleaseProfile::default());
         assert!(w.contains("members = [\n    \"batch-0\",\n]\n"));
         assert!(w.contains("opt-level = 3\n"));
+    }
+
+    #[test]
+    fn every_crate_depends_on_the_tools_and_a_propnet_module_on_the_engine() {
+        let local = CrateOptions {
+            runtime: RuntimeDep::Path("/w/gdl-runtime".into()),
+            ..options()
+        };
+        let plain = cargo_toml(&local, "d", Needs::default());
+        assert!(
+            plain.contains("gdl-tools = { path = \"/w/gdl-tools\" }\n"),
+            "{plain}"
+        );
+        assert!(!plain.contains("gdl-propnet"), "{plain}");
+        let registry = CrateOptions {
+            runtime: RuntimeDep::Version("0.1.0".into()),
+            ..options()
+        };
+        let propnet = Needs {
+            propnet: true,
+            ..Needs::default()
+        };
+        let t = cargo_toml(&registry, "d", propnet);
+        assert!(t.contains("gdl-tools = { version = \"0.1.0\" }\n"), "{t}");
+        assert!(t.contains("gdl-propnet = { version = \"0.1.0\" }\n"), "{t}");
+        assert!(
+            t.contains("[profile.release.package.\"gdl-propnet\"]\ncodegen-units = 1\n"),
+            "{t}"
+        );
+        assert_eq!(
+            Needs::of(["use gdl_propnet::{Engine, Net};", "fn f() {}"]),
+            propnet
+        );
+        assert_eq!(Needs::of(["fn f() {}"]), Needs::default());
     }
 
     #[test]
@@ -526,7 +618,7 @@ mod tests {
         assert!(
             many.files[1]
                 .contents
-                .contains("\"tiny\" => gdl_runtime::cli::run_game(&tiny::Tiny, \"tiny\", args),")
+                .contains("\"tiny\" => gdl_tools::cli::run_game(&tiny::Tiny, \"tiny\", args),")
         );
     }
 }

@@ -30,7 +30,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::ops::Range;
 
-use gdl_runtime::propnet::{Rule, Step};
+use gdl_propnet::{Rule, Step};
 
 /// What a literal reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -212,7 +212,7 @@ pub fn merge_moves(disjuncts: &mut Vec<Vec<Lit>>, sets: &mut MoveSets) {
 pub struct IrJoins {
     pub tables: Vec<IrTable>,
     /// Per lazy relation, its rules.
-    pub lazy: Vec<Vec<gdl_runtime::propnet::Rule>>,
+    pub lazy: Vec<Vec<gdl_propnet::Rule>>,
     pub joins: Vec<IrJoin>,
 }
 
@@ -271,7 +271,7 @@ pub struct IrTable {
 #[derive(Clone, Debug)]
 pub struct IrJoin {
     /// Its head lists its head variables.
-    pub rule: gdl_runtime::propnet::Rule,
+    pub rule: gdl_propnet::Rule,
     /// Per output, the values of the head variables.
     pub keys: Vec<Vec<u32>>,
     /// The number of its first output ([`Input::Join`]).

@@ -2,6 +2,23 @@
 //!
 //! The library does no file I/O: it takes source text and returns programs, diagnostics and
 //! code. See `ARCHITECTURE.md` at the repository root for the passes and their invariants.
+//!
+//! A description compiled into a Rust module (what `gdlc emit` prints and `gdl!` expands to),
+//! and played by the reference interpreter:
+//!
+//! ```
+//! use gdl_runtime::Game;
+//!
+//! let rules = "(role r) (init (p)) (<= (legal r a) (true (p))) (<= (next (q)) (does r a)) \
+//!              (<= terminal (true (q))) (goal r 100)";
+//! let compiled = gdlc::compile(rules, &gdlc::CompileOptions::for_game("tiny")).expect("valid");
+//! assert_eq!(compiled.type_name, "Tiny");
+//! assert!(compiled.rust.contains("gdl_runtime::Game"));
+//!
+//! let options = gdlc::CheckOptions::default();
+//! let game = gdlc::interp::Interpreter::from_source(rules, &options).expect("valid");
+//! assert!(!game.is_terminal(&game.initial_state()));
+//! ```
 
 pub mod alloc;
 pub mod ast;

@@ -6,9 +6,9 @@
 
 use std::cell::RefCell;
 
-use gdl_runtime::compare::{CompareOptions, compare};
-use gdl_runtime::propnet::{Engine, Net};
+use gdl_propnet::{Engine, Net};
 use gdl_runtime::{Game, RoleIndex};
+use gdl_tools::compare::{CompareOptions, compare};
 use gdlc::check::CheckOptions;
 use gdlc::codegen::propnet::build_net;
 use gdlc::ground::GroundOptions;

@@ -114,7 +114,7 @@ fn trace_shows_percepts_on_request_with_every_engine() {
     assert!(!plain.contains("sees ") && !plain.contains("\nrandom "));
     assert_eq!(
         plain,
-        gdl_runtime::compare::reference_trace(&interpreted),
+        gdl_tools::compare::reference_trace(&interpreted),
         "the same playout"
     );
 }

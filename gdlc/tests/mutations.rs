@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gdl_runtime::SplitMix64;
-use gdl_runtime::compare::{compare_records, playout_record};
-use gdl_runtime::trace::{TraceError, TraceOptions, write_trace};
+use gdl_tools::compare::{compare_records, playout_record};
+use gdl_tools::trace::{TraceError, TraceOptions, write_trace};
 use gdlc::check::CheckOptions;
 use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::ground::GroundOptions;

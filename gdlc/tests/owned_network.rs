@@ -3,7 +3,7 @@
 //! (legal moves, goals, move texts). Skipped, with a line saying so, without the corpus
 //! (`GDL_CORPUS`); the games shipped in `examples/` are compared in the unit tests.
 
-use gdl_runtime::compare::{CompareOptions, compare};
+use gdl_tools::compare::{CompareOptions, compare};
 use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::interp::Interpreter;
 use gdlc::pipeline::{CompileOptions, Pass, run};

@@ -4,7 +4,7 @@
 //! variables bound at that point. Scanning the moves from every square first and testing the
 //! marker last made mummymaze1p's run-time join a hundred times slower than the interpreter.
 
-use gdl_runtime::propnet::{ALWAYS, Step};
+use gdl_propnet::{ALWAYS, Step};
 use gdlc::ground::GroundOptions;
 use gdlc::pipeline::{CompileOptions, Pass, run};
 

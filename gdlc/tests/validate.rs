@@ -1,4 +1,4 @@
-//! `gdlc validate` and `gdl_runtime::validate`: small games broken in one way each (fixtures
+//! `gdlc validate` and `gdl_tools::validate`: small games broken in one way each (fixtures
 //! in `tests/fixtures/validate/`, variations of `nim.kif`), each finding asserted with its
 //! shortest path; tic-tac-toe solved exhaustively by both engines. Corpus games from
 //! `$GDL_CORPUS` (skipped, with a line, when it is absent): ticTacToe well-formed, 5,478
@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use gdl_runtime::validate::{Finding, Kind, Mode, Report, Shown, ValidateOptions, validate};
 use gdl_runtime::{Declared, Game as _};
+use gdl_tools::validate::{Finding, Kind, Mode, Report, Shown, ValidateOptions, validate};
 use gdlc::interp::Interpreter;
 
 fn fixture(name: &str) -> PathBuf {
@@ -104,11 +104,11 @@ fn several_goal_values_in_the_initial_state_are_shown_without_moves() {
     assert_eq!((f.len(), f[0].role), (1, Some(1)));
     assert!(f[0].path.is_empty());
     assert_eq!(f[0].shown(), Shown::InitialState);
-    let text = gdl_runtime::validate::text(&r, "g");
+    let text = gdl_tools::validate::text(&r, "g");
     let said = "error[several-goals]: role b: goal values 0, 50 in a non-terminal state\n  \
                 in the initial state (no move leads to it)\n";
     assert!(text.contains(said), "{text}");
-    let json = gdl_runtime::validate::json(&r, "g");
+    let json = gdl_tools::validate::json(&r, "g");
     assert!(
         json.contains("\"shown\":\"initial-state\",\"path\":[]"),
         "{json}"
@@ -134,7 +134,7 @@ fn a_cycle_through_the_initial_state() {
     let f = only(&r, Kind::Cycle);
     assert!(f[0].path.is_empty());
     assert_eq!(f[0].shown(), Shown::Cycle);
-    let text = gdl_runtime::validate::text(&r, "g");
+    let text = gdl_tools::validate::text(&r, "g");
     assert!(
         text.contains(
             "  the initial state lies on a cycle, back to it by:\n    \

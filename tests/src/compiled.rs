@@ -5,8 +5,8 @@
 //! scratch cargo workspace ([`write_workspace`]) and built with one cargo run into a target
 //! directory that all scratch workspaces share, so that `gdl-runtime` and unchanged batches are
 //! not rebuilt. Each batch has one binary (`BIN GAME traces --seeds 1..N`, see
-//! [`gdl_runtime::cli`]) that prints the records of N seeded playouts of a game; these are
-//! compared with the interpreter's records of the same seeds ([`gdl_runtime::compare`]) and the
+//! [`gdl_tools::cli`]) that prints the records of N seeded playouts of a game; these are
+//! compared with the interpreter's records of the same seeds ([`gdl_tools::compare`]) and the
 //! seed-1 record with the reference trace.
 
 use std::io::Read as _;
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gdl_runtime::compare::{self, CompareStats, playout_record, split_records};
+use gdl_tools::compare::{self, CompareStats, playout_record, split_records};
 use gdlc::crate_gen::{self, CrateOptions, GameModule, Layout, ReleaseProfile, RuntimeDep};
 
 /// The CI set: compiled, built and checked by `tests/tests/compiled.rs` on every test run, and

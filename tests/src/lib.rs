@@ -2,6 +2,13 @@
 //! [`libtest_mimic`] trial per game (a failure names the game, the others still run; the
 //! trials are ignored, after one line saying so, when the corpus is absent), and a watchdog
 //! that reports a game that hangs instead of hanging the test run.
+//!
+//! ```no_run
+//! // Every game of the corpus (`$GDL_CORPUS`), with its reference trace when there is one.
+//! for game in gdl_tests::corpus_games() {
+//!     println!("{} {} {:?}", game.collection, game.name, game.trace);
+//! }
+//! ```
 
 pub mod compiled;
 

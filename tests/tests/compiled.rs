@@ -295,7 +295,7 @@ fn check(shared: &Shared, name: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: the compiled binary failed: {e}", module.name))?;
         if let (Some(reference), Some(seed1)) = (
             &game.trace,
-            gdl_runtime::compare::split_records(&text).first(),
+            gdl_tools::compare::split_records(&text).first(),
         ) && *seeds.start() == 1
         {
             compare_with_reference(seed1, reference)

@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
-use gdl_runtime::trace::{TraceOptions, write_trace};
 use gdl_tests::{
     CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
 };
+use gdl_tools::trace::{TraceOptions, write_trace};
 use gdlc::interp::{Interpreter, Limits};
 
 fn interpreted_trace(kif: &str, seed: u64) -> Result<String, String> {

@@ -16,10 +16,10 @@
 
 use std::time::Duration;
 
-use gdl_runtime::trace::{TraceOptions, write_trace};
 use gdl_tests::{
     CorpusGame, Trial, absent_trial, corpus_or_notice, game_trial, read_game, run_trials,
 };
+use gdl_tools::trace::{TraceOptions, write_trace};
 use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::pipeline::{Pass, run};
 use gdlc::{CompileOptions, Source};

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use gdl_runtime::trace::{TraceOptions, write_trace};
 use gdl_tests::{CorpusGame, absent_trial, corpus_or_notice, game_trial, read_game, run_trials};
+use gdl_tools::trace::{TraceOptions, write_trace};
 use gdlc::interp::Interpreter;
 
 /// Descriptions that are not playable on some seeds, each with the reason.

@@ -155,7 +155,7 @@ pub fn compile_args(kif: &Path, out: &Path) -> Vec<String> {
 /// Reads the summary line of `xtask compile-one`.
 pub fn parse_compile_output(stdout: &[u8]) -> Result<CompileResult, CompileFailure> {
     let text = String::from_utf8_lossy(stdout);
-    let fields = gdl_runtime::bench::parse_line(text.trim());
+    let fields = gdl_tools::bench::parse_line(text.trim());
     let get = |k: &str| fields.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
     match (get("type"), get("rust_bytes"), get("gdlc_seconds")) {
         (Some(t), Some(b), Some(s)) => Ok(CompileResult {
@@ -264,7 +264,7 @@ pub fn play(kif: &Path, args: &[String]) -> ExitCode {
     let game = gdlc::frontend::load(&source, &options)
         .and_then(|checked| gdlc::interp::Interpreter::from_checked(&checked, Default::default()));
     match game {
-        Ok(game) => gdl_runtime::cli::run_game_as(&game, &stem, "interpreted", args),
+        Ok(game) => gdl_tools::cli::run_game_as(&game, &stem, "interpreted", args),
         Err(errors) => {
             for d in &errors {
                 eprintln!("error[{}]: {}", d.code, d.message);

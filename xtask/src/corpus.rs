@@ -274,14 +274,14 @@ pub fn run(args: Args) -> ExitCode {
                 compiled::compiled_records(batch, &ok[k].name, &seeds, &limits(args.play_timeout))
                     .map_err(|e| (Reason::BinaryFailed, e.to_string()))?;
             if let (Some(reference), Some(seed1)) =
-                (&g.trace, gdl_runtime::compare::split_records(&text).first())
+                (&g.trace, gdl_tools::compare::split_records(&text).first())
             {
                 compare_with_reference(seed1, reference)
                     .map_err(|m| (Reason::MismatchReference, m))?;
             }
             let interpreted = std::fs::read_to_string(record_file(g))
                 .map_err(|e| (Reason::InterpreterFailed, e.to_string()))?;
-            let records = gdl_runtime::compare::split_records(&interpreted);
+            let records = gdl_tools::compare::split_records(&interpreted);
             compare_with_interpreter(&text, &records, *seeds.start())
                 .map_err(|m| (Reason::MismatchInterpreter, m))
         },

@@ -4,7 +4,7 @@
 //! - `corpus`: compiles every game of the corpus and checks it: the seed-1 reference trace
 //!   where one exists, and N seeded playouts against the interpreter. Prints a table and a
 //!   summary; `--out REPORT.md` writes them as Markdown. See [`corpus`].
-//! - `bench`: the benchmark loop of `gdl_runtime::bench` on the compiled and the interpreted
+//! - `bench`: the benchmark loop of `gdl_tools::bench` on the compiled and the interpreted
 //!   engine of a set of games, with compile times and peak memory; `--out BENCHMARKS.md`
 //!   writes the table. See [`bench`].
 //! - `validate`: `gdlc validate` on every game of the corpus; `--out VALIDATION.md` writes the
@@ -63,7 +63,7 @@ enum Task {
         backend: String,
     },
     /// (internal) Run the interpreter's side of a game binary's command line
-    /// (`trace`, `traces`, `bench`; see gdl_runtime::cli).
+    /// (`trace`, `traces`, `bench`; see gdl_tools::cli).
     #[command(hide = true)]
     Play {
         kif: PathBuf,

@@ -15,8 +15,8 @@ use crate::{
     PlayoutPolicy, Search, SimultaneousRule,
 };
 use gdl_runtime::Game;
-use gdl_runtime::cli::{EXIT_USAGE, run_game};
 use gdl_runtime::sexpr;
+use gdl_tools::cli::{EXIT_USAGE, run_game};
 
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =

@@ -1,11 +1,11 @@
-//! `gdlc bench`: the benchmark loop of [`gdl_runtime::bench`] (random playouts for T seconds,
+//! `gdlc bench`: the benchmark loop of [`gdl_tools::bench`] (random playouts for T seconds,
 //! on one thread or `--threads N`) on the interpreter or on the compiled game.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use gdl_runtime::bench::{self, BenchOptions};
+use gdl_tools::bench::{self, BenchOptions};
 
 use super::cache::{self, CompileArgs, Engine};
 

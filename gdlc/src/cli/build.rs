@@ -9,8 +9,9 @@ use super::cache::{self, CompileArgs};
 
 /// Printed after the options by `gdlc build --help`.
 const AFTER_HELP: &str =
-    "The crate has Cargo.toml (depending on gdl-runtime and gdl-player, by path \
-beside this gdlc's checkout when there is one, else by version), src/lib.rs (the compiled module, \
+    "The crate has Cargo.toml (depending on gdl-runtime, gdl-tools and gdl-player, and \
+gdl-propnet for a propnet module, by path beside this gdlc's checkout when there is one, else by \
+version), src/lib.rs (the compiled module, \
 as `gdlc emit` prints it) and src/main.rs, a binary with the sub-commands `trace`, `bench`, \
 `traces`, `roles`, `validate`, `play` (a GGP player for this game) and `engine` (`BIN help` lists \
 them). Build and run it with

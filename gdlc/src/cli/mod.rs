@@ -197,7 +197,7 @@ impl LimitArgs {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct CodegenArgs {
     /// How the generated code computes the game: `inline` is straight-line Rust per output,
-    /// `propnet` the circuit as tables for gdl-runtime's incremental engine, `auto` whichever
+    /// `propnet` the circuit as tables for gdl-propnet's incremental engine, `auto` whichever
     /// the cost model expects to be faster (rules evaluated at run time need `propnet`).
     #[arg(long, value_name = "auto|inline|propnet", default_value = "auto", value_parser = parse_backend)]
     pub backend: Backend,

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use gdl_runtime::trace::{TraceError, TraceExtras, TraceOptions, write_trace_to};
+use gdl_tools::trace::{TraceError, TraceExtras, TraceOptions, write_trace_to};
 
 use super::cache::{self, CompileArgs, Engine};
 

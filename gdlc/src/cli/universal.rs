@@ -136,8 +136,9 @@ fn build_in_background(
     Ok(receiver)
 }
 
-/// A tiny game whose build fills the build cache's shared target directory (`gdl-runtime`, and
-/// `gdl-player` with its HTTP stack), so that the first real match only builds its own game.
+/// A tiny game whose build fills the build cache's shared target directory (`gdl-runtime`,
+/// `gdl-tools`, `gdl-propnet` and `gdl-player` with its HTTP stack: it is compiled with the
+/// propnet backend), so that the first real match only builds its own game.
 const WARM_UP_GAME: &str = "(role only) (init (count 0)) (legal only stop) \
     (next (count 1)) (<= terminal (true (count 1))) (goal only 100)";
 
@@ -154,7 +155,9 @@ pub fn warm_up(args: &CompileArgs) {
         "warming the build cache (the runtime and the player are built once; matches meanwhile \
          are played by the network)",
     );
-    match build_in_background(loaded, args.clone()) {
+    let mut args = args.clone();
+    args.codegen.backend = gdlc::codegen::Backend::Propnet;
+    match build_in_background(loaded, args) {
         Ok(receiver) => {
             let _ =
                 std::thread::Builder::new()

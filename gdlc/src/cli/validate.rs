@@ -1,5 +1,5 @@
 //! `gdlc validate`: the reachable game graph explored for what makes a description ill-formed
-//! ([`gdl_runtime::validate`]), on the compiled game (its binary's `validate` sub-command,
+//! ([`gdl_tools::validate`]), on the compiled game (its binary's `validate` sub-command,
 //! built through the cache) or on the interpreter, with a progress bar on a terminal.
 
 use std::io::{BufRead, BufReader, IsTerminal};
@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
-use gdl_runtime::cli::{ValidateOutput, parse_progress_line, run_validate};
-use gdl_runtime::validate::{self, Phase, Progress, ValidateOptions};
+use gdl_tools::cli::{ValidateOutput, parse_progress_line, run_validate};
+use gdl_tools::validate::{self, Phase, Progress, ValidateOptions};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::cache::{self, CompileArgs, Engine};

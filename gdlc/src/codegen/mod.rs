@@ -11,7 +11,7 @@
 //! - [`Backend::Inline`] ([`inline`]): one plain function per output, straight-line code over
 //!   the state words (the fastest for small and medium games);
 //! - [`Backend::Propnet`] ([`propnet`]): the circuit as data for the incremental engine of
-//!   [`gdl_runtime::propnet`], which re-evaluates only what a step changes. Its code is small
+//!   [`gdl_propnet`], which re-evaluates only what a step changes. Its code is small
 //!   whatever the game, so rustc builds it in seconds.
 //!
 //! [`Backend::Auto`] picks the inline code when the circuit is small enough

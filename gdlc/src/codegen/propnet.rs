@@ -1,5 +1,5 @@
 //! The propnet backend: the circuit of the [`Ir`] as a [`Net`] for the incremental engine of
-//! [`gdl_runtime::propnet`], stored in the module as text and decoded on first use.
+//! [`gdl_propnet`], stored in the module as text and decoded on first use.
 //!
 //! Nodes, in topological order: the state bits (node `b` is bit `b`), the moves of each role,
 //! two constants, one gate per move set, then the gates of the props in evaluation order (the
@@ -14,7 +14,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use gdl_runtime::propnet::{Net, NextRows, Stuck};
+use gdl_propnet::{Net, NextRows, Stuck};
 
 use super::{CodegenOptions, GameBodies};
 use crate::ir::{Ir, Prop};
@@ -42,7 +42,7 @@ pub fn visits_per_state(net: &Net) -> f64 {
     let limit = sample::Limit {
         states: 4000,
         work: None,
-        engine: gdl_runtime::propnet::EngineOptions {
+        engine: gdl_propnet::EngineOptions {
             lift_legal_inputs: false,
         },
     };
@@ -191,15 +191,15 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
             );
         },
     };
-    let format_version = gdl_runtime::propnet::FORMAT_VERSION;
+    let format_version = gdl_propnet::FORMAT_VERSION;
     let engine = quote! {
-        use gdl_runtime::propnet::{Engine, Net};
+        use gdl_propnet::{Engine, Net};
 
         // The tables below are in the network format this runtime reads: a gdl-runtime of
         // another format version is a compile error here, not a game that plays wrong.
         const _: () = assert!(
-            gdl_runtime::propnet::FORMAT_VERSION == #format_version,
-            "this game was generated for another version of gdl-runtime's network format"
+            gdl_propnet::FORMAT_VERSION == #format_version,
+            "this game was generated for another version of gdl-propnet's network format"
         );
 
         /// The network, decoded on first use. The tables were written by the compiler in the
@@ -235,7 +235,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
         super::game_impl(ir, options, &bodies),
     ];
     let mut data = String::from(
-        "\n/// The network (see `gdl_runtime::propnet::Net::encode`).\n#[rustfmt::skip]\nstatic NET_TEXT: &str = \"\\\n",
+        "\n/// The network (see `gdl_propnet::Net::encode`).\n#[rustfmt::skip]\nstatic NET_TEXT: &str = \"\\\n",
     );
     for chunk in text.as_bytes().chunks(100) {
         data.push_str(std::str::from_utf8(chunk).unwrap_or(""));

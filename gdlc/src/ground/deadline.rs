@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 /// When grounding gives up: a limit on the CPU time of the grounding thread, so that a
 /// loaded machine does not make a description fail that grounds on an idle one. The clock
-/// (`gdl_runtime::bench::thread_cpu_time`, a file read) is read only once the wall clock says
+/// (`gdl_tools::bench::thread_cpu_time`, a file read) is read only once the wall clock says
 /// the limit could have been spent (CPU time never runs faster than the wall clock); without
 /// it, the wall clock is the limit.
 #[derive(Clone, Copy, Debug)]
@@ -20,14 +20,14 @@ impl Deadline {
     pub fn after(limit: Duration) -> Deadline {
         let now = Instant::now();
         Deadline {
-            cpu_end: gdl_runtime::bench::thread_cpu_time().map(|t| t + limit),
+            cpu_end: gdl_tools::bench::thread_cpu_time().map(|t| t + limit),
             check_at: now.checked_add(limit).unwrap_or(now),
         }
     }
 
     /// The CPU time left.
     pub(super) fn left(&self) -> Duration {
-        match (self.cpu_end, gdl_runtime::bench::thread_cpu_time()) {
+        match (self.cpu_end, gdl_tools::bench::thread_cpu_time()) {
             (Some(end), Some(now)) => end.saturating_sub(now),
             _ => self.check_at.saturating_duration_since(Instant::now()),
         }
@@ -42,7 +42,7 @@ impl Deadline {
         let Some(end) = self.cpu_end else {
             return true;
         };
-        match gdl_runtime::bench::thread_cpu_time() {
+        match gdl_tools::bench::thread_cpu_time() {
             Some(cpu) if cpu < end => {
                 self.check_at = now + (end - cpu);
                 false

@@ -66,7 +66,7 @@ pub(super) fn large_reads(g: &Grounder<'_>, rules: &[&NRule], large: &[RelKey]) 
 /// be run at run time by the joins that read them. A deferred relation takes the relations of
 /// its recursive component with it (a lazy relation reads no join's outputs, which would be
 /// computed from it); recursion is fine at run time, where a call's goal that is already
-/// being proved fails (see `gdl_runtime::propnet::join`). A component with a relation the
+/// being proved fails (see `gdl_propnet::join`). A component with a relation the
 /// game reads stays as it is.
 pub(super) fn defer_relations(g: &mut Grounder<'_>, rules: &mut Vec<NRule>) {
     if !g.hybrid || g.deferred.is_empty() {

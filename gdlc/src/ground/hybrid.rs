@@ -4,7 +4,7 @@
 //! non-ground: Sudoku's `(<= (goodRow ?i) (true (mark ?i 1 ?m1)) .. (exactlyOne 1 ?m1 .. ?m9)
 //! ..)` has a ground instance per combination of nine digits, but on an actual state it visits
 //! the nine marks of the row. Such a *join rule* is compiled into a
-//! [`gdl_runtime::propnet::Rule`]: its body literals become tables of the atoms they can
+//! [`gdl_propnet::Rule`]: its body literals become tables of the atoms they can
 //! match (with the atom each row needs to hold), and its head atoms become nodes of the
 //! network, recomputed by the engine whenever an atom its tables read changes.
 //!
@@ -17,7 +17,7 @@
 //! [`super::GroundOptions::max_join_heads`], or the relation itself too many atoms, the
 //! relation is asked on demand by the joins that read it (its rules read the state through
 //! their tables). It may be recursive (chess's `clear_row_ig` walks a row square by square):
-//! the run-time calls end on cycles (see `gdl_runtime::propnet::join`). A variable of a rule that only a
+//! the run-time calls end on cycles (see `gdl_propnet::join`). A variable of a rule that only a
 //! lazy literal binds is bound first to the values it can take ([`domain`], a static table),
 //! and the literal is then a test.
 //!
@@ -28,7 +28,7 @@
 use crate::diag::codes;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use gdl_runtime::propnet::{ALWAYS, Arg, Rule, Step, Table};
+use gdl_propnet::{ALWAYS, Arg, Rule, Step, Table};
 
 use super::GroundError;
 use crate::diag::Diagnostic;

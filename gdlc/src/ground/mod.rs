@@ -396,7 +396,7 @@ pub fn ground_reporting(
     ) {
         Ok(g) => return Ok(g),
         Err(e) if e.is_too_large() && !probe.out_of_time => {
-            tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), error = %e.summary(), "plain grounding too large");
+            tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_tools::bench::thread_cpu_time(), error = %e.summary(), "plain grounding too large");
             e
         }
         Err(e) => return Err(e),
@@ -481,13 +481,13 @@ pub fn ground_reporting(
             Ok(mut g) => {
                 g.stats.plain_work = probe.spent;
                 g.stats.on_demand_work = on_demand_spent;
-                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, "grounded on demand");
+                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_tools::bench::thread_cpu_time(), ?negation, "grounded on demand");
                 g.stats.demand_driven = true;
                 return Ok(g);
             }
             Err(e) if e.kind == GroundErrorKind::NegativeCycle => last = e,
             Err(e) => {
-                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ?negation, error = %e.summary(), "on demand too large");
+                tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_tools::bench::thread_cpu_time(), ?negation, error = %e.summary(), "on demand too large");
                 // The relations of the description found too large on demand (through
                 // their adorned or demand relations) are deferred from the start of the
                 // hybrid attempt, rather than found again one by one.
@@ -529,7 +529,7 @@ pub fn ground_reporting(
     if let Err(e) = &result {
         tracing::debug!(errors = ?e, "hybrid grounding failed");
     }
-    tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_runtime::bench::thread_cpu_time(), ok = result.is_ok(), "hybrid grounding done");
+    tracing::debug!(elapsed = ?clock.elapsed(), cpu = ?gdl_tools::bench::thread_cpu_time(), ok = result.is_ok(), "hybrid grounding done");
     match result {
         Ok(g) => Ok(g),
         Err(e) if e.is_too_large() => {
@@ -602,7 +602,7 @@ pub(super) fn ground_hybrid(
                 Some(rel) if deferred.insert(rel) => {
                     tracing::debug!(
                         relation = %format!("{}/{}", nprog.symbols.name(rel.0), rel.1),
-                        cpu = ?gdl_runtime::bench::thread_cpu_time(),
+                        cpu = ?gdl_tools::bench::thread_cpu_time(),
                         error = %e.summary(),
                         "hybrid grounding defers a relation to run time"
                     );

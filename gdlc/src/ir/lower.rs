@@ -20,7 +20,7 @@ use crate::diag::Diagnostic;
 use crate::ground::{GroundProgram, GroundRule};
 use crate::progress::ProgressHook;
 use crate::terms::TermId;
-use gdl_runtime::propnet::ALWAYS;
+use gdl_propnet::ALWAYS;
 
 /// Builds the IR of a ground description. Fails when the ground rules are not stratified
 /// (negation inside a recursive component), or a rule joined at run time is recursive.

@@ -2,7 +2,7 @@
 //! generating: it is raced against the reference interpreter, in this process, and the
 //! interpreter is embedded instead when the network is slower. Both play seeded random
 //! playouts for a short budget of CPU time each (on threads of their own, at the same time);
-//! the network runs in [`gdl_runtime::propnet::Engine`], which is what the generated module
+//! the network runs in [`gdl_propnet::Engine`], which is what the generated module
 //! runs, so no code is compiled to know. A network whose joins are expensive (chess with its
 //! attack relations at run time) can be far slower than the interpreter: it may not finish one
 //! state in the budget, and then the race is not waited for (the thread is left to finish its
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use gdl_runtime::propnet::{Engine, Net};
+use gdl_propnet::{Engine, Net};
 use gdl_runtime::{Game, SplitMix64};
 
 use crate::ast::Program;
@@ -180,7 +180,7 @@ pub fn race_with(net: Net, mut interpreter: InterpreterLap, options: &RaceOption
 
 /// The CPU time of this thread (the wall clock where the system does not tell it).
 fn cpu_now(wall: Instant) -> Duration {
-    gdl_runtime::bench::thread_cpu_time().unwrap_or_else(|| wall.elapsed())
+    gdl_tools::bench::thread_cpu_time().unwrap_or_else(|| wall.elapsed())
 }
 
 /// The shared counters of one engine's thread.

@@ -96,7 +96,7 @@ pub fn bench_args(engine_args: Vec<String>, seconds: f64) -> Vec<String> {
 }
 
 /// Runs a `bench` command line and parses its summary line (the last line of standard
-/// output: `key=value` fields, as `gdl_runtime::bench` and the hand-written simulators print
+/// output: `key=value` fields, as `gdl_tools::bench` and the hand-written simulators print
 /// them).
 pub fn run_bench(program: &Path, args: &[String], limits: &Limits) -> Result<Line, String> {
     let out = run_limited(program, args, &[], limits).map_err(|e| {
@@ -114,7 +114,7 @@ pub fn run_bench(program: &Path, args: &[String], limits: &Limits) -> Result<Lin
 
 /// The rates and goals of one summary line.
 pub fn parse_summary(line: &str) -> Result<Line, String> {
-    let fields = gdl_runtime::bench::parse_line(line);
+    let fields = gdl_tools::bench::parse_line(line);
     let get = |k: &str| {
         fields
             .iter()

@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: BENCHMARKS.md in one command. The benchmark loop of
-//! `gdl_runtime::bench` on the compiled and the interpreted engine, one game at a time, single
+//! `gdl_tools::bench` on the compiled and the interpreted engine, one game at a time, single
 //! thread; the peers' rates beside the compiled ones; the hand-written simulators of the corpus
 //! (`bench/limit`) measured in the same run; the compiled loop on several threads; the cost of
 //! compiling.

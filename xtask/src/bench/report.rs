@@ -35,7 +35,7 @@ pub fn report(
     let _ = writeln!(
         s,
         "Random playouts per second of the code gdlc generates (`compiled`) and of the reference \
-         interpreter (`interpreted`), with the benchmark loop of `gdl_runtime::bench`: single \
+         interpreter (`interpreted`), with the benchmark loop of `gdl_tools::bench`: single \
          thread, {} s per game and engine, one uniform random draw per role per step; states are \
          steps + 1 per playout. Compiled crates use the release profile of `gdlc build`, built for this \
          machine's processor as `gdlc bench` builds them (`target-cpu=native` without AVX-512; \
@@ -306,7 +306,7 @@ fn backends_table(s: &mut String, comparisons: &[Comparison]) {
         "\n## The two backends\n\n\
          The same games compiled with each backend: `inline` (straight-line Rust per output, \
          chunked into `#[inline(never)]` functions when large) and `propnet` (the circuit as \
-         tables for the incremental engine of `gdl_runtime::propnet`). `auto`, the default, \
+         tables for the incremental engine of `gdl_propnet`). `auto`, the default, \
          picks one by a cost model per state; rustc is `cargo build --release` of the game's \
          crate (gdl-runtime already built).\n\n\
          | game | inline po/s | propnet po/s | auto picks | inline Rust bytes | inline rustc s \

@@ -1,5 +1,5 @@
 //! The validation section of `cargo xtask bench`: states explored per second by the compiled
-//! games' `validate` (`gdl_runtime::validate`) on ticTacToe and eightPuzzle (exhaustive) and
+//! games' `validate` (`gdl_tools::validate`) on ticTacToe and eightPuzzle (exhaustive) and
 //! connectFour (sampled), on 1 thread and on N, alternating.
 
 use std::fmt::Write as _;

@@ -8,7 +8,7 @@
 //!
 //! [`propnet::stuck::split`]: super::super::propnet::stuck::split
 
-use gdl_runtime::propnet::Stuck;
+use gdl_propnet::Stuck;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 

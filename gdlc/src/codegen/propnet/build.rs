@@ -2,7 +2,7 @@
 //! disjunction of a prop, and one buffer gate per output ([`build_plain`]), then the outputs'
 //! ranges, the legal guards and the join program ([`finish`]).
 
-use gdl_runtime::propnet::{ALWAYS, JoinProgram, Net, Table};
+use gdl_propnet::{ALWAYS, JoinProgram, Net, Table};
 
 use crate::ir::{Input, Ir, Lit};
 

@@ -7,8 +7,8 @@
 
 #[cfg(test)]
 pub(super) mod tests {
-    use gdl_runtime::compare::{CompareOptions, compare};
-    use gdl_runtime::propnet::Net;
+    use gdl_propnet::Net;
+    use gdl_tools::compare::{CompareOptions, compare};
 
     use super::super::OwnedNetGame;
     use crate::interp::Interpreter;

@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use gdl_runtime::propnet::{Engine, Net};
+use gdl_propnet::{Engine, Net};
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 use crate::ir::Ir;
@@ -200,7 +200,7 @@ impl Game for OwnedNetGame {
 
 #[cfg(test)]
 mod tests {
-    use gdl_runtime::compare::{CompareOptions, compare};
+    use gdl_tools::compare::{CompareOptions, compare};
 
     use super::*;
     use crate::interp::Interpreter;
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn random_draws_and_steps_are_the_defaults() {
-        use gdl_runtime::trace::{TraceExtras, TraceOptions, write_trace_with};
+        use gdl_tools::trace::{TraceExtras, TraceOptions, write_trace_with};
         let text = include_str!("../../../../examples/breakthrough.kif");
         let (_, ir) = super::super::in_process::tests::ir_of(text);
         let game = OwnedNetGame::new(ir);

@@ -14,8 +14,8 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
+use gdl_propnet::{Engine, Net};
 use gdl_runtime::SplitMix64;
-use gdl_runtime::propnet::{Engine, Net};
 
 use super::build::Signals;
 use crate::ir::Ir;

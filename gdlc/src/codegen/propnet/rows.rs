@@ -1,5 +1,5 @@
 //! The per-move tables of the next state that the engine reads instead of propagating a joint
-//! move through the network ([`NextRows`]; see `gdl_runtime::propnet::rows`).
+//! move through the network ([`NextRows`]; see `gdl_propnet::rows`).
 //!
 //! A next-state bit `b` goes into the tables when every disjunct of its rule is one of
 //!
@@ -16,7 +16,7 @@
 //! the second kind sets it (under the state bit, when there is one). The bit's next-state
 //! output in the network keeps the third kind only, so that a move no longer reaches it.
 
-use gdl_runtime::propnet::{KEEP, KILL, NextRows, RowEntry, SET};
+use gdl_propnet::{KEEP, KILL, NextRows, RowEntry, SET};
 use rustc_hash::FxHashMap;
 
 use crate::codegen::move_values::{MoveValues, distribute};

@@ -1,7 +1,7 @@
 //! Sampled playouts on a network, and what the propnet backend decides from them: which
 //! literals [`optimise::demux`] reads through blocks of their selectors.
 
-use gdl_runtime::propnet::Net;
+use gdl_propnet::Net;
 
 use super::build::{Signal, build_plain, output_only};
 use crate::ir::{Input, Ir};
@@ -130,7 +130,7 @@ pub(super) struct Limit {
     /// and what the compiler decides from it do not depend on the machine.
     pub(super) work: Option<u64>,
     /// How the sampled engine is built.
-    pub(super) engine: gdl_runtime::propnet::EngineOptions,
+    pub(super) engine: gdl_propnet::EngineOptions,
 }
 
 /// The states a sample with a work limit plays at least.
@@ -152,8 +152,8 @@ pub(super) struct Sample {
 /// A few seeded random playouts (within `limit`) on the network, watching the values of
 /// `watch`.
 pub(super) fn sample(net: &Net, limit: Limit, watch: &[Signal]) -> Sample {
+    use gdl_propnet::Engine;
     use gdl_runtime::SplitMix64;
-    use gdl_runtime::propnet::Engine;
     let mut e = Engine::with_options(net, limit.engine);
     let mut rng = SplitMix64::new(1);
     let mut state = net.init.clone();

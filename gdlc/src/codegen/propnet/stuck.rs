@@ -6,7 +6,7 @@
 //! every legal move's body, which gave every body fan-out and a change of its own to carry
 //! (`and legal`: 7 of 37 changes a state); without it a step took 1.26-1.29x less time.
 
-use gdl_runtime::propnet::Stuck;
+use gdl_propnet::Stuck;
 use rustc_hash::FxHashMap;
 
 use crate::ir::{Input, Ir, Lit};
@@ -264,7 +264,7 @@ mod tests {
     ";
 
     /// Asserts that `net` tests a `stuck` disjunct of each of the two roles itself.
-    fn both_roles_taken_out(net: &gdl_runtime::propnet::Net) {
+    fn both_roles_taken_out(net: &gdl_propnet::Net) {
         let roles: Vec<u32> = net.stuck.iter().map(|s| s.role).collect();
         assert_eq!(
             roles,

@@ -2,7 +2,7 @@
 //! the playouts: goal values, `base` / `input` declarations, the details of findings.
 
 use super::Kind;
-use crate::{Game, RoleIndex};
+use gdl_runtime::{Game, RoleIndex};
 
 /// A role's goal in a state: none.
 pub(super) const NO_GOAL: i32 = i32::MIN;
@@ -65,8 +65,8 @@ impl Declarations {
     pub fn of<G: Game>(game: &G) -> Self {
         let d = game.declarations();
         Declarations {
-            facts: d.base == crate::Declared::Given,
-            moves: d.input == crate::Declared::Given,
+            facts: d.base == gdl_runtime::Declared::Given,
+            moves: d.input == gdl_runtime::Declared::Given,
             undeclared: Vec::new(),
         }
     }

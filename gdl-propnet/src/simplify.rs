@@ -35,7 +35,7 @@ type In = (u32, bool);
 const MAX_DOUBLED: usize = 1;
 
 impl Net {
-    /// Rewrites the network as the [module documentation](self) says; its outputs keep their
+    /// Rewrites the network as the documentation of `simplify.rs` says; its outputs keep their
     /// values for every state and joint move.
     pub fn simplify(&mut self) {
         let nodes = self.nodes as usize;

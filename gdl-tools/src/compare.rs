@@ -20,8 +20,8 @@
 use std::fmt;
 use std::ops::RangeInclusive;
 
-use crate::Game;
 use crate::trace::{TraceExtras, TraceOptions, write_trace_with};
+use gdl_runtime::Game;
 
 /// Options of [`compare`].
 #[derive(Clone, Debug)]
@@ -356,7 +356,7 @@ fn split_terms(s: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toy::Countdown;
+    use gdl_runtime::toy::Countdown;
 
     #[test]
     fn an_engine_agrees_with_itself() {

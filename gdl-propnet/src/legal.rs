@@ -8,11 +8,11 @@
 //! When the guard fails (the idle role of a turn-based game), only the role's words that hold
 //! a move outside it are read. A random draw counts the moves of each word as it is found, so
 //! that the word the draw lands in is found by a binary search on the counts
-//! ([`crate::bits::pick_move_counted`]).
+//! ([`gdl_runtime::bits::pick_move_counted`]).
 
 use super::{NONE, Net};
-use crate::SplitMix64;
-use crate::bits::Counted;
+use gdl_runtime::SplitMix64;
+use gdl_runtime::bits::Counted;
 
 /// The fewest out-edges a literal needs for the engine to test it when listing moves rather than
 /// visit its edges into legal outputs (see [`lifted`]).
@@ -449,23 +449,23 @@ impl super::Engine<'_> {
     }
 
     /// One legal move of `role` drawn at random: the `rng.below(n)`-th of its `n` legal moves,
-    /// ascending, which is the move [`Engine::legal`]'s list gives for the same draw. `None`
+    /// ascending, which is the move [`Engine::legal`](crate::Engine::legal)'s list gives for the same draw. `None`
     /// (and no draw) when it has none.
     pub fn random_legal(&mut self, role: usize, rng: &mut SplitMix64) -> Option<u32> {
         if self.listed == role as u32 {
-            return crate::bits::pick_move_counted(&self.picks, self.picked, rng);
+            return gdl_runtime::bits::pick_move_counted(&self.picks, self.picked, rng);
         }
         // (Listed as before, into a scratch of its own: the listing of `terminal`, of
         // another role, stays for that role's draw.)
         let mut found = std::mem::take(&mut self.other_picks);
         let total = self.counted(role, &mut found);
-        let pick = crate::bits::pick_move_counted(&found, total, rng);
+        let pick = gdl_runtime::bits::pick_move_counted(&found, total, rng);
         self.other_picks = found;
         pick
     }
 
     /// One step of a random playout from the held state: each role in order draws its move
-    /// as [`Engine::random_legal`] does, the joint move is set and the next state written
+    /// as [`Engine::random_legal`](crate::Engine::random_legal) does, the joint move is set and the next state written
     /// into `next`. `Err(role)` when `role` has no legal move (the roles before it have
     /// drawn; the joint move held and `next` are unchanged).
     pub fn random_step(&mut self, rng: &mut SplitMix64, next: &mut [u64]) -> Result<(), usize> {

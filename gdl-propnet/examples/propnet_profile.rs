@@ -3,7 +3,7 @@
 //! nodes that changed counted, with the out-edges a change visits:
 //!
 //! ```text
-//! cargo run --release -p gdl-runtime --example propnet_profile -- NET_FILE [PLAYOUTS]
+//! cargo run --release -p gdl-propnet --example propnet_profile -- NET_FILE [PLAYOUTS]
 //! ```
 //!
 //! It prints, per state, the changes and visited edges by phase (0: the state change, with the
@@ -16,8 +16,8 @@
 
 use std::collections::BTreeMap;
 
+use gdl_propnet::{Engine, Net};
 use gdl_runtime::SplitMix64;
-use gdl_runtime::propnet::{Engine, Net};
 
 /// A key of the tables: phase, kind of node, whether it depends on the moves, kind of gate.
 type Key = (usize, &'static str, bool, String);

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{Finding, JointText, Mode, Report, Severity, Shown};
-use crate::Declared;
+use gdl_runtime::Declared;
 
 /// The report as text: a summary, the roles, the value, each finding with its moves (each
 /// joint move a line of `(does ROLE MOVE)`), and the verdict.

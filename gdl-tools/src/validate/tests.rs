@@ -1,5 +1,5 @@
 use super::*;
-use crate::toy::Countdown;
+use gdl_runtime::toy::Countdown;
 
 fn quiet(_: &Progress) {}
 

@@ -2,7 +2,7 @@
 //! (the state synced before every query), to measure the engine without building a game:
 //!
 //! ```text
-//! cargo run --release -p gdl-runtime --example propnet_bench -- NET_FILE [PLAYOUTS [step]]
+//! cargo run --release -p gdl-propnet --example propnet_bench -- NET_FILE [PLAYOUTS [step]]
 //! ```
 //!
 //! `NET_FILE` holds the text of a network (the `NET_TEXT` literal of a game generated with
@@ -12,8 +12,8 @@
 
 use std::time::Instant;
 
+use gdl_propnet::{Engine, Net};
 use gdl_runtime::SplitMix64;
-use gdl_runtime::propnet::{Engine, Net};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -115,5 +115,5 @@ fn main() {
 
 /// The CPU seconds this (single-threaded) example has run, where the system tells it.
 fn cpu_seconds() -> Option<f64> {
-    gdl_runtime::bench::thread_cpu_time().map(|d| d.as_secs_f64())
+    gdl_tools::bench::thread_cpu_time().map(|d| d.as_secs_f64())
 }

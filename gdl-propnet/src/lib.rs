@@ -45,8 +45,30 @@
 //! joint move is set.
 //!
 //! Generated code stores the network as text ([`Net::decode`]), decodes it once and keeps one
-//! engine per thread; the [`Game`](crate::Game) methods sync the engine to the state they are
+//! engine per thread; the [`Game`](gdl_runtime::Game) methods sync the engine to the state they are
 //! given (flipping the inputs that differ) before reading the outputs.
+//!
+//! A random playout on a stored network (the `NET_TEXT` of a module generated with
+//! `gdlc emit --backend propnet`):
+//!
+//! ```no_run
+//! use gdl_propnet::{Engine, Net};
+//! use gdl_runtime::SplitMix64;
+//!
+//! let text = std::fs::read_to_string("ticTacToe.net")?;
+//! let net = Net::decode(&text).map_err(|e| e.0)?;
+//! let mut engine = Engine::new(&net);
+//! let mut rng = SplitMix64::new(1);
+//! let (mut state, mut next) = (net.init.clone(), net.init.clone());
+//! engine.set_state(&state);
+//! while !engine.terminal() {
+//!     engine.random_step(&mut rng, &mut next).map_err(|role| format!("{role}: no move"))?;
+//!     std::mem::swap(&mut state, &mut next);
+//!     engine.set_state(&state);
+//! }
+//! println!("goal of role 0: {:?}", engine.goal(0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 /// No group.
 const NONE: u32 = u32::MAX;
@@ -215,11 +237,11 @@ pub struct Engine<'n> {
     log: joint::Log,
     /// Scratch of a random draw: the words of a role's legal moves that have one (index,
     /// moves before it and bits), and the joint move drawn.
-    picks: Vec<crate::bits::Counted>,
+    picks: Vec<gdl_runtime::bits::Counted>,
     /// Scratch of the draw of a role other than the one `picks` lists, so that the listing
     /// stays for that role's draw (amazons: `terminal` lists the mover, black, whose draw
     /// comes after white's).
-    other_picks: Vec<crate::bits::Counted>,
+    other_picks: Vec<gdl_runtime::bits::Counted>,
     drawn: Vec<u32>,
     /// The role whose legal moves of the held values `picks` lists (with `picked` moves in
     /// all), or [`NONE`]: what [`Engine::terminal`] listed to test a [`Stuck`] disjunct, which

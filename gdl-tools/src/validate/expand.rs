@@ -10,7 +10,7 @@ use std::ops::Range;
 use super::Kind;
 use super::checks::{Declarations, NO_MOVE, goal_detail, goal_finding, goal_of};
 use super::table::{StateTable, hash_of};
-use crate::{Game, RoleIndex};
+use gdl_runtime::{Game, RoleIndex};
 
 /// In [`Expansion::known`]: a successor not in the table when the batch was expanded.
 pub(super) const UNKNOWN: u32 = u32::MAX;

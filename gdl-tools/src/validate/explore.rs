@@ -9,7 +9,7 @@ use super::expand::{Expander, Expansion, UNKNOWN};
 use super::pace::Pace;
 use super::table::StateTable;
 use super::{Finding, JointText, Kind, Phase, Progress};
-use crate::{Game, RoleIndex};
+use gdl_runtime::{Game, RoleIndex};
 
 /// No parent: the initial state.
 const ROOT: u32 = u32::MAX;

@@ -16,13 +16,13 @@
 //! `roles` in the order of the description's `(role ...)` facts; `step N` counts from 0 (the
 //! initial state); `state` the true facts, sorted by byte order and joined by one space; `legal`
 //! each role's legal-move count and moves, sorted (absent in a terminal state); `joint` the
-//! chosen moves in role order, drawn by [`crate::SplitMix64`] (one draw per role per step, also
+//! chosen moves in role order, drawn by [`gdl_runtime::SplitMix64`] (one draw per role per step, also
 //! for a single legal move); `terminal N goals` each role's goal value, or `undef` where the
 //! description gives none, or several.
 
 use std::fmt::{self, Write};
 
-use crate::{Game, SplitMix64};
+use gdl_runtime::{Game, SplitMix64};
 
 /// How a trace ends other than at a terminal state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ fn random_step_agrees<G: Game>(game: &G, state: &G::State, rng: &SplitMix64) -> 
     let (mut a, mut b) = (rng.clone(), rng.clone());
     let (mut scratch, mut joint) = (Vec::new(), Vec::new());
     let mut expected = state.clone();
-    let want = crate::game::default_random_step(
+    let want = gdl_runtime::game::default_random_step(
         game,
         state,
         &mut a,

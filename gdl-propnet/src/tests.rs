@@ -253,7 +253,7 @@ fn incremental_values_match(budget: Option<u64>) {
     if let Some(b) = budget {
         e.budget = b;
     }
-    let mut rng = crate::SplitMix64::new(7);
+    let mut rng = gdl_runtime::SplitMix64::new(7);
     for _ in 0..300 {
         let state = rng.below(4) as u64;
         let joint = [rng.below(3) as u32].map(|m| m.checked_sub(1).unwrap_or(u32::MAX));
@@ -280,18 +280,24 @@ fn random_draws_are_those_of_the_list() {
     let mut e = Engine::new(&n);
     let mut listed = Engine::new(&n);
     let mut l = Vec::new();
-    let mut states = crate::SplitMix64::new(3);
+    let mut states = gdl_runtime::SplitMix64::new(3);
     for seed in 0..200 {
         let state = states.below(4) as u64;
         e.set_state(&[state]);
         listed.set_state(&[state]);
         l.clear();
         listed.legal(0, &mut l);
-        let (mut a, mut b) = (crate::SplitMix64::new(seed), crate::SplitMix64::new(seed));
+        let (mut a, mut b) = (
+            gdl_runtime::SplitMix64::new(seed),
+            gdl_runtime::SplitMix64::new(seed),
+        );
         let want = (!l.is_empty()).then(|| l[b.below(l.len())]);
         assert_eq!(e.random_legal(0, &mut a), want, "state {state:#b}");
         assert_eq!(a.next_u64(), b.next_u64());
-        let (mut a, mut b) = (crate::SplitMix64::new(seed), crate::SplitMix64::new(seed));
+        let (mut a, mut b) = (
+            gdl_runtime::SplitMix64::new(seed),
+            gdl_runtime::SplitMix64::new(seed),
+        );
         let mut next = [0u64];
         let stepped = e.random_step(&mut a, &mut next);
         match want {
@@ -348,7 +354,7 @@ fn a_shared_input_of_legal_outputs_is_tested_when_listing() {
     let n = Net::decode(&shared_input_net().encode()).unwrap();
     let mut e = Engine::new(&n);
     assert_eq!(e.lowered.len(), 10);
-    let mut rng = crate::SplitMix64::new(5);
+    let mut rng = gdl_runtime::SplitMix64::new(5);
     let mut l = Vec::new();
     for _ in 0..300 {
         let state = rng.next_u64() & 0x7ff;
@@ -424,7 +430,7 @@ fn goal_values_read_renumbered_gates() {
 /// or another threshold of two to five inputs among the nodes before it, some negated), four
 /// legal outputs and the twelve next-state outputs reading the gates.
 fn random_net(seed: u64) -> Net {
-    let mut rng = crate::SplitMix64::new(seed);
+    let mut rng = gdl_runtime::SplitMix64::new(seed);
     let nodes = 192u32;
     let mut thresh = vec![u32::MAX; nodes as usize];
     let mut ins: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
@@ -471,7 +477,7 @@ fn random_networks_match(options: EngineOptions) {
     for seed in 0..40 {
         let n = random_net(seed);
         let mut e = Engine::with_options(&n, options);
-        let mut rng = crate::SplitMix64::new(seed + 1000);
+        let mut rng = gdl_runtime::SplitMix64::new(seed + 1000);
         for step in 0..200 {
             let state = rng.next_u64() & 0xfff;
             let joint = [rng.below(5) as u32].map(|m| m.checked_sub(1).unwrap_or(u32::MAX));
@@ -500,7 +506,7 @@ fn random_networks_keep_the_values_of_a_full_evaluation() {
 /// random inputs (bits or gates before them, some negated), and the next-state outputs, each
 /// its bit.
 fn wide_net(seed: u64) -> Net {
-    let mut rng = crate::SplitMix64::new(seed);
+    let mut rng = gdl_runtime::SplitMix64::new(seed);
     let (bits, first, next_base) = (600u32, 600u32, 1024u32);
     let nodes = 1664u32;
     let mut thresh = vec![u32::MAX; nodes as usize];
@@ -542,7 +548,7 @@ fn wide_states_change_a_few_words_at_a_time() {
     for seed in 0..8 {
         let n = wide_net(seed);
         let mut e = Engine::new(&n);
-        let mut rng = crate::SplitMix64::new(seed + 77);
+        let mut rng = gdl_runtime::SplitMix64::new(seed + 77);
         let mut state = vec![0u64; 10];
         for step in 0..300 {
             match rng.below(8) {
@@ -624,7 +630,7 @@ fn undo_restores(n: &Net, budget: Option<u64>, logged: bool, seed: u64) {
         e.budget = b;
     }
     let bits = (1u64 << n.bits) - 1;
-    let mut rng = crate::SplitMix64::new(seed);
+    let mut rng = gdl_runtime::SplitMix64::new(seed);
     for step in 0..200 {
         let state = rng.next_u64() & bits;
         let joint = [rng.below(n.moves[0] as usize + 1) as u32];

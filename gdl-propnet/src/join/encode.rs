@@ -1,11 +1,11 @@
-//! The text form of a [`JoinProgram`] (see [`crate::propnet::text`]): its tables, lazy
+//! The text form of a [`JoinProgram`] (see [`crate::text`]): its tables, lazy
 //! relations and join rules, read back with limits from the text's own lengths.
 
 use super::*;
 
 impl JoinProgram {
-    /// Appends the program to `w` (see [`crate::propnet::text`]).
-    pub(in crate::propnet) fn encode(&self, w: &mut crate::propnet::text::Writer) {
+    /// Appends the program to `w` (see [`crate::text`]).
+    pub(crate) fn encode(&self, w: &mut crate::text::Writer) {
         w.put(self.tables.len() as u32);
         for t in &self.tables {
             w.put(t.width);
@@ -33,10 +33,10 @@ impl JoinProgram {
     }
 
     /// Reads a program written by [`JoinProgram::encode`].
-    pub(in crate::propnet) fn decode(
-        r: &mut crate::propnet::text::Reader<'_>,
+    pub(crate) fn decode(
+        r: &mut crate::text::Reader<'_>,
         limit: usize,
-    ) -> Result<Self, crate::propnet::DecodeError> {
+    ) -> Result<Self, crate::DecodeError> {
         let ntables = r.len(limit)?;
         let mut tables = Vec::with_capacity(ntables);
         for _ in 0..ntables {
@@ -45,7 +45,7 @@ impl JoinProgram {
             let rows = r.vec(
                 width
                     .checked_mul(nrows)
-                    .ok_or(crate::propnet::DecodeError("table too large"))?,
+                    .ok_or(crate::DecodeError("table too large"))?,
             )?;
             let signals = r
                 .vec(nrows)?
@@ -83,14 +83,14 @@ impl JoinProgram {
     }
 }
 
-fn put_arg(w: &mut crate::propnet::text::Writer, a: Arg) {
+fn put_arg(w: &mut crate::text::Writer, a: Arg) {
     match a {
         Arg::Var(v) => w.put(v << 1),
         Arg::Const(c) => w.put(c << 1 | 1),
     }
 }
 
-fn get_arg(r: &mut crate::propnet::text::Reader<'_>) -> Result<Arg, crate::propnet::DecodeError> {
+fn get_arg(r: &mut crate::text::Reader<'_>) -> Result<Arg, crate::DecodeError> {
     let x = r.next()?;
     Ok(if x & 1 == 0 {
         Arg::Var(x >> 1)
@@ -99,7 +99,7 @@ fn get_arg(r: &mut crate::propnet::text::Reader<'_>) -> Result<Arg, crate::propn
     })
 }
 
-fn encode_rule(w: &mut crate::propnet::text::Writer, rule: &Rule) {
+fn encode_rule(w: &mut crate::text::Writer, rule: &Rule) {
     w.put(rule.vars);
     w.put(rule.head.len() as u32);
     for &a in &rule.head {
@@ -143,10 +143,7 @@ fn encode_rule(w: &mut crate::propnet::text::Writer, rule: &Rule) {
     }
 }
 
-fn decode_rule(
-    r: &mut crate::propnet::text::Reader<'_>,
-    limit: usize,
-) -> Result<Rule, crate::propnet::DecodeError> {
+fn decode_rule(r: &mut crate::text::Reader<'_>, limit: usize) -> Result<Rule, crate::DecodeError> {
     let vars = r.next()?;
     let nhead = r.len(limit)?;
     let head = (0..nhead).map(|_| get_arg(r)).collect::<Result<_, _>>()?;
@@ -186,7 +183,7 @@ fn decode_rule(
                 b: get_arg(r)?,
                 equal: tag == 5,
             },
-            _ => return Err(crate::propnet::DecodeError("bad join step")),
+            _ => return Err(crate::DecodeError("bad join step")),
         });
     }
     Ok(Rule { vars, head, steps })

@@ -2,7 +2,7 @@
 //!
 //! ```ignore
 //! fn main() -> std::process::ExitCode {
-//!     gdl_runtime::cli::main_for(&my_game::TicTacToe, "ticTacToe")
+//!     gdl_tools::cli::main_for(&my_game::TicTacToe, "ticTacToe")
 //! }
 //! ```
 //!
@@ -30,11 +30,11 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::Game;
 use crate::bench::{self, BenchError, BenchOptions, BenchResult};
 use crate::compare::{DEFAULT_MAX_STEPS, RECORD_EXTRAS, playout_record_with};
 use crate::trace::{TraceError, TraceExtras, TraceOptions, write_trace_to};
 use crate::validate::{self, Phase, Progress, Report, ValidateOptions};
+use gdl_runtime::Game;
 
 /// Exit status of a usage error.
 pub const EXIT_USAGE: u8 = 2;
@@ -492,7 +492,7 @@ fn execute_with<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toy::Countdown;
+    use gdl_runtime::toy::Countdown;
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()

@@ -40,7 +40,7 @@ mod table;
 
 use std::time::{Duration, Instant};
 
-use crate::{Declarations, Game, RoleIndex};
+use gdl_runtime::{Declarations, Game, RoleIndex};
 
 /// The limits and seed of a validation.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::checks::{Declarations, NO_MOVE, goal_detail, goal_finding, goal_of};
 use super::{Finding, JointText, Kind, Phase, Progress, ValidateOptions};
-use crate::{Game, RoleIndex, SplitMix64};
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// How long sampling may go on.
 pub(super) struct Budget {

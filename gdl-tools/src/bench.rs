@@ -26,7 +26,7 @@
 use std::fmt::{self, Write as _};
 use std::time::{Duration, Instant};
 
-use crate::{Game, SplitMix64};
+use gdl_runtime::{Game, SplitMix64};
 
 /// Options of [`run`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -346,7 +346,7 @@ pub fn parse_line(line: &str) -> Vec<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toy::Countdown;
+    use gdl_runtime::toy::Countdown;
 
     #[test]
     fn counts_playouts_states_and_goals() {

@@ -5,7 +5,7 @@
 use super::super::tests::{fan_table, out_edges};
 use super::super::{Engine, EngineOptions, NONE, Net};
 use super::{bypassed, lifted};
-use crate::SplitMix64;
+use gdl_runtime::SplitMix64;
 
 /// State bits: `turn` (0), fifty pieces (1..=50), `busy` (51).
 const BITS: u32 = 52;

@@ -41,7 +41,7 @@ pub const KEEP: u32 = 1;
 /// A [`RowEntry`] whose bits are set.
 pub const SET: u32 = 2;
 
-/// The per-move tables of a network (see the [module documentation](self)); empty for a
+/// The per-move tables of a network (see `rows.rs`); empty for a
 /// network that computes its whole next state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NextRows {
