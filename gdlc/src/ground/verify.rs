@@ -10,7 +10,7 @@
 //!   columns as the table, and reads only variables bound before it; a join's head variables
 //!   are bound by its body, and each output has a value per head variable.
 
-use gdl_runtime::propnet::{ALWAYS, Arg, Rule, Step, Table};
+use gdl_propnet::{ALWAYS, Arg, Rule, Step, Table};
 
 use super::GroundProgram;
 use crate::ast::kw;
