@@ -264,7 +264,8 @@ pub enum Exploration {
     /// This constant.
     Fixed(f64),
     /// Set at the start clock from the mean length of random games (`mcts/exploration.rs`):
-    /// short games get more exploration than long ones.
+    /// short games get more exploration than long ones (the default: on connectFour 0.6 won
+    /// against 0.3, on breakthrough it lost).
     Length,
 }
 
@@ -341,7 +342,7 @@ pub struct MctsOptions {
 impl Default for MctsOptions {
     fn default() -> Self {
         MctsOptions {
-            exploration: Exploration::Fixed(Exploration::BASELINE),
+            exploration: Exploration::Length,
             max_nodes: 1_000_000,
             max_iterations: None,
             max_playout_steps: 10_000,
