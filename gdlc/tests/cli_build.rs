@@ -342,9 +342,10 @@ fn the_universal_player_switches_to_the_compiled_game() {
     let game =
         gdlc::interp::Interpreter::from_source(rules.as_str(), &gdlc::CheckOptions::default())
             .unwrap();
-    // The start clock leaves rustc time to build tic-tac-toe; the match is played in 1 s moves.
+    // The start clock leaves rustc time to build tic-tac-toe (its crate alone, about 20 s on
+    // an idle 2-core machine); the match is played in 1 s moves.
     assert_eq!(
-        gdl_tests::post(addr, &format!("( START u x ({rules}) 20 1 )")),
+        gdl_tests::post(addr, &format!("( START u x ({rules}) 40 1 )")),
         "ready"
     );
     let mut rng = SplitMix64::new(3);
