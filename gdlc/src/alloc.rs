@@ -1,4 +1,4 @@
-//! Memory: [`drop_apart`], freeing a large value on a thread of its own; and process-wide
+//! Memory: `drop_apart`, freeing a large value on a thread of its own; and process-wide
 //! settings of the memory allocator for a process that compiles: the `gdlc`
 //! command and the children of `cargo xtask` that compile one game each (so that the compile
 //! times in BENCHMARKS.md are the command's): [`tune`] and [`CompilerAlloc`]. Only with the

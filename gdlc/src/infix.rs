@@ -58,7 +58,7 @@
 //! error: a rule with an error is left out, its error reported, and reading goes on at the next
 //! rule (after the next `.`, or at the next line that starts a name and does not continue the
 //! previous one, or after a blank line). It never panics and its recursion is bounded: terms
-//! and parenthesised literals nested deeper than [`MAX_DEPTH`] are rejected.
+//! and parenthesised literals nested deeper than `MAX_DEPTH` are rejected.
 
 use crate::ast::{Atom, Literal, Program, Rule, RuleKind, Span, Symbols, Term, kw};
 use crate::diag::Diagnostic;

@@ -15,7 +15,7 @@
 //! - *Outputs*: `legal` per role and move, `next` per bit, `terminal`, `goal` per role and
 //!   value, and GDL-II's `sees` per role and percept (like `next`, read after a joint move).
 //!
-//! [`lower`] builds the IR from a [`GroundProgram`]; [`crate::optimise`] simplifies it;
+//! [`lower`] builds the IR from a [`GroundProgram`](crate::ground::GroundProgram); [`crate::optimise`] simplifies it;
 //! [`crate::codegen`] turns it into Rust.
 
 mod bodies;

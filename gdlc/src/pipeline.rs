@@ -1,13 +1,13 @@
 //! The compiler pipeline: GDL source text to a Rust module implementing
 //! [`gdl_runtime::Game`].
 //!
-//! [`run`] is the list of passes ([`Pass`]), in order; each is a function of [`passes`] that
+//! [`run`] is the list of passes ([`Pass`]), in order; each is a function of `passes` that
 //! calls the module named for it:
 //!
 //! | pass | module | output (`gdlc dump --emit`) |
 //! |---|---|---|
 //! | parse | [`crate::frontend`] (KIF or infix, by the source's name) | `ast`: [`Program`] |
-//! | check | [`crate::frontend`], [`crate::check`] | `strata`: diagnostics, the relation strata ([`Strata`]) |
+//! | check | [`crate::frontend`], [`mod@crate::check`] | `strata`: diagnostics, the relation strata ([`Strata`]) |
 //! | normalise | [`crate::normalize`] | `normalised`: flat rules ([`NProgram`]) |
 //! | project | [`crate::inert`], [`crate::project`] | `projected`: the same, inert argument positions dropped, local variables projected out |
 //! | ground | [`crate::ground`] | `ground`: ground rules over reachable atoms ([`GroundProgram`]) |
@@ -19,8 +19,8 @@
 //! for `gdlc dump`, and the time of each pass. [`CompileOptions::progress`] is told when each
 //! pass starts and how far the long ones are ([`crate::progress`]). With
 //! [`CompileOptions::verify`] (debug builds, and the tests), the ground program and the IR are
-//! checked for their invariants after the pass that made them ([`ground::verify`],
-//! [`ir::verify`]). A game that cannot be compiled to a network (too large to ground, or a
+//! checked for their invariants after the pass that made them ([`crate::ground::verify`],
+//! [`crate::ir::verify`]). A game that cannot be compiled to a network (too large to ground, or a
 //! hybrid network slower than the interpreter) embeds the interpreter where the options allow
 //! it ([`LastResort`]); that is decided in one place (`passes::Run::pass`). Nothing here does
 //! I/O, and nothing panics on any input: every problem is a [`Diagnostic`].
@@ -147,7 +147,7 @@ pub struct Artifacts {
     /// Whether the Rust embeds the interpreter ([`LastResort::EmbeddedInterpreter`]; then
     /// there is no ground program nor IR).
     pub embedded_interpreter: bool,
-    /// The race of a hybrid network against the interpreter ([`race`]), when one was run.
+    /// The race of a hybrid network against the interpreter (`race`), when one was run.
     pub race: Option<Race>,
     /// The time of each pass that ran.
     pub timings: Vec<(&'static str, Duration)>,

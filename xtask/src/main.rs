@@ -6,7 +6,7 @@
 //!   summary; `--out REPORT.md` writes them as Markdown. See [`corpus`].
 //! - `bench`: the benchmark loop of `gdl_tools::bench` on the compiled and the interpreted
 //!   engine of a set of games, with compile times and peak memory; `--out BENCHMARKS.md`
-//!   writes the table. See [`bench`].
+//!   writes the table. See [`mod@bench`].
 //! - `validate`: `gdlc validate` on every game of the corpus; `--out VALIDATION.md` writes the
 //!   table of modes, states and findings. See [`validate`].
 //! - `strength`: two player variants against each other with `gdlc tournament` on a set of

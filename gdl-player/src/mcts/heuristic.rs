@@ -100,7 +100,7 @@ fn split_fact(text: &str) -> Option<(&str, Vec<&str>)> {
 /// The candidate features of a game whose fact bits `names` names: for each predicate (and
 /// arity), the count of all its facts, and for each argument position and constant there,
 /// the count of its facts with that constant. Features of the same bits are given once; at
-/// most [`MAX_CANDIDATES`], those of the most facts first.
+/// most `MAX_CANDIDATES`, those of the most facts first.
 pub fn candidate_features(names: &[String]) -> Vec<Feature> {
     let words = names.len().div_ceil(64);
     let mut groups: Vec<Feature> = Vec::new();
@@ -341,7 +341,7 @@ pub struct Heuristic {
     pub weights: Vec<Vec<f64>>,
     /// The mean over the roles whose goals vary of the R² of the fit on held-out samples.
     pub r2: f64,
-    /// What the state itself explains of a playout's result ([`ceiling`]): `r2` can be
+    /// What the state itself explains of a playout's result (`ceiling`): `r2` can be
     /// at most about this.
     pub ceiling: f64,
     /// The sample states it was learnt from and judged on.
@@ -352,7 +352,7 @@ pub struct Heuristic {
 
 impl Heuristic {
     /// Whether it predicts well enough for [`HeuristicMode::Auto`]: it explains at least
-    /// [`MIN_R2`] of the results' variance, and at least [`MIN_SHARE`] of what the state
+    /// `MIN_R2` of the results' variance, and at least `MIN_SHARE` of what the state
     /// explains ([`Heuristic::ceiling`]).
     pub fn predicts(&self) -> bool {
         self.r2 >= MIN_R2 && self.r2 >= MIN_SHARE * self.ceiling

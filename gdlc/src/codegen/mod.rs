@@ -3,7 +3,7 @@
 //!
 //! Every module holds a unit struct for the game, a `Copy` bitset `State([u64; N])` over the
 //! state bits, and name tables (`ROLES`, `BITS`, `CONSTANT_FACTS`, `MOVES`; for a description
-//! with `base` / `input`, what they do not declare: [`declared`]). Moves are `u32`
+//! with `base` / `input`, what they do not declare: `declared`). Moves are `u32`
 //! indices into the role's `MOVES` table, which is in byte order of the texts: legal moves are
 //! listed in that order and `parse_move` binary-searches the table. How the outputs are
 //! computed depends on the [`Backend`]:

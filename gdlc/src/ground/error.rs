@@ -7,7 +7,7 @@ use crate::normalize::NRule;
 
 use super::join::RelKey;
 
-/// Why a grounding attempt failed. [`ground`] decides its next attempt by the kind; the
+/// Why a grounding attempt failed. [`ground`](super::ground) decides its next attempt by the kind; the
 /// diagnostics are what the user sees when no attempt succeeds (the error becomes diagnostics
 /// only at the pass boundary, [`GroundError::into_diagnostics`]).
 #[derive(Clone, Debug)]
@@ -16,7 +16,7 @@ pub struct GroundError {
     /// The findings, each naming the rule or relation at fault.
     pub diagnostics: Vec<Diagnostic>,
     /// A dynamic relation that hybrid grounding may ask on demand at run time instead (see
-    /// [`hybrid`]): another hybrid attempt with it lazy may succeed.
+    /// [`hybrid`](super::hybrid)): another hybrid attempt with it lazy may succeed.
     pub defer: Option<RelKey>,
 }
 

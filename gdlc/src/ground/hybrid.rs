@@ -18,11 +18,11 @@
 //! relation is asked on demand by the joins that read it (its rules read the state through
 //! their tables). It may be recursive (chess's `clear_row_ig` walks a row square by square):
 //! the run-time calls end on cycles (see `gdl_propnet::join`). A variable of a rule that only a
-//! lazy literal binds is bound first to the values it can take ([`domain`], a static table),
+//! lazy literal binds is bound first to the values it can take (`domain`, a static table),
 //! and the literal is then a test.
 //!
 //! While grounding, the head atoms of a join rule are over-approximated by the combinations
-//! of the values each head variable takes in the body literals it occurs in ([`head_atoms_if_grown`]),
+//! of the values each head variable takes in the body literals it occurs in (`head_atoms_if_grown`),
 //! or, when it reads lazy relations only negatively, by the rule without those literals.
 
 use crate::diag::codes;

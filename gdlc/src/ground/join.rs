@@ -10,7 +10,7 @@
 //! Atoms are terms of a [`TermStore`] whose functor is the relation name (`(cell 1 1 b)` of
 //! relation `cell/3`), so relations are told apart by name and arity. Every atom gets the
 //! number of its insertion; a scan reads only a window of those numbers, which is how the
-//! semi-naive rounds of [`super::fixpoint`] read "the atoms new in the last round".
+//! semi-naive rounds of `super::fixpoint` read "the atoms new in the last round".
 
 use crate::normalize::{NAtom, NLit, NTerm};
 use crate::terms::{TermId, TermStore};
@@ -146,7 +146,7 @@ pub fn for_each_match(
 /// per stride: short lists are read in full, so a join small everywhere is counted exactly.
 const SAMPLE_MIN: usize = 8;
 
-/// [`for_each_match`] over a sample of the matches: a scan with at least [`SAMPLE_MIN`] times
+/// [`for_each_match`] over a sample of the matches: a scan with at least `SAMPLE_MIN` times
 /// `stride` candidates visits every `stride`-th of them (from a fixed offset, so the result is
 /// deterministic), and each match carries the weight that makes the sum of the weights of the
 /// matches visited an estimate of the number of matches ([`Match::weight`]: the product, over

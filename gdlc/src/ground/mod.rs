@@ -5,14 +5,14 @@
 //!    `sees` (GDL-II percepts, derived like `next` from the state and the joint move) depend on
 //!    are kept (`base` and `input` are not simulated).
 //! 2. *Static relations* (those that depend on neither `true` nor `does`, such as `succ` or
-//!    `+` tables) are computed exactly, stratum by stratum, with negation ([`fixpoint`]).
+//!    `+` tables) are computed exactly, stratum by stratum, with negation (`fixpoint`).
 //! 3. *Relaxed reachability*: an over-approximation of every ground atom that can hold in a
 //!    reachable state, by a fixpoint that ignores negation on dynamic relations and feeds every
 //!    `(next X)` back as `(true X)` and every `(legal R M)` as `(does R M)`, starting from the
 //!    `init` facts. Without negation the rules are a positive program over a Herbrand base that
 //!    the GDL recursion restriction keeps finite; a bound on the nesting depth of terms makes
 //!    sure of it for descriptions that break the restriction.
-//! 4. *Instantiation* ([`instantiate`]): every dynamic rule is instantiated over those atoms.
+//! 4. *Instantiation* (`instantiate`): every dynamic rule is instantiated over those atoms.
 //!    Static literals disappear (false ones drop the instance), negative literals on atoms that
 //!    can never hold disappear, so a [`GroundRule`] mentions only dynamic atoms. A rule with too
 //!    many instances is first decomposed ([`split`]): variables that only part of the body

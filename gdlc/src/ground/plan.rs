@@ -227,7 +227,7 @@ pub fn prepare(req: &JoinRequest<'_>, db: &mut Db, store: &TermStore) {
     }
 }
 
-/// The order in which [`for_each_match`] would visit the body literals of a request (scans
+/// The order in which [`for_each_match`](super::join::for_each_match) would visit the body literals of a request (scans
 /// and filters), for callers that estimate join sizes.
 pub fn plan_order(req: &JoinRequest<'_>, db: &Db, store: &TermStore) -> Vec<usize> {
     plan(req, db, store)

@@ -6,7 +6,7 @@
 //!   `true` nor `does` atom (those are the state and the moves, never derived);
 //! - every rule and join comes from a rule of the description (`origin` in range);
 //! - the rules evaluated at run time ([`super::hybrid::GroundJoins`]) are well formed
-//!   ([`rule_problem`]): each step names a table or lazy relation that exists, with as many
+//!   (`rule_problem`): each step names a table or lazy relation that exists, with as many
 //!   columns as the table, and reads only variables bound before it; a join's head variables
 //!   are bound by its body, and each output has a value per head variable.
 

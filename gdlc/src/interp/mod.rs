@@ -4,13 +4,13 @@
 //! ([`crate::normalize`]), its relations are split into strongly connected components in
 //! dependency order, and each component is evaluated semi-naively (a recursive component
 //! re-reads only the rows its previous round added) with hash-indexed joins planned once
-//! ([`plan`]). Components are of three phases:
+//! (`plan`). Components are of three phases:
 //!
 //! - *static*: independent of `true` and `does`; evaluated once, on first use;
 //! - *state*: depend on `true`; evaluated once per state, only those a query needs;
 //! - *move*: depend on `does`; evaluated once per state and joint move.
 //!
-//! Ground terms are hash-consed ([`store`]), so a move is a [`TermId`] and a state a sorted
+//! Ground terms are hash-consed ([`TermStore`]), so a move is a [`TermId`] and a state a sorted
 //! list of them.
 
 mod budget;

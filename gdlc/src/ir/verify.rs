@@ -10,7 +10,7 @@
 //! - props are defined before they are read ("registers defined before use"): a prop reads only
 //!   earlier props, or props of its own recursive group, positively; the groups are ascending,
 //!   disjoint ranges of props;
-//! - the rules joined at run time are well formed ([`crate::ground::verify::rule_problem`]),
+//! - the rules joined at run time are well formed (`crate::ground::verify::rule_problem`),
 //!   their outputs numbered in order.
 
 use super::{Input, Ir, Lit};

@@ -17,7 +17,7 @@ use crate::ir::{Ir, Lit};
 /// Rounds of [`absorb_dnf`] per prop: a disjunct left with one literal absorbs in the next.
 const MAX_ROUNDS: usize = 4;
 
-/// Applies the absorption of the [module documentation](self) to every prop outside
+/// Applies the absorption of the module documentation to every prop outside
 /// recursive groups; every prop keeps its value in every state. A disjunct left empty (every
 /// literal of it needless) makes its prop true, which [`super::simplify`] folds. Returns
 /// whether any prop changed.

@@ -112,7 +112,7 @@ pub fn candidates(ir: &Ir) -> bool {
 }
 
 /// Rewrites the conjunctions that read a chain with a guard, as the
-/// [module documentation](self) says. Returns whether any prop changed.
+/// module documentation says. Returns whether any prop changed.
 ///
 /// The longest chains are read first, so that a link of several literals of a shorter one
 /// (the last: `(openPath 3 1 3 5 n)` is `!(occupied 3 4) & !(occupied 3 5)` once its last

@@ -125,7 +125,7 @@ pub fn candidates(ir: &Ir, options: &DemuxOptions) -> Vec<Input> {
 /// A conjunction: prop, disjunct.
 type At = (u32, u32);
 
-/// Rewrites the IR as the [module documentation](self) says.
+/// Rewrites the IR as the module documentation says.
 pub fn demux(ir: &mut Ir, options: &DemuxOptions) {
     let n = ir.props.len();
     let order = readers(ir, options);

@@ -14,7 +14,7 @@ use crate::ir::{Input, Ir, Lit, Prop};
 /// disjunct for them to be rewritten.
 const MIN_GROUP: usize = 8;
 
-/// Rewrites every prop outside recursive groups as the [module documentation](self) says.
+/// Rewrites every prop outside recursive groups as the module documentation says.
 /// Returns whether any prop changed.
 #[allow(clippy::needless_range_loop)]
 pub fn distribute_units(ir: &mut Ir) -> bool {

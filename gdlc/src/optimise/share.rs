@@ -17,7 +17,7 @@ use crate::ir::{Input, Ir, Lit, Prop};
 /// The largest conjunction whose parts are looked up (its parts are `2^len` sets).
 const MAX_LEN: usize = 8;
 
-/// Rewrites the IR as the [module documentation](self) says.
+/// Rewrites the IR as the module documentation says.
 pub fn share_conjunctions(ir: &mut Ir) {
     let n = ir.props.len();
     let group_of = ir.group_of();

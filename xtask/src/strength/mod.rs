@@ -82,8 +82,8 @@ pub struct Args {
     /// Seconds a player may take to listen the first time (its build included).
     #[arg(long, default_value_t = 1800)]
     pub build_timeout: u64,
-    /// The directory of the match records and the players' logs [default:
-    /// target/gdlc-scratch/strength/<time>].
+    /// The directory of the match records and the players' logs (default:
+    /// `target/gdlc-scratch/strength/<time>`).
     #[arg(long)]
     pub dir: Option<PathBuf>,
 }

@@ -16,8 +16,8 @@ use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 use crate::ir::Ir;
 
-/// The game of an IR played by the incremental engine of its network (see the [module
-/// documentation](self)).
+/// The game of an IR played by the incremental engine of its network (see the module
+/// documentation).
 pub struct OwnedNetGame {
     /// The engine, which borrows `*net`. Declared before `net`, so dropped before it.
     engine: RefCell<Engine<'static>>,
