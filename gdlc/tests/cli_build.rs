@@ -342,17 +342,28 @@ fn the_universal_player_switches_to_the_compiled_game() {
     let game =
         gdlc::interp::Interpreter::from_source(rules.as_str(), &gdlc::CheckOptions::default())
             .unwrap();
-    // The start clock leaves rustc time to build tic-tac-toe (its crate alone, about 20 s on
-    // an idle 2-core machine); the match is played in 1 s moves.
+    // The network plays while rustc builds tic-tac-toe; the match waits for the build after
+    // its first move (tic-tac-toe is solved at once, so every move is answered at once).
     assert_eq!(
-        gdl_tests::post(addr, &format!("( START u x ({rules}) 40 1 )")),
+        gdl_tests::post(addr, &format!("( START u x ({rules}) 20 1 )")),
         "ready"
     );
     let mut rng = SplitMix64::new(3);
     let mut state = game.initial_state();
     let mut last = "NIL".to_string();
     let mut moves = Vec::new();
-    while !game.is_terminal(&state) {
+    for step in 1.. {
+        if game.is_terminal(&state) {
+            break;
+        }
+        if step == 2 {
+            let built = gdl_tests::wait_for_line(
+                &log,
+                "the compiled game is ready",
+                std::time::Duration::from_secs(900),
+            );
+            assert!(built.is_ok(), "the game was not built: {built:#?}");
+        }
         let ours = gdl_tests::post(addr, &format!("( PLAY u {last} )"));
         let ours = game.parse_move(0, &ours).expect("a move");
         game.legal_moves(&state, 0, &mut moves);

@@ -129,8 +129,16 @@ fn build_in_background(
                 flavour: Flavour::Player,
                 output: CargoOutput::Quiet,
             };
+            let began = Instant::now();
             let built = cache::cached_binary(&loaded, &args, wanted)
                 .map_err(|_| "the game did not compile (the errors are above)".to_string());
+            if built.is_ok() {
+                log(&format!(
+                    "{}: the compiled game is ready ({:.1} s); it plays from the next request",
+                    loaded.name,
+                    began.elapsed().as_secs_f64()
+                ));
+            }
             let _ = sender.send(built);
         })?;
     Ok(receiver)
