@@ -13,7 +13,7 @@
 //!              (<= terminal (true (q))) (goal r 100)";
 //! let compiled = gdlc::compile(rules, &gdlc::CompileOptions::for_game("tiny")).expect("valid");
 //! assert_eq!(compiled.type_name, "Tiny");
-//! assert!(compiled.rust.contains("gdl_runtime::Game"));
+//! assert!(compiled.rust.contains("impl Game for Tiny"));
 //!
 //! let options = gdlc::CheckOptions::default();
 //! let game = gdlc::interp::Interpreter::from_source(rules, &options).expect("valid");
