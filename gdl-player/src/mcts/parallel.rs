@@ -162,17 +162,20 @@ where
     }
 
     fn report(&self) -> Option<String> {
-        let (tuned, heuristic) = match &self.trees {
-            Trees::Mcts(trees) => trees
-                .first()
-                .map_or((None, None), |t| (t.tuned.as_deref(), t.heuristic())),
-            Trees::Baseline(_) => (None, None),
+        let (tuned, heuristic, exploration) = match &self.trees {
+            Trees::Mcts(trees) => trees.first().map_or((None, None, None), |t| {
+                (t.tuned.as_deref(), t.heuristic(), Some(t.exploration))
+            }),
+            Trees::Baseline(_) => (None, None, None),
         };
-        let described = format!("{}{}", self.stats(), super::heuristic::describe(heuristic));
-        Some(match tuned {
-            Some(t) => format!("{described}; playout auto: {t}"),
-            None => described,
-        })
+        let mut described = format!("{}{}", self.stats(), super::heuristic::describe(heuristic));
+        if let Some(t) = tuned {
+            described.push_str(&format!("; playout auto: {t}"));
+        }
+        if let Some(e) = exploration.filter(|e| e.length.is_some()) {
+            described.push_str(&format!("; {e}"));
+        }
+        Some(described)
     }
 
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
