@@ -57,7 +57,7 @@ pub(super) fn at_start<G: Game>(
             length: None,
         },
         Exploration::Length => {
-            let length = mean_length(game, seed, deadline);
+            let length = mean_length(game, seed ^ 0x9e37_79b9, deadline, 3);
             Chosen {
                 constant: for_length(length),
                 length: Some(length),
@@ -71,14 +71,15 @@ pub(super) fn for_length(length: f64) -> f64 {
     (15.0 / length.max(1.0)).clamp(FLOOR, CEILING)
 }
 
-/// The mean number of steps of random games from the initial state.
-fn mean_length<G: Game>(game: &G, seed: u64, deadline: Instant) -> f64 {
-    let mut rng = SplitMix64::new(seed ^ 0x9e37_79b9);
+/// The mean number of steps of uniform random games from the initial state (at most
+/// [`MAX_STEPS`] each): `at_least` games, then up to [`GAMES`] while `deadline` allows.
+pub(super) fn mean_length<G: Game>(game: &G, seed: u64, deadline: Instant, at_least: u32) -> f64 {
+    let mut rng = SplitMix64::new(seed);
     let (mut scratch, mut joint) = (Vec::new(), Vec::new());
     let initial = game.initial_state();
     let (mut state, mut next) = (initial.clone(), initial.clone());
     let (mut steps, mut games) = (0u64, 0u32);
-    while games < GAMES && (games < 3 || Instant::now() < deadline) {
+    while games < GAMES && (games < at_least || Instant::now() < deadline) {
         state.clone_from(&initial);
         for _ in 0..MAX_STEPS {
             if game.is_terminal(&state)

@@ -152,7 +152,7 @@ pub fn tune<G: Game>(
     let mut move_time = Duration::ZERO;
     let mut speeds = Vec::new();
     if candidates.len() >= 2 && !seats.is_empty() {
-        let length = game_length(game, until);
+        let length = super::exploration::mean_length(game, 7, until, 0);
         speeds = candidates
             .iter()
             .map(|c| speed(game, &c.options, tuning, until))
@@ -323,32 +323,6 @@ fn score(goals: &[f64], seat: usize) -> f64 {
         0 => mine,
         n => mine - others.iter().sum::<f64>() / n as f64,
     }
-}
-
-/// The mean length of a few uniform random games from the initial state (at most 1,000
-/// steps each, and none after `until`).
-fn game_length<G: Game>(game: &G, until: Instant) -> f64 {
-    let mut rng = SplitMix64::new(7);
-    let (mut scratch, mut joint) = (Vec::new(), Vec::new());
-    let mut state = game.initial_state();
-    let mut next = state.clone();
-    let (mut steps, mut games) = (0u64, 0u64);
-    while games < 20 && Instant::now() < until {
-        state.clone_from(&game.initial_state());
-        for _ in 0..1000 {
-            if game.is_terminal(&state)
-                || game
-                    .random_step(&state, &mut rng, &mut scratch, &mut joint, &mut next)
-                    .is_err()
-            {
-                break;
-            }
-            std::mem::swap(&mut state, &mut next);
-            steps += 1;
-        }
-        games += 1;
-    }
-    steps as f64 / games.max(1) as f64
 }
 
 /// Plays one game of `setup` to its end; every role's goal in 0..1, or `None` when `until`
