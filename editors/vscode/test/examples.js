@@ -2,7 +2,9 @@
 // every .kif / .hrf / .gdli / .infix under DIR) with the extension's TextMate grammars, and fails
 // if a file has text no scope covers, an `invalid.*` scope, or parentheses left open at its end.
 // For each game written in both syntaxes (examples/X.kif and examples/X.hrf), the two grammars
-// must also classify the same names the same way, in the same order.
+// must also classify the same names the same way, in the same order. And the Enter rules of
+// language-configuration.json must reproduce the indentation of examples/*.kif (the layout of
+// `gdlc fmt`: a rule's body four spaces in).
 //
 // Run by `npm test` after the scope assertions of vscode-tmgrammar-test.
 
@@ -29,6 +31,30 @@ for (const l of manifest.contributes.languages) {
   for (const ext of l.extensions) {
     languageOfExtension.set(ext, l.id);
   }
+}
+
+/** Where the KIF Enter rules put each line of a `.kif` example that follows another line of code,
+ * when it is not where the file has it (an indentation unit of four spaces, as `gdlc fmt`). */
+function indentationProblems(file, text) {
+  const config = JSON.parse(fs.readFileSync(path.join(extensionDir, 'language-configuration.json'), 'utf8'));
+  const rule = (indent) => new RegExp(config.onEnterRules.find((r) => r.action.indent === indent).beforeText);
+  const [opens, closes] = [rule('indent'), rule('outdent')];
+  const code = (line) => line.trim() !== '' && !line.trim().startsWith(';');
+  const indent = (line) => line.length - line.trimStart().length;
+  const lines = text.split(/\r?\n/);
+  const problems = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const [line, next] = [lines[i], lines[i + 1]];
+    if (!code(line) || !code(next)) {
+      continue;
+    }
+    const step = opens.test(line) ? 4 : closes.test(line) ? -4 : 0;
+    const expected = Math.max(0, indent(line) + step);
+    if (indent(next) !== expected) {
+      problems.push(`${file}:${i + 2}: Enter after line ${i + 1} indents ${expected} spaces, the file ${indent(next)}`);
+    }
+  }
+  return problems;
 }
 
 async function registry() {
@@ -137,6 +163,9 @@ async function main() {
     const grammar = grammars.get(languageOfExtension.get(path.extname(file)));
     const result = check(grammar, file);
     problems.push(...result.problems);
+    if (path.dirname(file) === examplesDir && file.endsWith('.kif')) {
+      problems.push(...indentationProblems(file, fs.readFileSync(file, 'utf8')));
+    }
     kinds.set(file, result.kinds);
   }
   let pairs = 0;
