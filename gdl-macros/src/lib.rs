@@ -3,9 +3,10 @@
 //! A thin layer over the `gdlc` compiler library: the macro and `gdlc emit` produce the same
 //! code. The expansion is the generated module's items (the game struct implementing
 //! `gdl_runtime::Game`, its `State`, the name tables), so the calling crate depends on
-//! `gdl-runtime` (and on `gdl-propnet` when the compiler runs the game on a propositional
-//! network, which large games get: the build then names `gdl_propnet`); put the macro in a
-//! module of its own to keep the names apart:
+//! `gdl-runtime`, and on `gdl-propnet` when the compiler runs the game on a propositional
+//! network (which large games get), or on `gdl-interp` when the description is too large to
+//! ground and the game embeds the reference interpreter (the build then names `gdl_propnet` or
+//! `gdl_interp`); put the macro in a module of its own to keep the names apart:
 //!
 //! ```ignore
 //! mod tic_tac_toe {
@@ -101,9 +102,8 @@ fn expand(input: &Input) -> syn::Result<proc_macro2::TokenStream> {
     let mut options = gdlc::pipeline::CompileOptions::for_game(&input.name.to_string());
     options.codegen.type_name = input.name.to_string();
     options.codegen.source_name = file_name.clone();
-    // The crate using the macro need not depend on gdlc: a description too large to ground
-    // is an error here.
-    options.last_resort = gdlc::pipeline::LastResort::Fail;
+    // A description too large to ground embeds the interpreter (`for_game`'s choice): the
+    // calling crate then depends on `gdl-interp`, never on the compiler.
     let source = gdlc::Source::new(&file_name, &text);
     let compiled = gdlc::compile(source, &options).map_err(|diags| {
         let file = gdlc::diag::SourceFile {
