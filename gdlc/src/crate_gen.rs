@@ -16,7 +16,7 @@
 //!
 //! What a crate depends on follows from its modules ([`Needs`]): every crate on `gdl-runtime`
 //! (the game) and `gdl-tools` (the binary's command line); a module of the propnet backend
-//! also on `gdl-propnet`, one that embeds the interpreter on `gdlc`, a player's crate on
+//! also on `gdl-propnet`, one that embeds the interpreter on `gdl-interp`, a player's crate on
 //! `gdl-player`.
 
 use std::fmt::Write as _;
@@ -26,7 +26,8 @@ use crate::interp::embedded::embeds_interpreter;
 use crate::pipeline::{Compiled, rust_module_name};
 
 /// Where the generated crate finds `gdl-runtime` (and the crates of its workspace it also
-/// needs, `gdl-tools`, `gdl-propnet`, `gdl-player` and `gdlc`: beside it, or the same version).
+/// needs, `gdl-tools`, `gdl-propnet`, `gdl-player` and `gdl-interp`: beside it, or the same
+/// version).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RuntimeDep {
     /// A local checkout: the directory of `gdl-runtime`'s `Cargo.toml`.
@@ -49,7 +50,7 @@ pub struct ReleaseProfile {
     /// same englishDraughts
     /// module ran 12.7k or 19.6k playouts per CPU s depending on the path of `gdl-runtime`.
     /// One unit is the same code everywhere and took no longer to build for the games
-    /// measured (checkers 11.8 s vs 12.5 s on 2 cores); the other crates (the `gdlc` an
+    /// measured (checkers 11.8 s vs 12.5 s on 2 cores); the other crates (the interpreter an
     /// interpreter-embedding game depends on: 20 s more with one unit) keep
     /// [`ReleaseProfile::codegen_units`].
     pub hot_codegen_units: Option<u32>,
@@ -131,7 +132,7 @@ pub struct Needs {
     /// A module runs on the propositional network engine (`gdl-propnet`).
     pub propnet: bool,
     /// A module embeds the interpreter (a description too large to ground, see
-    /// [`crate::interp::embedded`]), and so needs `gdlc`.
+    /// [`crate::interp::embedded`]), and so needs `gdl-interp`.
     pub interpreter: bool,
 }
 
@@ -154,7 +155,7 @@ pub fn uses_propnet(rust: &str) -> bool {
 /// `Cargo.toml` of a generated crate: it depends on `gdl-runtime` and `gdl-tools` (the
 /// binary's command line, [`tools_dep`]); a player's ([`CrateOptions::player_rules`]) also on
 /// `gdl-player` ([`player_dep`]); with [`Needs::propnet`] on `gdl-propnet` ([`propnet_dep`]),
-/// with [`Needs::interpreter`] on `gdlc` without its `cli` feature ([`gdlc_dep`]).
+/// with [`Needs::interpreter`] on `gdl-interp` ([`interp_dep`]).
 pub fn cargo_toml(options: &CrateOptions, description: &str, needs: Needs) -> String {
     let runtime = match &options.runtime {
         RuntimeDep::Path(p) => format!("{{ path = {} }}", toml_string(p)),
@@ -188,7 +189,7 @@ pub fn cargo_toml(options: &CrateOptions, description: &str, needs: Needs) -> St
         let _ = writeln!(s, "gdl-player = {}", player_dep(&options.runtime));
     }
     if needs.interpreter {
-        let _ = writeln!(s, "gdlc = {}", gdlc_dep(&options.runtime));
+        let _ = writeln!(s, "gdl-interp = {}", interp_dep(&options.runtime));
     }
     if let Layout::Standalone(profile) = &options.layout {
         s.push_str("\n# Not part of any enclosing workspace.\n[workspace]\n\n");
@@ -205,10 +206,9 @@ pub fn cargo_toml(options: &CrateOptions, description: &str, needs: Needs) -> St
     s
 }
 
-/// The `gdlc` dependency of a crate that embeds the interpreter, without its `cli` feature
-/// (`sibling_dep`).
-pub fn gdlc_dep(runtime: &RuntimeDep) -> String {
-    sibling_dep(runtime, "gdlc", "default-features = false")
+/// The `gdl-interp` dependency of a crate that embeds the interpreter (`sibling_dep`).
+pub fn interp_dep(runtime: &RuntimeDep) -> String {
+    sibling_dep(runtime, "gdl-interp", "")
 }
 
 /// The `gdl-tools` dependency of every generated crate (`sibling_dep`).
@@ -534,8 +534,9 @@ mod tests {
         assert!(cargo_toml(&registry, "d", Needs::default()).contains("gdl-runtime = \"0.1.0\"\n"));
         // A plain game crate needs no player.
         assert!(!t.contains("gdl-player"), "{t}");
-        // A crate that embeds the interpreter depends on gdlc too, found beside the runtime.
-        assert!(!t.contains("gdlc ="));
+        // A crate that embeds the interpreter depends on gdl-interp too (not on the compiler),
+        // found beside the runtime.
+        assert!(!t.contains("gdl-interp ="));
         let interp = Needs {
             interpreter: true,
             ..Needs::default()
@@ -546,11 +547,10 @@ mod tests {
         };
         assert!(
             cargo_toml(&embedding, "d", interp)
-                .contains("gdlc = { path = \"/w/gdlc\", default-features = false }\n")
+                .contains("gdl-interp = { path = \"/w/gdl-interp\" }\n")
         );
         assert!(
-            cargo_toml(&registry, "d", interp)
-                .contains("gdlc = { version = \"0.1.0\", default-features = false }\n")
+            cargo_toml(&registry, "d", interp).contains("gdl-interp = { version = \"0.1.0\" }\n")
         );
         let w = workspace_toml(&["batch-0".into()], &ReleaseProfile::default());
         assert!(w.contains("members = [\n    \"batch-0\",\n]\n"));

@@ -4,7 +4,7 @@ use crate::normalize::{NormalizeOptions, normalize};
 
 /// The rules of `src` with inert positions dropped, as sorted text (`None`: none dropped).
 fn dropped(src: &str) -> Option<String> {
-    let (program, diags) = crate::parse::parse_kif(src);
+    let (program, diags) = crate::frontend::Syntax::Kif.parse(src);
     assert!(diags.is_empty(), "{diags:?}");
     let n = normalize(&program, NormalizeOptions::default()).expect("normalises");
     let p = drop_inert(&n)?;

@@ -326,7 +326,7 @@ pub struct Ir {
     pub joins: IrJoins,
     /// What the description declares with `base` and `input` (set by the pipeline; the
     /// generated code tells `gdlc validate` which state facts and moves are not declared).
-    pub declarations: crate::ground::declared::Declarations,
+    pub declarations: crate::interp::declared::Declarations,
 }
 
 /// Sizes of an IR.

@@ -21,32 +21,25 @@
 //! ```
 
 pub mod alloc;
-pub mod ast;
 pub mod cargo;
-pub mod check;
 pub mod codegen;
 pub mod crate_gen;
-pub mod depgraph;
-pub mod diag;
-pub mod frontend;
 pub mod ground;
 pub mod inert;
-pub mod infix;
-pub mod interp;
 pub mod ir;
-pub mod magic;
-pub mod normalize;
 pub mod optimise;
-pub(crate) mod parse;
 pub mod pipeline;
-pub mod print;
 pub mod progress;
 pub mod project;
-pub mod stratify;
-pub mod terms;
+
+// The front end, the checker and the interpreter live in `gdl-interp` (which a game that
+// embeds the interpreter depends on without the compiler); under their old paths here.
+pub use gdl_interp::{
+    ast, check, depgraph, diag, frontend, infix, interp, magic, normalize, print, stratify, terms,
+};
 
 pub use ast::Program;
-pub use check::{CheckOptions, CheckReport, check};
+pub use check::{CheckOptions, CheckReport};
 pub use diag::Diagnostic;
 pub use frontend::{Checked, Source, Syntax};
 pub use pipeline::{CompileOptions, Compiled, compile};

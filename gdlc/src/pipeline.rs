@@ -97,13 +97,13 @@ pub const EMBEDDING_GROUND_TIME: Duration = Duration::from_secs(120);
 /// rules left to run-time joins).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LastResort {
-    /// The grounder's errors (the default of [`CompileOptions::default`], and the `gdl!`
-    /// macro's, whose crate need not depend on `gdlc`).
+    /// The grounder's errors (the default of [`CompileOptions::default`]).
     #[default]
     Fail,
     /// A module that embeds the reference interpreter ([`crate::interp::embedded`]): the crate
-    /// then depends on `gdlc` too, and the game plays exactly as fast as the interpreter. The
-    /// grounder's findings become warnings. [`CompileOptions::for_game`] chooses it.
+    /// then depends on `gdl-interp` too (not on the compiler), and the game plays exactly as
+    /// fast as the interpreter. The grounder's findings become warnings.
+    /// [`CompileOptions::for_game`] (the commands' and the `gdl!` macro's options) chooses it.
     EmbeddedInterpreter,
 }
 

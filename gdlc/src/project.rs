@@ -136,7 +136,7 @@ mod tests {
     use crate::normalize::{NormalizeOptions, normalize};
 
     fn projected(src: &str) -> String {
-        let (program, diags) = crate::parse::parse_kif(src);
+        let (program, diags) = crate::frontend::Syntax::Kif.parse(src);
         assert!(diags.is_empty(), "{diags:?}");
         let n = normalize(&program, NormalizeOptions::default()).unwrap();
         let p = project(&n);

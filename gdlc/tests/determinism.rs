@@ -3,7 +3,7 @@
 //! always; with the corpus, larger games of both backends.
 
 use gdl_tests::example;
-use std::path::{Path, PathBuf};
+
 use std::process::Command;
 
 fn gdlc(args: &[&str]) -> Vec<u8> {
@@ -37,20 +37,8 @@ fn same_bytes(args: &[&str]) {
 }
 
 fn corpus_game(name: &str) -> Option<String> {
-    let dir = match std::env::var_os("GDL_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    };
-    let path = dir.join("games/ggp-repository").join(name);
-    if path.is_file() {
-        Some(path.display().to_string())
-    } else {
-        eprintln!(
-            "{}: absent (the corpus is not there); skipped",
-            path.display()
-        );
-        None
-    }
+    gdl_tests::corpus_path("determinism", &format!("games/ggp-repository/{name}"))
+        .map(|path| path.display().to_string())
 }
 
 #[test]

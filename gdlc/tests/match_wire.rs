@@ -96,13 +96,13 @@ fn read_capture(dir: &Path) -> BTreeMap<String, Vec<Captured>> {
 
 /// Plays the capture's game against fakes that answer as its players did, and compares.
 fn compare_with_capture(folder: &str, game: &str) {
-    let corpus = gdl_tests::corpus_dir();
-    let dir = corpus.join("captures").join(folder);
-    let kif = corpus.join("games/ggp-repository").join(game);
-    if !dir.is_dir() || !kif.is_file() {
-        eprintln!("{}: absent, not compared (set GDL_CORPUS)", dir.display());
+    let Some(dir) = gdl_tests::corpus_path("match_wire", &format!("captures/{folder}")) else {
         return;
-    }
+    };
+    let Some(kif) = gdl_tests::corpus_path("match_wire", &format!("games/ggp-repository/{game}"))
+    else {
+        return;
+    };
     let capture = read_capture(&dir);
     let rules = std::fs::read_to_string(&kif).expect("the game");
     let interp = Interpreter::from_source(rules.as_str(), &CheckOptions::default()).expect("game");

@@ -24,14 +24,9 @@ const GAMES: [&str; 9] = [
 
 #[test]
 fn the_owned_network_plays_corpus_games_as_the_interpreter() {
-    let dir = gdl_tests::corpus_dir().join("games/ggp-repository");
-    if !dir.is_dir() {
-        eprintln!(
-            "owned_network: no corpus at {}: skipped (set GDL_CORPUS)",
-            dir.display()
-        );
+    let Some(dir) = gdl_tests::corpus_path("owned_network", "games/ggp-repository") else {
         return;
-    }
+    };
     for name in GAMES {
         let text = gdl_tests::read_game(&dir.join(format!("{name}.kif")));
         let mut a = run(text.as_str(), &CompileOptions::default(), Pass::Optimise)
@@ -59,11 +54,9 @@ fn the_owned_network_plays_corpus_games_as_the_interpreter() {
 #[test]
 fn fact_bits_are_the_state_facts() {
     use gdl_runtime::{Game, SplitMix64};
-    let dir = gdl_tests::corpus_dir().join("games/ggp-repository");
-    if !dir.is_dir() {
-        eprintln!("owned_network: no corpus: skipped (set GDL_CORPUS)");
+    let Some(dir) = gdl_tests::corpus_path("owned_network", "games/ggp-repository") else {
         return;
-    }
+    };
     for name in ["breakthrough", "checkers-mustjump"] {
         let text = gdl_tests::read_game(&dir.join(format!("{name}.kif")));
         let mut a = run(text.as_str(), &CompileOptions::default(), Pass::Optimise)

@@ -19,13 +19,7 @@ const MEMORY_KB: u64 = 3_000_000;
 const WATCHDOG: Duration = Duration::from_secs(120);
 
 fn regressions() -> Option<PathBuf> {
-    let dir = gdl_tests::corpus_dir().join("regressions");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("no {}: skipped", dir.display());
-        None
-    }
+    gdl_tests::corpus_path("regressions", "regressions")
 }
 
 struct Run {

@@ -9,20 +9,7 @@ use gdlc::{Diagnostic, Program};
 
 /// The corpus (`$GDL_CORPUS`, default `../shared` beside the repository), if it is there.
 fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("GDL_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    };
-    if dir.join("games").is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "the corpus is absent ({}): the corpus round trip is skipped (set GDL_CORPUS to a \
-             directory holding games/ from the public ggp.org repository)",
-            dir.display()
-        );
-        None
-    }
+    gdl_tests::corpus_path("roundtrip", "games").map(|_| gdl_tests::corpus_dir())
 }
 
 fn errors(diags: &[Diagnostic]) -> Vec<&Diagnostic> {

@@ -22,12 +22,9 @@ fn games_compile_under_small_grounding_limits_without_panicking() {
         shipped("connectFour.kif"),
         shipped("montyHall.kif"),
     ];
-    let corpus = std::env::var_os("GDL_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    for name in ["breakthrough.kif", "knightThrough.kif", "pentago.kif"] {
-        if let Ok(text) = std::fs::read_to_string(corpus.join("games/ggp-repository").join(name)) {
-            games.push((name.to_string(), text));
+    if let Some(dir) = gdl_tests::corpus_path("small_limits", "games/ggp-repository") {
+        for name in ["breakthrough.kif", "knightThrough.kif", "pentago.kif"] {
+            games.push((name.to_string(), gdl_tests::read_game(&dir.join(name))));
         }
     }
     let mut hybrid = 0;

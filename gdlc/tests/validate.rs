@@ -375,16 +375,7 @@ fn both_engines_solve_tic_tac_toe_alike_and_exit_statuses() {
 /// A game of the corpus (`$GDL_CORPUS/games/COLLECTION/NAME.kif`); `None`, after a line
 /// saying so, when the corpus is absent.
 fn corpus_game(collection: &str, name: &str) -> Option<PathBuf> {
-    let path = gdl_tests::corpus_dir()
-        .join("games")
-        .join(collection)
-        .join(format!("{name}.kif"));
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!("no {}: skipped (set GDL_CORPUS)", path.display());
-        None
-    }
+    gdl_tests::corpus_path("validate", &format!("games/{collection}/{name}.kif"))
 }
 
 /// Plays `path` (joint moves as text) on `game` from the initial state: the state reached.

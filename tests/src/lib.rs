@@ -291,6 +291,23 @@ pub fn corpus_or_notice(binary: &str) -> Option<Vec<CorpusGame>> {
     }
 }
 
+/// `$GDL_CORPUS/relative` (a file or a directory of the corpus) when it is there; `None`,
+/// after one line on standard error naming `test` and the path, when it is absent. Every test
+/// that reads the corpus outside [`corpus_or_notice`]'s trials skips through here, alike.
+pub fn corpus_path(test: &str, relative: &str) -> Option<PathBuf> {
+    let path = corpus_dir().join(relative);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!(
+            "{test}: {} is absent: skipped (set GDL_CORPUS to a directory holding \
+             {CORPUS_ORIGIN})",
+            path.display()
+        );
+        None
+    }
+}
+
 /// The trial that stands for the games of an absent corpus: ignored (and failing when run
 /// with `--include-ignored`).
 pub fn absent_trial(what: &str) -> Trial {

@@ -19,7 +19,7 @@ use std::time::Duration;
 use gdl_player::http::{ServerOptions, folding_merges};
 use gdl_player::protocol::{self, Message};
 use gdl_runtime::Game;
-use gdl_tests::{corpus_dir, example, serve_universal_player};
+use gdl_tests::{example, serve_universal_player};
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;
 
@@ -263,14 +263,8 @@ fn replay(folder: &Path, rows: &[&Row]) -> Result<usize, String> {
 
 /// The capture folders, or `None` after a line saying the corpus is absent.
 fn capture_folders() -> Option<Vec<PathBuf>> {
-    let dir = corpus_dir().join("captures");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "captures: no captures at {} (set GDL_CORPUS): skipped",
-            dir.display()
-        );
-        return None;
-    };
+    let dir = gdl_tests::corpus_path("captures", "captures")?;
+    let entries = std::fs::read_dir(&dir).expect("readable captures");
     let mut folders: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
@@ -410,10 +404,10 @@ fn case_folding_plays_upper_cased_tic_tac_toe() {
 /// did is caught.
 #[test]
 fn folding_merges_nothing_in_the_corpus() {
-    let Ok(games) = gdl_tests::try_corpus_games() else {
-        eprintln!("captures: no corpus (set GDL_CORPUS): skipped");
+    if gdl_tests::corpus_path("captures", "games").is_none() {
         return;
-    };
+    }
+    let games = gdl_tests::corpus_games();
     let merging: Vec<String> = games
         .iter()
         .filter_map(|g| {

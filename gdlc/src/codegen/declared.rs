@@ -1,5 +1,5 @@
 //! What a generated game says of its `base` and `input` declarations
-//! ([`crate::ground::declared`]): the `Game::declarations`, `Game::undeclared_facts` and
+//! ([`crate::interp::declared`]): the `Game::declarations`, `Game::undeclared_facts` and
 //! `Game::is_declared_move` methods, over a mask of the state bits and a table of the moves
 //! that nothing declares. Nothing is generated for a description without `base` and `input`
 //! (the trait's defaults say so).
@@ -9,7 +9,7 @@ use quote::quote;
 use rustc_hash::FxHashSet as HashSet;
 
 use super::state_words;
-use crate::ground::declared::Declaration;
+use crate::interp::declared::Declaration;
 use crate::ir::Ir;
 
 /// The constants (`UNDECLARED_BITS`, `UNDECLARED_CONSTANT_FACTS`, `UNDECLARED_MOVES`) and the

@@ -30,7 +30,6 @@ mod attempt_tests;
 mod batch;
 mod db;
 mod deadline;
-pub mod declared;
 mod defer;
 mod doomed;
 mod early;
@@ -66,7 +65,6 @@ use early::EarlyStop;
 pub use error::{GroundError, GroundErrorKind};
 use join::{Budget, Db, Exhausted, JoinError, RelKey, rel_key};
 pub(crate) use relations::is_game_output;
-use relations::{dynamic_relations, rules_for};
 
 /// Limits of [`ground`].
 #[derive(Clone, Debug)]

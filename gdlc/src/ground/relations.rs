@@ -1,10 +1,11 @@
 //! Which rules and relations grounding is about: the rules the game's relations depend on,
 //! the relations that depend on the state or the moves, and the relations the game reads.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 
 use super::join::{RelKey, rel_key};
 use crate::ast::kw;
+use crate::normalize::rules_for;
 use crate::normalize::{NLit, NRule};
 
 /// The relations that the game is read from.
@@ -36,31 +37,6 @@ pub(crate) fn is_game_output(rel: crate::ast::Sym) -> bool {
 /// The rules that some relation of [`OUTPUTS`] depends on.
 pub(super) fn needed_rules(rules: &[NRule]) -> Vec<&NRule> {
     rules_for(rules, &OUTPUTS)
-}
-
-/// The rules that some relation of `roots` depends on.
-pub(super) fn rules_for<'r>(rules: &'r [NRule], roots: &[RelKey]) -> Vec<&'r NRule> {
-    let mut by_head: HashMap<RelKey, Vec<&NRule>> = HashMap::default();
-    for r in rules {
-        by_head.entry(rel_key(&r.head)).or_default().push(r);
-    }
-    let mut needed: HashSet<RelKey> = roots.iter().copied().collect();
-    let mut stack: Vec<RelKey> = roots.to_vec();
-    while let Some(rel) = stack.pop() {
-        for r in by_head.get(&rel).into_iter().flatten() {
-            for lit in &r.body {
-                if let NLit::Pos(a) | NLit::Neg(a) = lit
-                    && needed.insert(rel_key(a))
-                {
-                    stack.push(rel_key(a));
-                }
-            }
-        }
-    }
-    rules
-        .iter()
-        .filter(|r| needed.contains(&rel_key(&r.head)))
-        .collect()
 }
 
 /// `true`, `does` and every relation that depends on them.

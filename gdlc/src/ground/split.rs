@@ -330,7 +330,7 @@ mod tests {
         // auxiliary rule would be this rule again, and splitting it again the same.
         let src = "(role r) (<= (next (piece ?p ?x ?y)) (does ?r (move ?t ?x0 ?y0 ?x ?y)) \
                    (true (piece ?p ?x0 ?y0)) (istype ?p ?t))";
-        let (p, d) = crate::parse::parse_kif(src);
+        let (p, d) = crate::frontend::Syntax::Kif.parse(src);
         assert!(d.iter().all(|d| !d.is_error()));
         let mut n = normalize(&p, NormalizeOptions::default()).unwrap();
         let aux = n.symbols.intern("aux");
@@ -352,7 +352,7 @@ mod tests {
     #[test]
     fn eliminates_a_variable_the_head_does_not_read() {
         let src = "(role r) (<= (next (h ?k ?m)) (transfer ?e) (true (c ?e ?m)) (true (s ?k)))";
-        let (p, d) = crate::parse::parse_kif(src);
+        let (p, d) = crate::frontend::Syntax::Kif.parse(src);
         assert!(d.iter().all(|d| !d.is_error()));
         let mut n = normalize(&p, NormalizeOptions::default()).unwrap();
         let aux = n.symbols.intern("aux");

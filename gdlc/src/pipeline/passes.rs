@@ -216,7 +216,7 @@ pub fn lower(r: &mut Run<'_, '_>) -> PassResult {
         vec![e.diagnostic(span.unwrap_or_default())]
     })?;
     if let Some(nprog) = &r.a.normalized {
-        ir.declarations = ground::declared::declarations(nprog, &ir.roles);
+        ir.declarations = crate::interp::declared::declarations(nprog, &r.a.program, &ir.roles);
     }
     r.a.ir_lowered = Some(ir.stats());
     r.a.ir = Some(ir);

@@ -123,10 +123,16 @@ pub struct InterpreterLap {
 impl InterpreterLap {
     /// Starts the interpreter of `program` playing its lap on a thread of its own.
     pub fn start(program: &Program, options: &RaceOptions) -> InterpreterLap {
-        let program = program.clone();
+        // The pipeline checked the program: the interpreter takes it as the front end left it.
+        let checked = crate::frontend::Checked {
+            program: program.clone(),
+            strata: None,
+            warnings: Vec::new(),
+        };
         let seed = options.seed;
         let running = Meter::spawn(options.budget, move |m| {
-            if let Ok(game) = crate::interp::Interpreter::new(&program) {
+            if let Ok(game) = crate::interp::Interpreter::from_checked(&checked, Default::default())
+            {
                 play_game(&game, seed, m);
             }
         });

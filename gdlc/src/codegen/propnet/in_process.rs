@@ -22,6 +22,16 @@ pub(super) mod tests {
         (a, ir)
     }
 
+    /// The interpreter of the program the pipeline checked in `a`.
+    pub(in crate::codegen::propnet) fn interpreter(a: &Artifacts) -> Interpreter {
+        let checked = crate::frontend::Checked {
+            program: a.program.clone(),
+            strata: None,
+            warnings: Vec::new(),
+        };
+        Interpreter::from_checked(&checked, Default::default()).expect("plays")
+    }
+
     /// `net`, the network of `ir`, plays `seeds` playouts of at most `max_steps` as the
     /// interpreter of `a`'s program does; states compared.
     pub(in crate::codegen::propnet) fn plays_as_interpreter(
@@ -32,7 +42,7 @@ pub(super) mod tests {
         max_steps: usize,
     ) -> u64 {
         let game = OwnedNetGame::on(ir.clone(), net.clone());
-        let interp = Interpreter::new(&a.program).expect("plays");
+        let interp = interpreter(a);
         let stats = compare(
             &interp,
             &game,

@@ -203,7 +203,6 @@ mod tests {
     use gdl_tools::compare::{CompareOptions, compare};
 
     use super::*;
-    use crate::interp::Interpreter;
 
     /// The owned game of `text` and the interpreter agree on `seeds` playouts (states,
     /// legal moves, goals, percepts, move texts: what [`compare`] compares); the number of
@@ -211,7 +210,7 @@ mod tests {
     fn agree(text: &str, seeds: std::ops::RangeInclusive<u64>) -> u64 {
         let (a, ir) = super::super::in_process::tests::ir_of(text);
         let game = OwnedNetGame::new(ir);
-        let interp = Interpreter::new(&a.program).expect("plays");
+        let interp = super::super::in_process::tests::interpreter(&a);
         compare(
             &interp,
             &game,

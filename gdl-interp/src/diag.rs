@@ -1,5 +1,5 @@
 //! Diagnostics: what the readers and the checker report, and their rendering with source
-//! snippets (through `ariadne` with the `cli` feature; [`render_plain`] without it).
+//! snippets (through `ariadne` with the `ariadne` feature; [`render_plain`] without it).
 
 use std::fmt;
 
@@ -167,7 +167,7 @@ pub const DEFAULT_CAP: usize = 100;
 /// How [`Reporter`] prints diagnostics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
-    /// With the source snippet and labels (through `ariadne` with the `cli` feature; as
+    /// With the source snippet and labels (through `ariadne` with the `ariadne` feature; as
     /// [`render_plain`] without it, and for very long lines).
     Human,
     /// One line each: `file:line:col: severity[code]: message`.
@@ -201,7 +201,7 @@ pub struct Reporter<'a> {
     file: SourceFile<'a>,
     lines: LineIndex,
     options: ReportOptions,
-    #[cfg(feature = "cli")]
+    #[cfg(feature = "ariadne")]
     source: ariadne::Source<&'a str>,
 }
 
@@ -211,7 +211,7 @@ impl<'a> Reporter<'a> {
             file,
             lines: LineIndex::new(file.text),
             options,
-            #[cfg(feature = "cli")]
+            #[cfg(feature = "ariadne")]
             source: ariadne::Source::from(file.text),
         }
     }
@@ -239,7 +239,7 @@ impl<'a> Reporter<'a> {
         }
     }
 
-    #[cfg(feature = "cli")]
+    #[cfg(feature = "ariadne")]
     fn render_human(&self, d: &Diagnostic) -> String {
         // ariadne prints whole lines: a file on one line would be printed per diagnostic.
         const LONG_LINE: usize = 400;
@@ -257,7 +257,7 @@ impl<'a> Reporter<'a> {
         render_with(self.file, &self.source, d, self.options.color)
     }
 
-    #[cfg(not(feature = "cli"))]
+    #[cfg(not(feature = "ariadne"))]
     fn render_human(&self, d: &Diagnostic) -> String {
         render_plain(self.file, d)
     }
@@ -339,7 +339,7 @@ pub fn render_plain(file: SourceFile<'_>, diag: &Diagnostic) -> String {
     out
 }
 
-#[cfg(feature = "cli")]
+#[cfg(feature = "ariadne")]
 fn render_with(
     file: SourceFile<'_>,
     source: &ariadne::Source<&str>,
@@ -387,7 +387,7 @@ fn render_with(
     }
 }
 
-#[cfg(feature = "cli")]
+#[cfg(feature = "ariadne")]
 fn label_text(diag: &Diagnostic) -> &str {
     match diag.severity {
         Severity::Error => "here",
@@ -489,7 +489,7 @@ mod tests {
         assert!(out.contains("g.kif:1:40001"), "{out}");
     }
 
-    #[cfg(feature = "cli")]
+    #[cfg(feature = "ariadne")]
     #[test]
     fn render_names_file_line_and_column() {
         let text = "(role x)\n(init (cell 1))\n";
@@ -504,7 +504,7 @@ mod tests {
         assert!(out.contains("something is wrong"), "{out}");
     }
 
-    #[cfg(feature = "cli")]
+    #[cfg(feature = "ariadne")]
     #[test]
     fn a_label_above_the_primary_span_stays_in_one_box_in_source_order() {
         let text = "(p (a 1))\n(p (a 2 3))\n";

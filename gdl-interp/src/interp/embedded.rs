@@ -8,8 +8,8 @@
 //! is a list of its term ids, so states pass between threads unchanged). Each query does what
 //! the reference interpreter does, so the compiled game is exactly as fast as it, per thread.
 //!
-//! The crate then depends on `gdlc` (without its `cli` feature) beside `gdl-runtime`
-//! ([`crate::crate_gen`] adds it when [`embeds_interpreter`] says so).
+//! The crate then depends on `gdl-interp` beside `gdl-runtime` (`gdlc`'s `crate_gen` adds it
+//! when [`embeds_interpreter`] says so), not on the compiler.
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -22,9 +22,9 @@ use crate::check::CheckOptions;
 use crate::frontend::Source;
 
 /// The macro call that generated modules of this kind start with (see [`embeds_interpreter`]).
-pub const MARKER: &str = "gdlc::embedded_game!";
+pub const MARKER: &str = "gdl_interp::embedded_game!";
 
-/// Whether the generated module `rust` embeds the interpreter (and so needs `gdlc`).
+/// Whether the generated module `rust` embeds the interpreter (and so needs `gdl-interp`).
 pub fn embeds_interpreter(rust: &str) -> bool {
     rust.lines().any(|l| l.starts_with(MARKER))
 }
@@ -49,7 +49,7 @@ pub struct Embedded {
 #[derive(Debug)]
 struct Built {
     /// `None` when the description was rejected (it passed the same checks when compiled, so
-    /// only a different gdlc could do that): the game has no roles and [`Game::fault`] says why.
+    /// only a different version could do that): the game has no roles and [`Game::fault`] says why.
     interp: Option<Mutex<Interpreter>>,
     roles: Vec<String>,
     declarations: Declarations,
@@ -378,10 +378,10 @@ mod tests {
     #[test]
     fn the_marker_is_found_at_a_line_start() {
         assert!(embeds_interpreter(
-            "//! x\ngdlc::embedded_game!(A, \"a.kif\", false, \"\");\n"
+            "//! x\ngdl_interp::embedded_game!(A, \"a.kif\", false, \"\");\n"
         ));
         assert!(!embeds_interpreter(
-            "//! gdlc::embedded_game! in a comment\n"
+            "//! gdl_interp::embedded_game! in a comment\n"
         ));
     }
 }

@@ -14,6 +14,7 @@
 //! list of them.
 
 mod budget;
+pub mod declared;
 mod deps;
 pub mod embedded;
 mod engine;
@@ -29,11 +30,11 @@ use rustc_hash::FxHashSet as HashSet;
 
 use crate::ast::{Program, RuleKind, Sym, kw};
 use crate::diag::Diagnostic;
-use crate::ground::declared::Declaration;
 use crate::normalize::{NormalizeOptions, normalize};
 
 pub use crate::terms::{TermId, TermStore};
 pub use budget::{Exceeded, Fault, Limits};
+use declared::Declaration;
 use engine::{BuildOptions, Engine};
 use plan::RelId;
 
@@ -50,7 +51,7 @@ pub struct Interpreter {
     sees_rel: RelId,
     /// The span of each rule of the program (to locate a fault).
     rule_spans: Vec<crate::ast::Span>,
-    /// What `base` and `input` declare ([`crate::ground::declared`]): the facts of `base`
+    /// What `base` and `input` declare ([`declared`]): the facts of `base`
     /// and per role the moves of `input`, when given.
     declared: Declared,
 }
@@ -86,17 +87,9 @@ impl Interpreter {
     }
 
     /// Prepares the interpreter for `program`, which should have passed the checker (nothing
-    /// checks it here: outside the compiler, [`Interpreter::from_source`] and
-    /// [`Interpreter::from_checked`] are the ways in).
-    pub(crate) fn new(program: &Program) -> Result<Interpreter, Vec<Diagnostic>> {
-        Interpreter::with_limits(program, Limits::default())
-    }
-
-    /// [`Interpreter::new`] within `limits`.
-    pub(crate) fn with_limits(
-        program: &Program,
-        limits: Limits,
-    ) -> Result<Interpreter, Vec<Diagnostic>> {
+    /// checks it here: [`Interpreter::from_source`] and [`Interpreter::from_checked`] are the
+    /// ways in), within `limits`.
+    fn with_limits(program: &Program, limits: Limits) -> Result<Interpreter, Vec<Diagnostic>> {
         let nprog = normalize(program, NormalizeOptions::default())?;
         let mut engine = build_engine(&nprog, program, limits)?;
         let mut roles = Vec::new();
@@ -131,7 +124,7 @@ impl Interpreter {
         if let Err(fault) = engine.ensure(init_rel) {
             return Err(vec![engine::fault_diagnostic(&fault, program)]);
         }
-        let declarations = crate::ground::declared::declarations(&nprog, &roles);
+        let declarations = declared::declarations(&nprog, program, &roles);
         let mut declared = Declared {
             kinds: declarations.kinds(),
             ..Declared::default()

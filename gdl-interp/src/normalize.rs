@@ -155,6 +155,32 @@ pub fn reachable_relations(graph: &DepGraph) -> std::collections::HashSet<Sym> {
     seen
 }
 
+/// The rules that some relation of `roots` (name and arity) depends on, in their order.
+pub fn rules_for<'r>(rules: &'r [NRule], roots: &[(Sym, u32)]) -> Vec<&'r NRule> {
+    let key = |a: &NAtom| (a.rel, a.args.len() as u32);
+    let mut by_head: HashMap<(Sym, u32), Vec<&NRule>> = HashMap::default();
+    for r in rules {
+        by_head.entry(key(&r.head)).or_default().push(r);
+    }
+    let mut needed: rustc_hash::FxHashSet<(Sym, u32)> = roots.iter().copied().collect();
+    let mut stack: Vec<(Sym, u32)> = roots.to_vec();
+    while let Some(rel) = stack.pop() {
+        for r in by_head.get(&rel).into_iter().flatten() {
+            for lit in &r.body {
+                if let NLit::Pos(a) | NLit::Neg(a) = lit
+                    && needed.insert(key(a))
+                {
+                    stack.push(key(a));
+                }
+            }
+        }
+    }
+    rules
+        .iter()
+        .filter(|r| needed.contains(&key(&r.head)))
+        .collect()
+}
+
 /// Lowers `program` (which should have passed the checker) to flat rules.
 pub fn normalize(
     program: &Program,
@@ -400,7 +426,7 @@ fn drop_repeated_literals(body: &mut Vec<NLit>) {
 
 /// Normalised rules as KIF text, for `gdlc dump --emit normalised|projected` and the tests of
 /// the passes over them (`project`, `inert`).
-pub(crate) mod text {
+pub mod text {
     use super::{NAtom, NLit, NProgram, NRule, NTerm};
 
     /// A term: `?n` for a variable.

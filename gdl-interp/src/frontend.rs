@@ -1,6 +1,6 @@
 //! The front end: a named source text to a checked program, or every error.
 //!
-//! Every entry goes through here — [`crate::compile`], [`crate::pipeline::run`], the
+//! Every entry goes through here — `gdlc::compile`, `gdlc::pipeline::run`, the
 //! interpreter ([`crate::interp::Interpreter::from_source`]), the `gdl!` macro and every
 //! `gdlc` command — so that they all read the same syntax the same way and reject the same
 //! descriptions.
