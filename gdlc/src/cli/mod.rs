@@ -11,6 +11,7 @@ pub mod dump;
 pub mod emit;
 pub mod explain;
 pub mod fmt;
+pub mod lsp;
 pub mod manager;
 pub mod play;
 pub mod progress;
