@@ -116,3 +116,478 @@ fn stale_versions_are_not_published() {
     );
     assert_eq!(c.shutdown(), Some(0));
 }
+
+/// `gdlc ARGS`' standard output.
+fn gdlc_output(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"))
+        .args(args)
+        .output()
+        .expect("gdlc runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+const TICTACTOE_URI: &str = "file:///examples/ticTacToe.kif";
+
+/// A request's parameters: the document and a position.
+fn at(uri: &str, position: Value) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": position})
+}
+
+/// A location's range in `uri`.
+fn location(uri: &str, start: Value, length: u64) -> Value {
+    let end =
+        json!({"line": start["line"], "character": start["character"].as_u64().unwrap() + length});
+    json!({"uri": uri, "range": {"start": start, "end": end}})
+}
+
+#[test]
+fn hover_definition_references_and_rename_on_tictactoe() {
+    let text = tictactoe();
+    let (mut c, _) = Client::initialized();
+    c.open(TICTACTOE_URI, "gdl", 1, &text);
+    assert!(c.diagnostics(TICTACTOE_URI, 1).is_empty());
+
+    // A relation.
+    let line_use = position(&text, "(line x)", 0, 1);
+    let hover = c.request("textDocument/hover", at(TICTACTOE_URI, line_use.clone()));
+    let shown = hover["contents"]["value"].as_str().unwrap();
+    let first_rule = position(&text, "(<= (line ?x)", 0, 0)["line"]
+        .as_u64()
+        .unwrap()
+        + 1;
+    assert!(
+        shown.starts_with("**relation** `line`, arity 1, stratum 0\n\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("depends on `true` (the state)"), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "3 rules define it:\n- line {first_rule}: `(line ?x)`"
+        )),
+        "{shown}"
+    );
+    let end =
+        json!({"line": line_use["line"], "character": line_use["character"].as_u64().unwrap() + 4});
+    assert_eq!(hover["range"], json!({"start": line_use, "end": end}));
+    let hover = c.request(
+        "textDocument/hover",
+        at(TICTACTOE_URI, position(&text, "(index 1)", 0, 1)),
+    );
+    let shown = hover["contents"]["value"].as_str().unwrap();
+    assert!(shown.contains("static: depends on neither"), "{shown}");
+
+    // A variable: where it is bound.
+    let x_in_row = position(&text, "(<= (row ?m ?x)", 0, 12);
+    let hover = c.request("textDocument/hover", at(TICTACTOE_URI, x_in_row.clone()));
+    let shown = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        shown.starts_with("**variable** `?x`: 4 occurrences in its rule"),
+        "{shown}"
+    );
+    assert!(shown.contains("`(true (cell ?m 1 ?x))`\n- line"), "{shown}");
+
+    // Definition and references of a relation.
+    let row_use = position(&text, "(row ?m ?x))", 0, 1);
+    let row_head = position(&text, "(<= (row ?m ?x)", 0, 5);
+    let found = c.request(
+        "textDocument/definition",
+        at(TICTACTOE_URI, row_use.clone()),
+    );
+    assert_eq!(found, json!([location(TICTACTOE_URI, row_head.clone(), 3)]));
+    let mut params = at(TICTACTOE_URI, row_use.clone());
+    params["context"] = json!({"includeDeclaration": false});
+    let found = c.request("textDocument/references", params);
+    assert_eq!(found, json!([location(TICTACTOE_URI, row_use.clone(), 3)]));
+    // A function: every `(cell ...)`, 16 of them in heads (init, base, next).
+    let cell = position(&text, "(cell ?x ?y b)", 0, 1);
+    let mut params = at(TICTACTOE_URI, cell.clone());
+    params["context"] = json!({"includeDeclaration": true});
+    let all = c.request("textDocument/references", params.clone());
+    assert_eq!(
+        all.as_array().unwrap().len(),
+        text.matches("(cell ").count()
+    );
+    params["context"] = json!({"includeDeclaration": false});
+    let uses = c.request("textDocument/references", params);
+    assert_eq!(
+        uses.as_array().unwrap().len(),
+        text.matches("(cell ").count() - 16
+    );
+
+    // Rename: a relation everywhere, a variable within its rule; not a keyword.
+    let mut params = at(TICTACTOE_URI, row_use.clone());
+    params["newName"] = json!("full_row");
+    let edit = c.request("textDocument/rename", params.clone());
+    let edits = edit["changes"][TICTACTOE_URI].as_array().unwrap();
+    assert_eq!(edits.len(), 2, "{edit}");
+    assert!(edits.iter().all(|e| e["newText"] == "full_row"));
+    params["newName"] = json!("Bad Name");
+    let id = c.send_request("textDocument/rename", params);
+    let response = c.response(id);
+    assert_eq!(response["error"]["code"], json!(-32803), "{response}");
+    let mut params = at(TICTACTOE_URI, x_in_row.clone());
+    params["newName"] = json!("who");
+    let edit = c.request("textDocument/rename", params);
+    let edits = edit["changes"][TICTACTOE_URI].as_array().unwrap();
+    assert_eq!(edits.len(), 4, "{edit}");
+    let rule_line = x_in_row["line"].as_u64().unwrap();
+    for e in edits {
+        assert_eq!(e["newText"], "?who");
+        let line = e["range"]["start"]["line"].as_u64().unwrap();
+        assert!((rule_line..rule_line + 4).contains(&line), "{e}");
+    }
+    let legal = position(&text, "(<= (legal ?w", 0, 5);
+    let prepared = c.request("textDocument/prepareRename", at(TICTACTOE_URI, legal));
+    assert_eq!(prepared, Value::Null);
+    let prepared = c.request(
+        "textDocument/prepareRename",
+        at(TICTACTOE_URI, row_use.clone()),
+    );
+    assert_eq!(prepared["placeholder"], "row");
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+/// The semantic tokens decoded: (line, character, length, type, modifiers).
+fn decode(data: &[Value]) -> Vec<(u64, u64, u64, u64, u64)> {
+    let mut out = Vec::new();
+    let (mut line, mut character) = (0, 0);
+    for t in data.chunks(5) {
+        let n: Vec<u64> = t.iter().map(|v| v.as_u64().unwrap()).collect();
+        if n[0] > 0 {
+            character = 0;
+        }
+        line += n[0];
+        character += n[1];
+        out.push((line, character, n[2], n[3], n[4]));
+    }
+    out
+}
+
+#[test]
+fn tokens_symbols_and_completion_on_tictactoe() {
+    let text = tictactoe();
+    let (mut c, capabilities) = Client::initialized();
+    let legend = &capabilities["semanticTokensProvider"]["legend"]["tokenTypes"];
+    assert_eq!(
+        legend,
+        &json!([
+            "keyword",
+            "function",
+            "struct",
+            "enumMember",
+            "variable",
+            "number",
+            "comment",
+            "operator"
+        ])
+    );
+    c.open(TICTACTOE_URI, "gdl", 1, &text);
+    let tokens = c.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": TICTACTOE_URI}}),
+    );
+    let tokens = decode(tokens["data"].as_array().unwrap());
+    let first_line = text.lines().next().unwrap().encode_utf16().count() as u64;
+    assert_eq!(tokens[0], (0, 0, first_line, 6, 0), "the first comment");
+    let line_of = |needle: &str| position(&text, needle, 0, 0)["line"].as_u64().unwrap();
+    let on = |line: u64| -> Vec<(u64, u64, u64, u64, u64)> {
+        tokens.iter().copied().filter(|t| t.0 == line).collect()
+    };
+    let role = line_of("(role x)");
+    assert_eq!(on(role), [(role, 1, 4, 0, 0), (role, 6, 1, 3, 0)]);
+    let legal = line_of("(<= (legal ?w (mark ?x ?y))");
+    assert_eq!(
+        on(legal),
+        [
+            (legal, 1, 2, 0, 0),  // <=
+            (legal, 5, 5, 0, 0),  // legal
+            (legal, 11, 2, 4, 0), // ?w
+            (legal, 15, 4, 2, 0), // mark
+            (legal, 20, 2, 4, 0), // ?x
+            (legal, 23, 2, 4, 0), // ?y
+        ]
+    );
+    let row = line_of("(<= (row ?m ?x)");
+    assert_eq!(
+        on(row)[1],
+        (row, 5, 3, 1, 1),
+        "a relation in a head: a declaration"
+    );
+    let index = line_of("(index 1)");
+    assert_eq!(on(index), [(index, 1, 5, 1, 1), (index, 7, 1, 5, 0)]);
+    let not = line_of("(not (line o)))");
+    assert_eq!(on(not)[0], (not, 5, 3, 0, 0));
+
+    // The outline: the roles, then each relation with its rules.
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": TICTACTOE_URI}}),
+    );
+    let symbols = symbols.as_array().unwrap();
+    let names: Vec<&str> = symbols
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(&names[..4], ["x", "o", "input", "index"], "{names:?}");
+    assert_eq!(symbols[0]["detail"], "role");
+    let row = symbols.iter().find(|s| s["name"] == "row").unwrap();
+    assert_eq!(row["detail"], "1 rule");
+    assert_eq!(row["children"][0]["name"], "(row ?m ?x)");
+    let init = symbols.iter().find(|s| s["name"] == "init").unwrap();
+    assert_eq!(init["children"].as_array().unwrap().len(), 10);
+
+    // Completion: keywords with their arity, relations, functions, constants, the rule's
+    // variables.
+    let items = c.request(
+        "textDocument/completion",
+        at(TICTACTOE_URI, position(&text, "(row ?m ?x))", 0, 1)),
+    );
+    let items: Vec<(String, String)> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap().to_string(),
+                i["detail"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for expected in [
+        ("legal", "legal/2"),
+        ("terminal", "terminal/0"),
+        ("row", "relation/2"),
+        ("cell", "function/3"),
+        ("noop", "constant"),
+        ("?x", "variable"),
+    ] {
+        assert!(
+            items.contains(&(expected.0.to_string(), expected.1.to_string())),
+            "{expected:?} in {items:?}"
+        );
+    }
+    assert!(
+        !items.iter().any(|(l, _)| l == "?y"),
+        "a variable of another rule"
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn formatting_the_document_a_range_and_a_new_line() {
+    let (mut c, _) = Client::initialized();
+    let uri = "file:///f.kif";
+    let text = "(role x)   (init (p))\n(<= terminal\n(true (p)))  ; end\n";
+    c.open(uri, "gdl", 1, text);
+    let options = json!({"tabSize": 4, "insertSpaces": true});
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": uri}, "options": options}),
+    );
+    assert_eq!(
+        edits,
+        json!([{"range": range((0, 0), (3, 0)),
+                "newText": "(role x)\n\n(init p)\n\n; end\n(<= terminal\n    (true p))\n"}])
+    );
+    // Only the rule the range touches.
+    let edits = c.request(
+        "textDocument/rangeFormatting",
+        json!({"textDocument": {"uri": uri}, "range": range((0, 12), (0, 13)), "options": options}),
+    );
+    assert_eq!(
+        edits,
+        json!([{"range": range((0, 11), (0, 21)), "newText": "(init p)"}])
+    );
+    // A new line inside a rule is indented.
+    c.change(uri, 2, "(<= terminal\n  \n");
+    let edits = c.request(
+        "textDocument/onTypeFormatting",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}, "ch": "\n", "options": options}),
+    );
+    assert_eq!(
+        edits,
+        json!([{"range": range((1, 0), (1, 2)), "newText": "    "}])
+    );
+    // Not while the text has syntax errors.
+    let id = c.send_request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": uri}, "options": options}),
+    );
+    let response = c.response(id);
+    assert_eq!(response["error"]["code"], json!(-32803), "{response}");
+    // Infix documents are formatted as infix.
+    let infix_uri = "file:///f.hrf";
+    c.open(
+        infix_uri,
+        "gdl-infix",
+        1,
+        "role(x)\nterminal :-   true(p)\n",
+    );
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": infix_uri}, "options": options}),
+    );
+    assert_eq!(edits[0]["newText"], "role(x)\n\nterminal :- true(p)\n");
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn the_commands_validate_play_and_convert() {
+    let text = tictactoe();
+    let (mut c, capabilities) = Client::initialized();
+    assert_eq!(
+        capabilities["executeCommandProvider"]["commands"],
+        json!(["gdlc.validate", "gdlc.playout", "gdlc.convert"])
+    );
+    c.open(TICTACTOE_URI, "gdl", 1, &text);
+    let command = |name: &str, arguments: Value| json!({"command": name, "arguments": arguments});
+    let reply = c.request(
+        "workspace/executeCommand",
+        command("gdlc.playout", json!([TICTACTOE_URI, 3])),
+    );
+    let path = gdl_tests::example("ticTacToe.kif");
+    assert_eq!(reply["text"], gdlc_output(&["trace", "--seed", "3", &path]));
+    assert_eq!(reply["language"], "plaintext");
+    let reply = c.request(
+        "workspace/executeCommand",
+        command("gdlc.convert", json!([TICTACTOE_URI, "infix"])),
+    );
+    assert_eq!(reply["text"], gdlc_output(&["fmt", "--to", "infix", &path]));
+    assert_eq!(reply["language"], "gdl-infix");
+    let reply = c.request(
+        "workspace/executeCommand",
+        command("gdlc.validate", json!([TICTACTOE_URI])),
+    );
+    let summary = reply["text"].as_str().unwrap();
+    assert!(
+        summary.starts_with("ticTacToe: exhaustive: 5478 states (958 terminal), depth 9"),
+        "{summary}"
+    );
+    assert!(c.diagnostics(TICTACTOE_URI, 1).is_empty());
+
+    // A game with a dead end: the findings as diagnostics, the moves in their messages.
+    let uri = "file:///stuck.kif";
+    let stuck = "(role x)\n(init (s 0))\n(<= (legal x go) (true (s 0)))\n(<= (next (s 1)) (does x go))\n(<= terminal (true (s 2)))\n(goal x 100)\n";
+    c.open(uri, "gdl", 1, stuck);
+    assert!(c.diagnostics(uri, 1).is_empty());
+    let reply = c.request(
+        "workspace/executeCommand",
+        command("gdlc.validate", json!([uri])),
+    );
+    assert!(
+        reply["text"]
+            .as_str()
+            .unwrap()
+            .contains("stuck: not well-formed: 2 error(s), 1 warning(s)"),
+        "{reply}"
+    );
+    let d = c.diagnostics(uri, 1);
+    assert_eq!(
+        codes(&d),
+        [
+            "no-legal-move",
+            "not-weakly-winnable",
+            "not-strongly-winnable"
+        ]
+    );
+    assert_eq!(d[0]["range"], range((2, 4), (2, 16)));
+    assert_eq!(d[0]["source"], "gdlc validate");
+    assert_eq!(
+        d[0]["message"],
+        "no-legal-move for role x: no legal move in a non-terminal state\nafter the moves:\n1. (does x go)"
+    );
+    // An edit drops the validation's findings.
+    c.change(uri, 2, &stuck.replace("(s 2)", "(s 1)"));
+    assert!(c.diagnostics(uri, 2).is_empty());
+
+    // Bad arguments.
+    let id = c.send_request(
+        "workspace/executeCommand",
+        command("gdlc.convert", json!([uri, "lisp"])),
+    );
+    assert_eq!(c.response(id)["error"]["code"], json!(-32803));
+    let id = c.send_request(
+        "workspace/executeCommand",
+        command("gdlc.nothing", json!([uri])),
+    );
+    assert_eq!(c.response(id)["error"]["code"], json!(-32803));
+    let id = c.send_request(
+        "workspace/executeCommand",
+        command("gdlc.validate", json!(["file:///not-open.kif"])),
+    );
+    assert_eq!(c.response(id)["error"]["code"], json!(-32602));
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn bad_input_is_answered_and_the_server_keeps_running() {
+    let mut c = Client::start();
+    // Before initialize.
+    let id = c.send_request(
+        "textDocument/hover",
+        at("file:///a.kif", json!({"line": 0, "character": 0})),
+    );
+    assert_eq!(c.response(id)["error"]["code"], json!(-32002));
+    // Garbage, JSON that is no message, a message that is no JSON.
+    c.send_raw(b"\x00\xff\xfe garbage without a header\r\n\r\n");
+    c.send_raw(b"Content-Length: 20\r\n\r\n{\"jsonrpc\": \"2.0\", \"");
+    c.send(&json!({"jsonrpc": "2.0", "id": 41, "error": 5}));
+    assert_eq!(c.response(41)["error"]["code"], json!(-32700));
+    let result = c.request("initialize", json!({"capabilities": {}}));
+    assert!(result["capabilities"]["hoverProvider"] == json!(true));
+    c.notify("initialized", json!({}));
+    // Unknown methods and notifications; parameters of the wrong shape.
+    let id = c.send_request("gdl/unknown", json!({}));
+    assert_eq!(c.response(id)["error"]["code"], json!(-32601));
+    c.notify("gdl/unknownNotification", json!([1, 2]));
+    c.notify("textDocument/didOpen", json!("not an object"));
+    let id = c.send_request("textDocument/hover", json!("not an object"));
+    assert_eq!(c.response(id)["error"]["code"], json!(-32602));
+    let id = c.send_request("initialize", json!({"capabilities": {}}));
+    assert_eq!(c.response(id)["error"]["code"], json!(-32600));
+
+    // A truncated message (shorter than its length) swallows the start of the next one; the
+    // one after is answered.
+    c.send_raw(b"Content-Length: 60\r\n\r\n{\"jsonrpc\": \"2.0\"}");
+    c.notify("initialized", json!({}));
+    let id = c.send_request("gdl/unknown", json!({}));
+    assert_eq!(c.response(id)["error"]["code"], json!(-32601));
+
+    // A 50 MB document: read, its syntax checked, too large to check as it is edited.
+    let uri = "file:///big.kif";
+    let big = "(index 1)\n".repeat(5_000_000);
+    c.open(uri, "gdl", 1, &big);
+    let d = c.diagnostics(uri, 1);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(
+        d[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the description is too large to check")
+    );
+    let hover = c.request(
+        "textDocument/hover",
+        at(uri, json!({"line": 4_000_000, "character": 2})),
+    );
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("5000000 rules define it"),
+        "{hover}"
+    );
+    assert!(c.running());
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn exit_without_shutdown_is_exit_code_1() {
+    let (mut c, _) = Client::initialized();
+    c.notify("exit", Value::Null);
+    assert_eq!(c.wait_exit(), Some(1));
+}

@@ -2,7 +2,7 @@
 //! standard input and output with `Content-Length` framing, every wait bounded so that a hung
 //! server fails the test instead of hanging it.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};

@@ -117,7 +117,10 @@ fn validate_document(s: &Snapshot) -> Outcome {
         ..ValidateOptions::default()
     };
     let report = validate::validate(&game, &options, &mut |_| {});
-    let summary = validate::text(&report, &s.name);
+    let stem = std::path::Path::new(&s.name)
+        .file_stem()
+        .map_or(s.name.clone(), |n| n.to_string_lossy().into_owned());
+    let summary = validate::text(&report, &stem);
     let diagnostics = report
         .findings
         .iter()

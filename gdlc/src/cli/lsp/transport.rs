@@ -113,7 +113,14 @@ fn read_frame(input: &mut impl BufRead) -> std::io::Result<Frame> {
                 _ => Frame::Skipped("the input ended inside a header".to_string()),
             });
         };
-        let line = line.trim_end_matches(['\r', '\n']);
+        let mut line = line.trim_end_matches(['\r', '\n']);
+        // Resynchronise after a truncated message: its unread rest runs into the next header.
+        if let Some(i) = line.to_ascii_lowercase().find("content-length:")
+            && i > 0
+        {
+            tracing::warn!("gdlc lsp: skipped {i} bytes before a header");
+            line = &line[i..];
+        }
         if line.is_empty() {
             match (length, bad_header.take()) {
                 (Some(n), None) => break read_body(input, n),
@@ -205,12 +212,17 @@ mod tests {
     fn reads_on_after_bad_input() {
         let ok = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
         let mut input = b"\x00\xff garbage\r\n\r\n".to_vec();
-        input.extend(framed(r#"{"jsonrpc":"2.0","id":7,"params":{}}"#).bytes());
+        input.extend(framed(r#"{"jsonrpc":"2.0","id":7,"error":5}"#).bytes());
         input.extend(framed("{not json").bytes());
+        input.extend(framed(ok).bytes());
+        // A message shorter than it says swallows the start of the next one, whose rest runs
+        // into the header after it: that one is read.
+        input.extend(b"Content-Length: 30\r\n\r\n{\"a\"}");
+        input.extend(framed(ok).bytes());
         input.extend(framed(ok).bytes());
         input.extend(b"Content-Length: 100\r\n\r\n{\"a\"");
         let got = frames(&input);
-        assert_eq!(got.len(), 5, "{got:#?}");
+        assert_eq!(got.len(), 7, "{got:#?}");
         assert!(
             got[0].starts_with("bad None malformed header line"),
             "{}",
@@ -227,8 +239,14 @@ mod tests {
             got[2]
         );
         assert!(got[3].contains("initialized"), "{}", got[3]);
+        assert!(
+            got[4].starts_with("bad None malformed message"),
+            "{}",
+            got[4]
+        );
+        assert!(got[5].contains("initialized"), "{}", got[5]);
         assert_eq!(
-            got[4],
+            got[6],
             "bad None the input ended 4 bytes into a message of 100"
         );
     }
