@@ -375,6 +375,34 @@ fn tokens_symbols_and_completion_on_tictactoe() {
         !items.iter().any(|(l, _)| l == "?y"),
         "a variable of another rule"
     );
+
+    // Infix: the same types, and the operators.
+    let uri = "file:///t.hrf";
+    c.open(
+        uri,
+        "gdl-infix",
+        1,
+        "role(x)\nterminal :- true(p) & ~q % done\n",
+    );
+    let tokens = c.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(
+        decode(tokens["data"].as_array().unwrap()),
+        [
+            (0, 0, 4, 0, 0),  // role
+            (0, 5, 1, 3, 0),  // x
+            (1, 0, 8, 0, 0),  // terminal
+            (1, 9, 2, 7, 0),  // :-
+            (1, 12, 4, 0, 0), // true
+            (1, 17, 1, 3, 0), // p
+            (1, 20, 1, 7, 0), // &
+            (1, 22, 1, 7, 0), // ~
+            (1, 23, 1, 1, 0), // q
+            (1, 25, 6, 6, 0), // % done
+        ]
+    );
     assert_eq!(c.shutdown(), Some(0));
 }
 
@@ -590,4 +618,56 @@ fn exit_without_shutdown_is_exit_code_1() {
     let (mut c, _) = Client::initialized();
     c.notify("exit", Value::Null);
     assert_eq!(c.wait_exit(), Some(1));
+}
+
+/// The time from an edit to its diagnostics on the largest games of the corpus (`GDL_CORPUS`):
+/// printed, and under 100 ms each (the median of the edits of a game). Ignored by default (it
+/// measures): `cargo test --release -p gdlc --test lsp -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn diagnostics_latency_on_the_largest_corpus_games() {
+    let mut games: Vec<std::path::PathBuf> =
+        std::fs::read_dir(gdl_tests::corpus_dir().join("games"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "kif"))
+            .collect();
+    games.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).map_or(0, |m| m.len())));
+    assert!(
+        !games.is_empty(),
+        "no corpus at {}",
+        gdl_tests::corpus_dir().display()
+    );
+    let (mut c, _) = Client::initialized();
+    for path in games.iter().take(5) {
+        let text = std::fs::read_to_string(path).expect("a game");
+        let uri = format!(
+            "file:///corpus/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        c.open(&uri, "gdl", 1, &text);
+        c.diagnostics(&uri, 1);
+        let mut times = Vec::new();
+        for version in 2..=12 {
+            // An edit: a comment that grows at the end.
+            let edited = format!("{text}\n; edit {}\n", "x".repeat(version as usize));
+            let started = std::time::Instant::now();
+            c.change(&uri, version, &edited);
+            c.diagnostics(&uri, version);
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        println!(
+            "{}: {} bytes, edit to diagnostics: median {median:.1} ms, max {:.1} ms",
+            path.display(),
+            text.len(),
+            times[times.len() - 1]
+        );
+        assert!(median < 100.0, "{}: {median:.1} ms", path.display());
+    }
+    assert_eq!(c.shutdown(), Some(0));
 }
