@@ -119,6 +119,11 @@ impl Client {
         }
     }
 
+    /// The messages read so far and not yet awaited, in the order they came.
+    pub fn take_stash(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.stash)
+    }
+
     /// The diagnostics published for `uri` at `version`.
     pub fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
         let m = self.wait_for(|m| {

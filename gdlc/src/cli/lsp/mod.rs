@@ -83,9 +83,14 @@ pub fn run(_args: Args) -> ExitCode {
         phase: Phase::Uninitialized,
     };
     let clean = server.serve(&incoming, &events);
-    // The reader may be blocked on standard input: it is left to end with the process.
+    // The reader may be blocked on standard input, and a command's thread may still run: they
+    // end with the process. The writer writes (and flushes) what was sent before; it is given
+    // a moment to finish.
     drop(server);
-    let _ = writer.join();
+    let deadline = Instant::now() + std::time::Duration::from_secs(1);
+    while !writer.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     if clean {
         ExitCode::SUCCESS
     } else {
