@@ -580,6 +580,13 @@ fn bad_input_is_answered_and_the_server_keeps_running() {
     assert_eq!(c.response(id)["error"]["code"], json!(-32002));
     // Garbage, JSON that is no message, a message that is no JSON.
     c.send_raw(b"\x00\xff\xfe garbage without a header\r\n\r\n");
+    let log = c.wait_for(|m| m["method"] == "window/logMessage");
+    let logged = log["params"]["message"].as_str().unwrap();
+    assert!(
+        logged.starts_with("gdlc lsp: malformed header line"),
+        "{logged}"
+    );
+    assert_eq!(log["params"]["type"], json!(2));
     c.send_raw(b"Content-Length: 20\r\n\r\n{\"jsonrpc\": \"2.0\", \"");
     c.send(&json!({"jsonrpc": "2.0", "id": 41, "error": 5}));
     assert_eq!(c.response(41)["error"]["code"], json!(-32700));

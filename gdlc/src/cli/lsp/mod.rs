@@ -178,11 +178,21 @@ impl Server {
         self.send(Response::new_err(id, code as i32, message.into()));
     }
 
+    /// A message that could not be read: an error reply when it had an id, else a line in the
+    /// client's log (and ours, with `GDLC_LOG=warn`).
     fn on_malformed(&self, why: String, id: Option<RequestId>) {
         tracing::warn!("gdlc lsp: {why}");
-        if let Some(id) = id {
-            self.reply_error(id, ErrorCode::ParseError, why);
+        match id {
+            Some(id) => self.reply_error(id, ErrorCode::ParseError, why),
+            None => self.log(lsp_types::MessageType::WARNING, format!("gdlc lsp: {why}")),
         }
+    }
+
+    /// A line in the client's log (`window/logMessage`).
+    fn log(&self, typ: lsp_types::MessageType, message: String) {
+        let params = lsp_types::LogMessageParams { typ, message };
+        let method = lsp_types::notification::LogMessage::METHOD.to_string();
+        self.send(Notification::new(method, params));
     }
 
     /// Handles one message; true when the server is to exit.
