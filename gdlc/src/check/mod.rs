@@ -104,6 +104,7 @@ pub fn check_with(program: &Program, options: &CheckOptions) -> CheckReport {
         graph,
         reachable,
         diagnostics: Vec::new(),
+        comparisons_left: std::cell::Cell::new(SUGGESTION_COMPARISONS),
     };
     keywords::check(&mut cx);
     safety::check(&mut cx);
@@ -127,7 +128,13 @@ struct Context<'p> {
     /// The relations some game relation depends on.
     reachable: HashSet<Sym>,
     diagnostics: Vec<Diagnostic>,
+    /// The names the "did you mean" suggestions may still compare (a budget, so that a
+    /// description with thousands of undefined names is checked in bounded time).
+    comparisons_left: std::cell::Cell<u64>,
 }
+
+/// The names all "did you mean" suggestions of one check may compare, together.
+const SUGGESTION_COMPARISONS: u64 = 1_000_000;
 
 impl Context<'_> {
     fn symbols(&self) -> &Symbols {
