@@ -610,6 +610,17 @@ fn bad_input_is_answered_and_the_server_keeps_running() {
     let id = c.send_request("gdl/unknown", json!({}));
     assert_eq!(c.response(id)["error"]["code"], json!(-32601));
 
+    // A chain of 150,000 relations (checking it recurses deeply).
+    let uri = "file:///chain.kif";
+    let mut chain: String = (0..150_000)
+        .map(|i| format!("(<= r{} r{i})\n", i + 1))
+        .collect();
+    chain.push_str("r0\n(role x)\n(<= (legal x a) r150000)\n");
+    c.open(uri, "gdl", 1, &chain);
+    let d = c.diagnostics(uri, 1);
+    assert_eq!(codes(&d), ["missing-relation", "missing-relation"]);
+    assert!(c.running());
+
     // A 50 MB document: read, its syntax checked, too large to check as it is edited.
     let uri = "file:///big.kif";
     let big = "(index 1)\n".repeat(5_000_000);

@@ -98,6 +98,11 @@ pub fn run(_args: Args) -> ExitCode {
     }
 }
 
+/// The stack of the threads that check and answer: the checker's strongly connected
+/// components (petgraph's Tarjan) recurse once per relation of a chain, and a description under
+/// [`document::MAX_CHECKED_BYTES`] can hold half a million. Reserved, not committed, memory.
+const WORKER_STACK: usize = 512 << 20;
+
 /// Where the conversation is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -275,6 +280,7 @@ impl Server {
         let id = request.id.clone();
         let spawned = std::thread::Builder::new()
             .name("lsp-request".to_string())
+            .stack_size(WORKER_STACK)
             .spawn(move || {
                 let (response, validated) = requests::answer(&snapshot, request);
                 if let Some(diagnostics) = validated {
@@ -445,6 +451,7 @@ fn spawn_analyser(events: Sender<Event>) -> std::io::Result<Sender<Job>> {
     let (tx, rx) = crossbeam_channel::unbounded::<Job>();
     std::thread::Builder::new()
         .name("lsp-analysis".to_string())
+        .stack_size(WORKER_STACK)
         .spawn(move || {
             while let Ok(first) = rx.recv() {
                 let mut latest: Vec<Job> = Vec::new();
