@@ -307,13 +307,15 @@ impl Server {
                     return tracing::warn!("gdlc lsp: malformed didOpen");
                 };
                 let doc = p.text_document;
+                // Opened again: the requests that waited wait for the new text.
+                let waiting = self.docs.remove(&doc.uri).map(|d| d.waiting);
                 self.docs.insert(
                     doc.uri.clone(),
                     Doc {
                         version: doc.version,
                         text: Arc::from(doc.text),
                         snapshot: None,
-                        waiting: Vec::new(),
+                        waiting: waiting.unwrap_or_default(),
                         validated: None,
                     },
                 );
