@@ -22,6 +22,8 @@ enum Command {
     Explain(cli::explain::Args),
     /// Reformat a description, or convert it between prefix (KIF) and infix syntax.
     Fmt(cli::fmt::Args),
+    /// Run the language server (LSP over standard input and output) for editors.
+    Lsp(cli::lsp::Args),
     /// Play one seeded random playout and print it in the reference trace format.
     Trace(cli::trace::Args),
     /// Print one stage of the compiler: ast, strata, ground, ir or rust.
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cli::check::run(args),
         Command::Explain(args) => cli::explain::run(args),
         Command::Fmt(args) => cli::fmt::run(args),
+        Command::Lsp(args) => cli::lsp::run(args),
         Command::Trace(args) => cli::trace::run(args),
         Command::Dump(args) => cli::dump::run(args),
         Command::Emit(args) => cli::emit::run(args),

@@ -217,3 +217,63 @@ fn a_trace_is_written_as_it_is_played_and_stops_at_the_step_limit() {
         text(&out.stderr)
     );
 }
+
+/// `gdlc ARGS` with `input` on standard input.
+fn gdlc_with_input(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlc"))
+        .args(args)
+        .env("GDLC_CACHE", scratch("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gdlc runs");
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin.write_all(input.as_bytes()).expect("written");
+    drop(stdin);
+    child.wait_with_output().expect("gdlc ends")
+}
+
+#[test]
+fn check_and_fmt_read_standard_input_under_the_stdin_name() {
+    let broken = "(role x)\n(<= (legal x a) (true p)\n";
+    let out = gdlc_with_input(
+        &[
+            "check",
+            "--format",
+            "short",
+            "-",
+            "--stdin-name",
+            "games/g.kif",
+        ],
+        broken,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("games/g.kif:2:1: error[syntax]"), "{err}");
+    assert_eq!(text(&out.stdout), "games/g.kif: 1 error\n");
+    // Without a name, standard input is `<stdin>`.
+    let tictactoe = std::fs::read_to_string(example("ticTacToe.kif")).expect("example");
+    let out = gdlc_with_input(&["check", "-"], &tictactoe);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "<stdin>: ok\n");
+
+    // The name's extension gives the syntax: the same infix text is KIF errors by another name.
+    let infix = "role(x)\nlegal(x, a)   % a comment\nterminal :- true(p)\ngoal(x,100)\ninit(p)\n";
+    let out = gdlc_with_input(&["fmt", "-", "--stdin-name", "g.hrf", "--to", "kif"], infix);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let kif = text(&out.stdout);
+    assert!(kif.contains("(role x)\n"), "{kif}");
+    assert!(kif.contains("; a comment\n(legal x a)\n"), "{kif}");
+    assert!(kif.contains("(<= terminal\n    (true p))"), "{kif}");
+    // Named `.kif`, `role(x)` is the constant `role` and the term `(x)`.
+    let out = gdlc_with_input(&["fmt", "-", "--stdin-name", "g.kif"], "role(x)\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "role\n\nx\n");
+    assert!(
+        text(&out.stderr).contains("g.kif:1:5"),
+        "{}",
+        text(&out.stderr)
+    );
+}

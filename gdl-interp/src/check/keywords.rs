@@ -2,9 +2,9 @@
 //! each may depend on, and the names that cannot be used at all.
 
 use crate::diag::codes;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use super::{Context, dependency_path, plural, walk_literal_terms, walk_term};
+use super::{Context, plural, walk_literal_terms, walk_term};
 use crate::ast::{Atom, Literal, Rule, RuleKind, Span, Sym, Term, kw};
 use crate::diag::Diagnostic;
 
@@ -192,22 +192,43 @@ fn body_placement(cx: &mut Context<'_>, atom: &Atom) {
     }
 }
 
-/// The relations that depend on `true` and on `does` (themselves included).
+/// The relations that depend on `true` and on `does` (themselves included), each with the
+/// relation before it on a shortest path from `true` or `does`.
 struct StateDependents {
-    on_true: HashSet<Sym>,
-    on_does: HashSet<Sym>,
+    on_true: HashMap<Sym, Option<Sym>>,
+    on_does: HashMap<Sym, Option<Sym>>,
 }
 
-/// `from` and the relations that depend on it.
-fn dependents(cx: &Context<'_>, from: Sym) -> HashSet<Sym> {
-    let mut out = HashSet::from([from]);
-    if let Some(start) = cx.graph.node(from) {
-        let mut bfs = petgraph::visit::Bfs::new(&cx.graph.graph, start);
-        while let Some(n) = bfs.next(&cx.graph.graph) {
-            out.insert(cx.graph.graph[n]);
+/// `from` and the relations that depend on it, each with its parent in a breadth-first
+/// search from `from` (the tree `dependency_path` searches, made once for every finding).
+fn dependents(cx: &Context<'_>, from: Sym) -> HashMap<Sym, Option<Sym>> {
+    let mut out = HashMap::from([(from, None)]);
+    let graph = &cx.graph.graph;
+    let Some(start) = cx.graph.node(from) else {
+        return out;
+    };
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(n) = queue.pop_front() {
+        for m in graph.neighbors(n) {
+            if let std::collections::hash_map::Entry::Vacant(e) = out.entry(graph[m]) {
+                e.insert(Some(graph[n]));
+                queue.push_back(m);
+            }
         }
     }
     out
+}
+
+/// The relations from the root of `tree` to `to`, both included.
+fn tree_path(tree: &HashMap<Sym, Option<Sym>>, to: Sym) -> Option<Vec<Sym>> {
+    let mut path = vec![to];
+    let mut cur = *tree.get(&to)?;
+    while let Some(p) = cur {
+        path.push(p);
+        cur = tree.get(&p).copied().flatten();
+    }
+    path.reverse();
+    Some(path)
 }
 
 /// `init` and friends must not depend on the state or the moves, `legal` and friends not on
@@ -230,10 +251,7 @@ fn dependencies(cx: &mut Context<'_>, state: &StateDependents, rule: &Rule) {
             } else {
                 &state.on_does
             };
-            if !dependents.contains(&atom.name) {
-                continue;
-            }
-            if let Some(path) = dependency_path(cx, f, atom.name) {
+            if let Some(path) = tree_path(dependents, atom.name) {
                 report_dependency(cx, (head, f), atom, &path);
                 break;
             }
@@ -363,6 +381,25 @@ mod tests {
             d[0].notes[0].contains("`p` -> `q` -> `true`"),
             "{:?}",
             d[0].notes
+        );
+    }
+
+    #[test]
+    fn the_shortest_dependency_is_shown_for_each_finding() {
+        let src = format!(
+            "{GAME}(<= (init t) (p 1))\n(<= (p ?x) (q ?x))\n(<= (q ?x) (true (c ?x)))\n\
+             (<= (p ?x) (true (c ?x)))\n(<= (init u) (q 2))\n(<= (legal r n) (q 3))\n\
+             (<= (q ?x) (does r ?x))"
+        );
+        let d = with_code(&src, "illegal-dependency");
+        let notes: Vec<&str> = d.iter().map(|d| d.notes[0].as_str()).collect();
+        assert_eq!(
+            notes,
+            [
+                "`p` -> `true` (each depends on the next)",
+                "`q` -> `true` (each depends on the next)",
+                "`q` -> `does` (each depends on the next)",
+            ]
         );
     }
 

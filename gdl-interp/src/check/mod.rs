@@ -38,7 +38,7 @@ mod recursion;
 mod safety;
 mod stratification;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use petgraph::graph::NodeIndex;
 
@@ -104,6 +104,7 @@ pub fn check_with(program: &Program, options: &CheckOptions) -> CheckReport {
         graph,
         reachable,
         diagnostics: Vec::new(),
+        comparisons_left: std::cell::Cell::new(SUGGESTION_COMPARISONS),
     };
     keywords::check(&mut cx);
     safety::check(&mut cx);
@@ -127,7 +128,13 @@ struct Context<'p> {
     /// The relations some game relation depends on.
     reachable: HashSet<Sym>,
     diagnostics: Vec<Diagnostic>,
+    /// The names the "did you mean" suggestions may still compare (a budget, so that a
+    /// description with thousands of undefined names is checked in bounded time).
+    comparisons_left: std::cell::Cell<u64>,
 }
+
+/// The names all "did you mean" suggestions of one check may compare, together.
+const SUGGESTION_COMPARISONS: u64 = 1_000_000;
 
 impl Context<'_> {
     fn symbols(&self) -> &Symbols {
@@ -160,13 +167,15 @@ fn dependency_path(cx: &Context<'_>, from: Sym, to: Sym) -> Option<Vec<Sym>> {
     }
     let graph = &cx.graph;
     let (start, goal) = (graph.node(from)?, graph.node(to)?);
-    let mut parent: Vec<Option<NodeIndex>> = vec![None; graph.graph.node_count()];
+    // Only the part of the graph the search reaches is touched (a finding per component of a
+    // large description would otherwise cost the whole graph each).
+    let mut parent: HashMap<NodeIndex, NodeIndex> = HashMap::new();
     let mut queue = VecDeque::from([start]);
     while let Some(n) = queue.pop_front() {
         if n == goal {
             let mut path = vec![graph.graph[n]];
             let mut cur = n;
-            while let Some(p) = parent.get(cur.index()).copied().flatten() {
+            while let Some(&p) = parent.get(&cur) {
                 path.push(graph.graph[p]);
                 cur = p;
             }
@@ -174,10 +183,8 @@ fn dependency_path(cx: &Context<'_>, from: Sym, to: Sym) -> Option<Vec<Sym>> {
             return Some(path);
         }
         for m in graph.graph.neighbors(n) {
-            if m != start && parent.get(m.index()).is_some_and(Option::is_none) {
-                if let Some(slot) = parent.get_mut(m.index()) {
-                    *slot = Some(n);
-                }
+            if m != start && !parent.contains_key(&m) {
+                parent.insert(m, n);
                 queue.push_back(m);
             }
         }

@@ -98,16 +98,27 @@ pub(super) fn suggest(
     candidates: impl Iterator<Item = (Sym, usize)>,
 ) -> Option<String> {
     let name = cx.name(target.0);
-    let limit = (name.chars().count() / 3).max(1);
-    candidates
-        .filter(|c| c.0 != target.0)
-        .filter_map(|(s, arity)| {
-            let other = cx.name(s);
-            let d = edit_distance(name, other);
-            (d <= limit).then(|| (d, arity != target.1, other.to_string()))
-        })
-        .min()
-        .map(|(_, _, s)| s)
+    let length = name.chars().count();
+    let limit = (length / 3).max(1);
+    let mut best: Option<(usize, bool, &str)> = None;
+    for (s, arity) in candidates.filter(|c| c.0 != target.0) {
+        // Past the check's budget, no suggestion (rather than one that may not be nearest).
+        let left = cx.comparisons_left.get();
+        if left == 0 {
+            return None;
+        }
+        cx.comparisons_left.set(left - 1);
+        let other = cx.name(s);
+        if other.chars().count().abs_diff(length) > limit {
+            continue;
+        }
+        let d = edit_distance(name, other);
+        let found = (d, arity != target.1, other);
+        if d <= limit && best.is_none_or(|b| found < b) {
+            best = Some(found);
+        }
+    }
+    best.map(|(_, _, s)| s.to_string())
 }
 
 /// Levenshtein distance in characters.
@@ -147,6 +158,24 @@ mod tests {
         assert!(!d[0].is_error());
         assert_eq!(d[0].notes, ["did you mean `cell`?"]);
         assert!(d[1].notes.is_empty(), "{:?}", d[1].notes);
+    }
+
+    #[test]
+    fn suggestions_stop_at_the_budget_but_every_finding_is_reported() {
+        // 3000 undefined relations, each near a defined one: 9 million comparisons without
+        // the budget.
+        let n = 3000;
+        let mut src = format!("{GAME}(<= (legal r m) (helper 1))\n(<= (helper ?x) (helpr ?x))\n");
+        for i in 0..n {
+            src.push_str(&format!(
+                "(<= (legal r m) (hh{i:04} 1))\n(<= (hh{i:04} ?x) (uu{i:04} ?x))\n"
+            ));
+        }
+        let d = with_code(&src, "undefined-relation");
+        assert_eq!(d.len(), n + 1);
+        assert_eq!(d[0].notes[1], "did you mean `helper`?");
+        let suggested = d.iter().filter(|d| d.notes.len() == 2).count();
+        assert!(suggested > 100 && suggested < n / 2, "{suggested}");
     }
 
     #[test]

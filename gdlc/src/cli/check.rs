@@ -24,14 +24,20 @@ const AFTER_HELP: &str = "Diagnostics are printed on standard error, one summary
 standard output (`game.kif: ok (3 warnings)`, `game.kif: 2 errors, 1 warning`).
 
 Exit status: 0 when no file has errors (warnings are allowed), 1 when some file has errors, \
-2 on usage or I/O problems (no file given, a file that cannot be read).";
+2 on usage or I/O problems (no file given, a file that cannot be read).
+
+`-` reads standard input (`gdlc check - --stdin-name game.kif < game.kif`).";
 
 /// The arguments of `gdlc check`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// Game description files (KIF or infix).
+    /// Game description files (KIF or infix); `-` reads standard input.
     pub files: Vec<PathBuf>,
+    /// The name standard input (`-`) is reported under; its extension gives the syntax as a
+    /// file's does (without one, the first token: `(` is KIF).
+    #[arg(long, value_name = "NAME")]
+    pub stdin_name: Option<String>,
     /// Print only errors: no warnings, no summary for files without errors.
     #[arg(short, long)]
     pub quiet: bool,
@@ -68,7 +74,7 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn check_file(path: &Path, args: &Args) -> Outcome {
-    let Ok(loaded) = Loaded::read(path) else {
+    let Ok(loaded) = Loaded::read_or_stdin(path, args.stdin_name.as_deref()) else {
         return Outcome::Unreadable;
     };
     let name = &loaded.name;

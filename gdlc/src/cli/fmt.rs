@@ -4,7 +4,8 @@
 //! `.hrf`, `.gdli`, `.infix`: infix), else from the content (prefix if the first token after
 //! comments is `(`). The output syntax is `--to`, by default the input's. On a syntax error every
 //! diagnostic is printed and nothing is written (exit 1); usage and I/O problems exit 2.
-//! Comments are kept (see `gdlc::print` for where they go).
+//! Comments are kept (see `gdlc::print` for where they go). `-` reads standard input, reported
+//! under `--stdin-name` (whose extension also gives the syntax).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -19,8 +20,12 @@ const EXIT_ERRORS: u8 = 1;
 #[derive(clap::Args, Debug)]
 /// The arguments of `gdlc fmt`.
 pub struct Args {
-    /// The game description to format.
+    /// The game description to format; `-` reads standard input.
     pub file: PathBuf,
+    /// The name standard input (`-`) is reported under; its extension gives the syntax as a
+    /// file's does.
+    #[arg(long, value_name = "NAME")]
+    pub stdin_name: Option<String>,
     /// The syntax to write [default: the syntax of the input].
     #[arg(long, value_name = "prefix|infix", value_parser = parse_syntax)]
     pub to: Option<Syntax>,
@@ -43,7 +48,7 @@ fn parse_syntax(name: &str) -> Result<Syntax, String> {
 
 /// Runs `gdlc fmt`: exit 0 when written, 1 on syntax errors, 2 on usage or I/O problems.
 pub fn run(args: Args) -> ExitCode {
-    let loaded = match super::Loaded::read(&args.file) {
+    let loaded = match super::Loaded::read_or_stdin(&args.file, args.stdin_name.as_deref()) {
         Ok(l) => l,
         Err(code) => return code,
     };

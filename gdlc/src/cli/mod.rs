@@ -11,6 +11,7 @@ pub mod dump;
 pub mod emit;
 pub mod explain;
 pub mod fmt;
+pub mod lsp;
 pub mod manager;
 pub mod play;
 pub mod progress;
@@ -39,6 +40,9 @@ pub fn seconds_value(text: &str) -> Result<f64, String> {
         _ => Err("a non-negative number of seconds (below 1e9)".to_string()),
     }
 }
+
+/// The name standard input (`-`) is reported under without `--stdin-name`.
+pub const STDIN_NAME: &str = "<stdin>";
 
 /// Exit code when a description has errors (or a game cannot be played).
 pub const EXIT_ERRORS: u8 = 1;
@@ -74,6 +78,29 @@ impl Loaded {
                 Err(ExitCode::from(EXIT_USAGE))
             }
         }
+    }
+
+    /// [`Loaded::read`], or standard input when `path` is `-`, reported under `stdin_name`
+    /// (whose extension also gives the syntax, as a file's does; [`STDIN_NAME`] by default).
+    pub fn read_or_stdin(path: &Path, stdin_name: Option<&str>) -> Result<Loaded, ExitCode> {
+        if path != Path::new("-") {
+            return Loaded::read(path);
+        }
+        let mut bytes = Vec::new();
+        if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes) {
+            eprintln!("gdlc: cannot read standard input: {e}");
+            return Err(ExitCode::from(EXIT_USAGE));
+        }
+        let name = stdin_name.unwrap_or(STDIN_NAME).to_string();
+        Ok(Loaded {
+            path: PathBuf::from(&name),
+            name,
+            text: match String::from_utf8(bytes) {
+                Ok(s) => s,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            },
+            json_rejection: false,
+        })
     }
 
     /// The description as the library's front end takes it.
