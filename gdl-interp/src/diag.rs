@@ -113,14 +113,29 @@ impl LineIndex {
     /// index was made from).
     pub fn line_col(&self, text: &str, offset: u32) -> (usize, usize) {
         let offset = floor_char_boundary(text, (offset as usize).min(text.len()));
-        let line = self.starts.partition_point(|&s| s as usize <= offset) - 1;
-        let start = self.starts[line] as usize;
-        let col = if self.ascii[line] {
+        let (line, start, ascii) = self.line_of(offset);
+        let col = if ascii {
             offset - start
         } else {
             text[start..offset].chars().count()
         };
         (line + 1, col + 1)
+    }
+
+    /// The 0-based line holding byte `offset` (of the text this index was made from), the
+    /// byte offset of that line's start, and whether the line is ASCII.
+    pub fn line_of(&self, offset: usize) -> (usize, usize, bool) {
+        let line = self
+            .starts
+            .partition_point(|&s| s as usize <= offset)
+            .max(1)
+            - 1;
+        (line, self.starts[line] as usize, self.ascii[line])
+    }
+
+    /// The byte offset where 0-based line `line` starts, if the text has that line.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line).map(|&s| s as usize)
     }
 }
 

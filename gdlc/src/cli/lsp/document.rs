@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use gdlc::ast::{Program, Span};
-use gdlc::diag::Diagnostic;
+use gdlc::diag::{Diagnostic, LineIndex};
 use gdlc::stratify::Strata;
 use gdlc::{CheckOptions, Source, Syntax};
 use lsp_types::{Position, Range, Uri};
@@ -145,29 +145,13 @@ impl Snapshot {
 }
 
 /// Where each line of a text starts, for the protocol's positions: a line and a column in
-/// UTF-16 code units.
+/// UTF-16 code units (the diagnostics' [`LineIndex`], counted in UTF-16).
 #[derive(Clone, Debug)]
-pub struct Lines {
-    starts: Vec<u32>,
-    /// Whether each line is ASCII (its UTF-16 columns are byte offsets).
-    ascii: Vec<bool>,
-}
+pub struct Lines(LineIndex);
 
 impl Lines {
     pub fn new(text: &str) -> Lines {
-        let mut starts = vec![0];
-        let mut ascii = Vec::new();
-        let mut line_ascii = true;
-        for (i, b) in text.bytes().enumerate() {
-            line_ascii &= b.is_ascii();
-            if b == b'\n' {
-                starts.push(i as u32 + 1);
-                ascii.push(line_ascii);
-                line_ascii = true;
-            }
-        }
-        ascii.push(line_ascii);
-        Lines { starts, ascii }
+        Lines(LineIndex::new(text))
     }
 
     /// The position of byte `offset` of `text` (clamped to the text, moved back to a
@@ -177,9 +161,8 @@ impl Lines {
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.starts.partition_point(|&s| s as usize <= offset) - 1;
-        let start = self.starts[line] as usize;
-        let character = if self.ascii[line] {
+        let (line, start, ascii) = self.0.line_of(offset);
+        let character = if ascii {
             offset - start
         } else {
             text[start..offset].encode_utf16().count()
@@ -197,14 +180,13 @@ impl Lines {
     /// The byte offset of `position` in `text`: a column past the end of its line is the
     /// line's end, a line past the last is the end of the text.
     pub fn offset(&self, text: &str, position: Position) -> u32 {
-        let Some(&start) = self.starts.get(position.line as usize) else {
+        let Some(start) = self.0.line_start(position.line as usize) else {
             return text.len() as u32;
         };
-        let start = start as usize;
         let end = self
-            .starts
-            .get(position.line as usize + 1)
-            .map_or(text.len(), |&s| s as usize);
+            .0
+            .line_start(position.line as usize + 1)
+            .unwrap_or(text.len());
         let line = text[start..end].trim_end_matches(['\n', '\r']);
         let mut units = 0u32;
         for (i, c) in line.char_indices() {
