@@ -428,3 +428,39 @@ fn folding_merges_nothing_in_the_corpus() {
         chess.name
     );
 }
+
+/// Every POSTed request of the recorded matches reads as the message type `INDEX.tsv`
+/// gives it; the garbage ones are errors.
+#[test]
+fn recorded_requests_read() {
+    let Some(dir) = gdl_tests::corpus_path("recorded_requests_read", "captures") else {
+        return;
+    };
+    let folders = std::fs::read_dir(&dir).expect("the captures folder reads");
+    let mut read = 0;
+    for folder in folders.flatten() {
+        let Ok(index) = std::fs::read_to_string(folder.path().join("INDEX.tsv")) else {
+            continue;
+        };
+        for row in index.lines().skip(1) {
+            let cols: Vec<&str> = row.split('\t').collect();
+            let [nn, label, kind, ..] = cols[..] else {
+                continue;
+            };
+            let path = folder.path().join(format!("{nn}-{label}-request.txt"));
+            let raw = std::fs::read_to_string(&path).unwrap_or_default();
+            let Some((head, body)) = raw.split_once("\r\n\r\n").or(raw.split_once("\n\n")) else {
+                continue;
+            };
+            if !head.starts_with("POST") {
+                continue;
+            }
+            match (kind, protocol::parse(body)) {
+                ("GARBAGE" | "FOO", Err(_)) => {}
+                (_, Ok(m)) if m.kind() == kind => read += 1,
+                (_, r) => panic!("{} ({kind}): {r:?}\n{body}", path.display()),
+            }
+        }
+    }
+    assert!(read > 100, "only {read} requests read");
+}
