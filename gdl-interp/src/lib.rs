@@ -44,6 +44,7 @@ pub mod magic;
 pub mod normalize;
 mod parse;
 pub mod print;
+pub mod scc;
 pub mod stratify;
 pub mod terms;
 

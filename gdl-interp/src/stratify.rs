@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use petgraph::algo::tarjan_scc;
+use crate::scc::tarjan_scc;
 use petgraph::visit::EdgeRef;
 
 use crate::ast::Sym;

@@ -35,7 +35,8 @@ pub mod project;
 // The front end, the checker and the interpreter live in `gdl-interp` (which a game that
 // embeds the interpreter depends on without the compiler); under their old paths here.
 pub use gdl_interp::{
-    ast, check, depgraph, diag, frontend, infix, interp, magic, normalize, print, stratify, terms,
+    ast, check, depgraph, diag, frontend, infix, interp, magic, normalize, print, scc, stratify,
+    terms,
 };
 
 pub use ast::Program;

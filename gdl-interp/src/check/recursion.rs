@@ -4,7 +4,7 @@
 use crate::diag::codes;
 use std::collections::{HashMap, HashSet};
 
-use petgraph::algo::tarjan_scc;
+use crate::scc::tarjan_scc;
 
 use super::{Context, show_term};
 use crate::ast::{Atom, Literal, Rule, Sym, Term};

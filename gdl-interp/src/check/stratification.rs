@@ -11,7 +11,7 @@
 use crate::diag::codes;
 use std::collections::HashMap;
 
-use petgraph::algo::tarjan_scc;
+use crate::scc::tarjan_scc;
 use petgraph::graph::DiGraph;
 
 use super::{Context, dependency_path};

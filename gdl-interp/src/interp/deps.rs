@@ -3,7 +3,7 @@
 //! of evaluation. Working on rules rather than relations accepts descriptions such as
 //! `(<= (goal r 100) (not (goal r 0)))`, stratified by instance though not by relation.
 
-use petgraph::algo::tarjan_scc;
+use crate::scc::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 

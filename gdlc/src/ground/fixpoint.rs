@@ -6,7 +6,7 @@
 use crate::diag::codes;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use petgraph::algo::tarjan_scc;
+use crate::scc::tarjan_scc;
 use petgraph::graph::DiGraph;
 
 use super::GroundError;
