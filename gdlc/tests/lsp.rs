@@ -1,11 +1,12 @@
 //! `gdlc lsp` driven over its standard input and output by a test client: the conversation
 //! (initialize, documents opened and edited, every request the server offers, the commands,
-//! shutdown and exit) and bad input (garbage, truncated and malformed messages, unknown
-//! methods, requests before initialize, a 50 MB document) answered without a crash.
+//! shutdown and exit), cancelled requests, and bad input (garbage, truncated and malformed
+//! messages, unknown methods, requests before initialize, a 50 MB document) answered without
+//! a crash.
 
 mod lsp_client;
 
-use lsp_client::{Client, position, range};
+use lsp_client::{Client, cancel, position, range, request};
 use serde_json::{Value, json};
 
 /// A small game with a misspelt state fact (`cel`).
@@ -644,6 +645,84 @@ fn bad_input_is_answered_and_the_server_keeps_running() {
             .contains("5000000 rules define it"),
         "{hover}"
     );
+    assert!(c.running());
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn cancelled_requests_are_answered_request_cancelled() {
+    let text = tictactoe();
+    let (mut c, _) = Client::initialized();
+    c.open(TICTACTOE_URI, "gdl", 1, &text);
+    assert!(c.diagnostics(TICTACTOE_URI, 1).is_empty());
+    let hover = at(TICTACTOE_URI, position(&text, "(line x)", 0, 1));
+    let symbols = json!({"textDocument": {"uri": TICTACTOE_URI}});
+
+    // Requests on an analysed document and a cancel of two of them, in one write: those two
+    // are answered RequestCancelled, the others as usual.
+    c.send_all(&[
+        request(json!(1001), "textDocument/hover", hover.clone()),
+        request(json!("b"), "textDocument/hover", hover.clone()),
+        request(json!(1003), "textDocument/documentSymbol", symbols.clone()),
+        request(json!(1004), "textDocument/hover", hover.clone()),
+        cancel(json!({"id": "b"})),
+        cancel(json!({"id": 1004})),
+    ]);
+    let shown = |r: &Value| r["result"]["contents"]["value"].as_str().map(String::from);
+    let first = c.wait_for(|m| m["id"] == json!(1001));
+    assert!(
+        shown(&first).is_some_and(|s| s.starts_with("**relation** `line`")),
+        "{first}"
+    );
+    for id in [json!("b"), json!(1004)] {
+        let r = c.wait_for(|m| m["id"] == id);
+        assert_eq!(r["error"]["code"], json!(-32800), "{r}");
+        assert!(r.get("result").is_none(), "{r}");
+    }
+    let outline = c.wait_for(|m| m["id"] == json!(1003));
+    assert!(
+        outline["result"].as_array().is_some_and(|a| !a.is_empty()),
+        "{outline}"
+    );
+
+    // An edit, requests that wait for its analysis, and a cancel of one of them.
+    let uri = "file:///games/misspelt.kif";
+    c.open(uri, "gdl", 1, MISSPELT);
+    let cell = at(uri, json!({"line": 4, "character": 21}));
+    c.send_all(&[
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"text": MISSPELT.replace("cel ", "cell ")}]}}),
+        request(json!(2001), "textDocument/hover", cell.clone()),
+        request(json!(2002), "textDocument/hover", cell),
+        cancel(json!({"id": 2001})),
+    ]);
+    let r = c.wait_for(|m| m["id"] == json!(2001));
+    assert_eq!(r["error"]["code"], json!(-32800), "{r}");
+    let r = c.wait_for(|m| m["id"] == json!(2002));
+    assert!(
+        shown(&r).is_some_and(|s| s.starts_with("**function** `cell`, arity 2")),
+        "{r}"
+    );
+
+    // Cancels of requests answered already, of unknown ids, and malformed ones: no reply,
+    // and the server answers on.
+    c.send_all(&[
+        cancel(json!({"id": 1001})),
+        cancel(json!({"id": 424242})),
+        cancel(json!({"id": "unknown"})),
+        cancel(json!({})),
+        cancel(json!({"id": [1]})),
+        json!({"jsonrpc": "2.0", "method": "$/cancelRequest"}),
+    ]);
+    let after = c.request("textDocument/hover", hover);
+    assert!(shown(&json!({ "result": after })).is_some(), "{after}");
+    let stray: Vec<Value> = c
+        .take_stash()
+        .into_iter()
+        .filter(|m| m.get("id").is_some())
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
     assert!(c.running());
     assert_eq!(c.shutdown(), Some(0));
 }

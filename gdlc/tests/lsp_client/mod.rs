@@ -68,9 +68,18 @@ impl Client {
     }
 
     pub fn send(&mut self, message: &Value) {
-        let body = message.to_string();
-        let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        framed.extend_from_slice(body.as_bytes());
+        self.send_all(std::slice::from_ref(message));
+    }
+
+    /// Sends messages in one write (which the server reads at once when it is under the
+    /// pipe's atomic 4 KiB).
+    pub fn send_all(&mut self, messages: &[Value]) {
+        let mut framed = Vec::new();
+        for message in messages {
+            let body = message.to_string();
+            framed.extend(format!("Content-Length: {}\r\n\r\n", body.len()).bytes());
+            framed.extend_from_slice(body.as_bytes());
+        }
         self.send_raw(&framed);
     }
 
@@ -204,6 +213,16 @@ fn read_frame(out: &mut impl BufRead) -> Option<Vec<u8>> {
     let mut body = vec![0; length?];
     out.read_exact(&mut body).ok()?;
     Some(body)
+}
+
+/// A request with its id, to send with [`Client::send_all`].
+pub fn request(id: Value, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A `$/cancelRequest` notification.
+pub fn cancel(params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": params})
 }
 
 /// The protocol's position (line, UTF-16 column) of the `nth` (from 0) occurrence of

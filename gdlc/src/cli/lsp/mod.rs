@@ -6,8 +6,10 @@
 //! each document with the front end of `gdlc check` ([`document::analyse`]). Diagnostics are
 //! published only for the version a document still has, and a request about a document waits
 //! for the analysis of its current version, then runs on a thread of its own
-//! ([`requests::answer`]), so that a slow check or command never blocks the next edit.
+//! ([`requests::answer`]), so that a slow check or command never blocks the next edit. A
+//! request cancelled while it is queued is answered `RequestCancelled` ([`cancel`]).
 
+mod cancel;
 mod commands;
 mod complete;
 mod diagnostics;
@@ -98,9 +100,10 @@ pub fn run(_args: Args) -> ExitCode {
     }
 }
 
-/// The stack of the threads that check and answer: the checker's strongly connected
-/// components (petgraph's Tarjan) recurse once per relation of a chain, and a description under
-/// [`document::MAX_CHECKED_BYTES`] can hold half a million. Reserved, not committed, memory.
+/// The stack of the threads that check and answer: a margin for the analyses of a description
+/// under [`document::MAX_CHECKED_BYTES`] (half a million rules), though the deepest walk,
+/// strongly connected components, no longer recurses (`gdl_interp::scc`). Reserved, not
+/// committed, memory.
 const WORKER_STACK: usize = 512 << 20;
 
 /// Where the conversation is.
@@ -150,16 +153,21 @@ struct Server {
 
 impl Server {
     /// The main loop; whether it ended with `exit` after `shutdown`.
-    fn serve(&mut self, incoming: &Receiver<Incoming>, events: &Receiver<Event>) -> bool {
+    fn serve(&mut self, incoming: &Receiver<Vec<Incoming>>, events: &Receiver<Event>) -> bool {
         loop {
             select! {
-                recv(incoming) -> item => match item {
-                    Ok(Incoming::Message(message)) => {
-                        if self.on_message(message) {
+                recv(incoming) -> batch => match batch {
+                    Ok(mut batch) => {
+                        // With the batches read meanwhile, for the cancels among them.
+                        while batch.len() < transport::MAX_BATCH
+                            && let Ok(more) = incoming.try_recv()
+                        {
+                            batch.extend(more);
+                        }
+                        if self.on_batch(batch) {
                             return self.phase == Phase::ShutDown;
                         }
                     }
-                    Ok(Incoming::Malformed { why, id }) => self.on_malformed(why, id),
                     Err(_) => {
                         tracing::info!("gdlc lsp: the client closed standard input");
                         return false;
@@ -198,6 +206,54 @@ impl Server {
         let params = lsp_types::LogMessageParams { typ, message };
         let method = lsp_types::notification::LogMessage::METHOD.to_string();
         self.send(Notification::new(method, params));
+    }
+
+    /// Handles messages in order, a request that a later one cancels answered
+    /// `RequestCancelled`; true when the server is to exit.
+    fn on_batch(&mut self, batch: Vec<Incoming>) -> bool {
+        let mut cancelled = cancel::cancelled_later(&batch);
+        for (i, item) in batch.into_iter().enumerate() {
+            match item {
+                Incoming::Message(Message::Request(r))
+                    if self.phase == Phase::Running
+                        && requests::METHODS.contains(&r.method.as_str())
+                        && cancelled.get(&r.id).is_some_and(|&at| at > i) =>
+                {
+                    cancelled.remove(&r.id);
+                    self.reply_cancelled(r.id);
+                }
+                Incoming::Message(message) => {
+                    if self.on_message(message) {
+                        return true;
+                    }
+                }
+                Incoming::Malformed { why, id } => self.on_malformed(why, id),
+            }
+        }
+        false
+    }
+
+    fn reply_cancelled(&self, id: RequestId) {
+        tracing::debug!("gdlc lsp: request {id} cancelled");
+        let message = "the request was cancelled";
+        self.reply_error(id, ErrorCode::RequestCanceled, message);
+    }
+
+    /// `$/cancelRequest`: a request waiting for its document's analysis is answered
+    /// `RequestCancelled`; any other id is left alone.
+    fn on_cancel(&mut self, n: Notification) {
+        let id = match cancel::cancelled_id(&n.params) {
+            Ok(id) => id,
+            Err(why) => return tracing::warn!("gdlc lsp: malformed $/cancelRequest: {why}"),
+        };
+        let found = self.docs.values_mut().find_map(|doc| {
+            let i = doc.waiting.iter().position(|r| r.id == id)?;
+            Some(doc.waiting.remove(i))
+        });
+        match found {
+            Some(request) => self.reply_cancelled(request.id),
+            None => tracing::debug!("gdlc lsp: cancel of {id}, not queued"),
+        }
     }
 
     /// Handles one message; true when the server is to exit.
@@ -366,7 +422,8 @@ impl Server {
                 }
                 self.publish(uri, Vec::new(), None);
             }
-            // `initialized`, `$/cancelRequest`, `didSave`, `$/setTrace`, ...: nothing to do.
+            cancel::METHOD => self.on_cancel(n),
+            // `initialized`, `didSave`, `$/setTrace`, ...: nothing to do.
             _ => {}
         }
     }

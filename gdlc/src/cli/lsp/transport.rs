@@ -6,8 +6,12 @@
 //! ([`Incoming::Malformed`], answered with a parse error when the message had an id) and reads
 //! on from the next header. A header line longer than [`MAX_HEADER_LINE`] or a body longer
 //! than [`MAX_BODY`] is skipped, not held in memory.
+//!
+//! The messages are passed on in batches: a message with those that follow it in what was
+//! read from the input already (at most [`MAX_BATCH`]), so that the main loop sees a
+//! `$/cancelRequest` sent with the requests it cancels before it answers them.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -18,6 +22,9 @@ pub const MAX_HEADER_LINE: usize = 8 * 1024;
 
 /// The largest message body read (a 100 MB document, escaped, fits); a longer one is skipped.
 pub const MAX_BODY: usize = 256 * 1024 * 1024;
+
+/// The most messages passed on together.
+pub const MAX_BATCH: usize = 256;
 
 /// What the reader thread passes on.
 #[derive(Debug)]
@@ -30,11 +37,11 @@ pub enum Incoming {
     },
 }
 
-/// Starts the thread that reads messages from `input` into the returned channel; the channel
-/// closes when `input` ends (or fails).
+/// Starts the thread that reads messages from `input` into the returned channel, in batches
+/// (never empty); the channel closes when `input` ends (or fails).
 pub fn spawn_reader(
-    input: impl BufRead + Send + 'static,
-) -> std::io::Result<(Receiver<Incoming>, JoinHandle<()>)> {
+    input: BufReader<impl Read + Send + 'static>,
+) -> std::io::Result<(Receiver<Vec<Incoming>>, JoinHandle<()>)> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let handle = std::thread::Builder::new()
         .name("lsp-reader".to_string())
@@ -61,18 +68,27 @@ pub fn spawn_writer(
     Ok((tx, handle))
 }
 
-fn read_all(mut input: impl BufRead, tx: &Sender<Incoming>) {
-    loop {
-        let item = match read_frame(&mut input) {
-            Ok(Frame::End) => return,
-            Ok(Frame::Body(body)) => parse(&body),
-            Ok(Frame::Skipped(why)) => Incoming::Malformed { why, id: None },
-            Err(e) => {
-                tracing::warn!("gdlc lsp: standard input failed: {e}");
-                return;
+fn read_all(mut input: BufReader<impl Read>, tx: &Sender<Vec<Incoming>>) {
+    let mut ended = false;
+    while !ended {
+        let mut batch = Vec::new();
+        // One message, waited for, then those whose start is read already. (The rest of a
+        // message begun in the buffer is waited for: clients write whole messages.)
+        loop {
+            match read_frame(&mut input) {
+                Ok(Frame::End) => ended = true,
+                Ok(Frame::Body(body)) => batch.push(parse(&body)),
+                Ok(Frame::Skipped(why)) => batch.push(Incoming::Malformed { why, id: None }),
+                Err(e) => {
+                    tracing::warn!("gdlc lsp: standard input failed: {e}");
+                    ended = true;
+                }
             }
-        };
-        if tx.send(item).is_err() {
+            if ended || input.buffer().is_empty() || batch.len() >= MAX_BATCH {
+                break;
+            }
+        }
+        if !batch.is_empty() && tx.send(batch).is_err() {
             return;
         }
     }
@@ -192,11 +208,13 @@ fn read_line(input: &mut impl BufRead) -> std::io::Result<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Cursor;
 
     fn frames(input: &[u8]) -> Vec<String> {
-        let (rx, handle) = spawn_reader(std::io::Cursor::new(input.to_vec())).unwrap();
+        let (rx, handle) = spawn_reader(BufReader::new(Cursor::new(input.to_vec()))).unwrap();
         handle.join().unwrap();
         rx.try_iter()
+            .flatten()
             .map(|i| match i {
                 Incoming::Message(m) => format!("{m:?}"),
                 Incoming::Malformed { why, id } => format!("bad {id:?} {why}"),
@@ -206,6 +224,29 @@ mod tests {
 
     fn framed(body: &str) -> String {
         format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    #[test]
+    fn what_was_read_at_once_is_one_batch() {
+        let ok = framed(r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#);
+        let sizes = |count: usize| {
+            let input = ok.repeat(count).into_bytes();
+            let (rx, handle) =
+                spawn_reader(BufReader::with_capacity(1 << 20, Cursor::new(input))).unwrap();
+            handle.join().unwrap();
+            rx.try_iter().map(|b| b.len()).collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(3), [3]);
+        assert_eq!(sizes(MAX_BATCH + 2), [MAX_BATCH, 2]);
+        assert!(sizes(0).is_empty());
+        // A buffer of one message: the messages come in several batches, none lost.
+        let input = ok.repeat(10).into_bytes();
+        let (rx, handle) =
+            spawn_reader(BufReader::with_capacity(ok.len(), Cursor::new(input))).unwrap();
+        handle.join().unwrap();
+        let batches: Vec<usize> = rx.try_iter().map(|b| b.len()).collect();
+        assert!(batches.len() > 1, "{batches:?}");
+        assert_eq!(batches.iter().sum::<usize>(), 10);
     }
 
     #[test]
