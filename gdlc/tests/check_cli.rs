@@ -147,3 +147,29 @@ fn syntax_errors_and_empty_files_are_reported() {
         text(&out.stderr)
     );
 }
+
+/// A game whose relations form a chain of `links` rules, `(<= (p1) (p0)) (<= (p2) (p1)) ...`,
+/// its end the terminal test.
+fn chain(links: usize) -> String {
+    let mut text = GOOD.replace("(<= terminal (true s))\n", "");
+    text.push_str("(p0)\n");
+    for i in 0..links {
+        text.push_str(&format!("(<= (p{}) (p{i}))\n", i + 1));
+    }
+    text.push_str(&format!("(<= terminal (p{links}))\n"));
+    text
+}
+
+/// The strongly connected components of a chain of 200,000 rules overflowed the main
+/// thread's stack (8 MiB) when they were found by recursion; `gdl_interp::scc` walks without.
+#[test]
+fn a_chain_of_200000_rules_is_checked_without_overflow() {
+    let path = file("chain.kif", &chain(200_000));
+    let out = gdlc(&["check", "--format", "short", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("chain.kif: ok"),
+        "{}",
+        text(&out.stdout)
+    );
+}
