@@ -32,6 +32,7 @@ mod decisive;
 mod expand;
 mod exploration;
 mod heuristic;
+mod move_ids;
 mod parallel;
 mod policy;
 mod puzzle;

@@ -17,8 +17,7 @@
 //! proven is scored at its exact goal and one proven worse than another never taken, as in
 //! [`super::select::pick`].
 
-use std::collections::HashMap;
-
+use super::move_ids::MoveIds;
 use super::select::{excluded, inv_sqrt, lower_bound, sqrt_ln};
 use super::store::{Kind, NONE, Slot, Store};
 use crate::{AmafMode, AmafOptions};
@@ -41,31 +40,20 @@ pub(super) struct Stat {
 /// index), and the ids of moves a game does not number.
 pub(super) struct Table<G: Game> {
     pub(super) stats: Vec<Stat>,
-    /// Per role: whether [`Game::move_index`] numbers its moves.
-    dense: Vec<bool>,
-    /// Per role: the ids given to moves the game does not number.
-    ids: Vec<HashMap<G::Move, u32>>,
+    ids: MoveIds<G>,
 }
 
 impl<G: Game> Table<G> {
     pub(super) fn new(game: &G) -> Self {
-        let roles = game.role_count();
         Table {
             stats: Vec::new(),
-            dense: (0..roles).map(|r| game.move_count(r).is_some()).collect(),
-            ids: (0..roles).map(|_| HashMap::new()).collect(),
+            ids: MoveIds::new(game),
         }
     }
 
     /// The id of role `r`'s move `mv`.
     pub(super) fn id(&mut self, game: &G, r: RoleIndex, mv: G::Move) -> u32 {
-        if self.dense[r]
-            && let Some(i) = game.move_index(r, mv)
-        {
-            return i as u32;
-        }
-        let next = self.ids[r].len() as u32;
-        *self.ids[r].entry(mv).or_insert(next)
+        self.ids.id(game, r, mv) as u32
     }
 
     /// Fresh statistics for role `r`'s `moves`, whose slots start at `at`; `slots` is the

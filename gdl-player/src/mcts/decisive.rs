@@ -8,23 +8,59 @@
 //! role's goal (above 0 in a game of one role): it holds for games whose goals are not 0 and
 //! 100, and never calls a draw or a shared result a win.
 //!
-//! Finding a decisive move costs a [`Game::next_state`] per legal move of the mover at every
-//! step; avoiding the next mover's wins costs one per reply of the next mover for each move
-//! tried (a move without such a reply, drawn in a random order, is usually the first tried).
+//! Only moves seen to end the game are tried for wins (Sancho's "terminating moves"): each
+//! role's moves after which a playout reached a terminal state are remembered by their
+//! number, and a step computes the state after a move only for those. Where a few moves end
+//! the game (a piece reaching the last row) a step then costs about what a uniform one does
+//! until such a move is legal; where any move may end it (a line of four), every move is
+//! tried. Avoiding the next mover's wins costs, for each move tried (a move without such a
+//! reply, drawn in a random order, is usually the first), the next mover's legal moves and
+//! the states after those of them seen to end the game.
 
+use super::move_ids::MoveIds;
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
-/// The buffers of decisive playouts and what they learnt of the goals.
+/// The buffers of decisive playouts and what they learnt of the goals and the moves.
 pub(super) struct Decisive<G: Game> {
     anti: bool,
     /// Per role: its legal moves in the state of the step.
     moves: Vec<Vec<G::Move>>,
-    replies: Vec<G::Move>,
+    /// Per role: its legal moves in the state after the move an anti-decisive step played,
+    /// when [`Decisive::pending`] says they are all there (the next step starts from them).
+    after_moves: Vec<Vec<G::Move>>,
+    pending: bool,
     joint: Vec<G::Move>,
     reply_joint: Vec<G::Move>,
     after_reply: G::State,
     /// Per role: the highest goal it had in a terminal state of a playout.
     top: Vec<Option<i32>>,
+    ids: MoveIds<G>,
+    /// Per role, by the move's number: whether the move was seen to end the game.
+    ending: Vec<Vec<bool>>,
+    /// What the steps found.
+    pub(super) counts: Counts,
+}
+
+/// What decisive steps found, for the measurement at the start clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Counts {
+    /// Turns (steps with one mover).
+    pub(super) turns: u64,
+    /// Turns where the mover had a move seen to end the game, and those moves were tried.
+    pub(super) tried: u64,
+    /// Turns where the mover took a win.
+    pub(super) wins: u64,
+    /// Turns where a move tried gave the next mover a win and the mover played another.
+    pub(super) avoided: u64,
+}
+
+/// The state after a move, as anti-decisive steps see it.
+enum After {
+    Terminal,
+    Safe,
+    /// Safe, and every role's legal moves are in [`Decisive::after_moves`].
+    Known,
+    GivesAWin,
 }
 
 impl<G: Game> Decisive<G> {
@@ -33,11 +69,15 @@ impl<G: Game> Decisive<G> {
         Decisive {
             anti,
             moves: vec![Vec::new(); roles],
-            replies: Vec::new(),
+            after_moves: vec![Vec::new(); roles],
+            pending: false,
             joint: Vec::new(),
             reply_joint: Vec::new(),
             after_reply: state.clone(),
             top: vec![None; roles],
+            ids: MoveIds::new(game),
+            ending: vec![Vec::new(); roles],
+            counts: Counts::default(),
         }
     }
 
@@ -48,6 +88,23 @@ impl<G: Game> Decisive<G> {
                 *top = Some(top.map_or(g, |t| t.max(g)));
             }
         }
+    }
+
+    /// Whether role `r`'s move `mv` was seen to end the game.
+    fn ends(&self, game: &G, r: RoleIndex, mv: G::Move) -> bool {
+        self.ids
+            .get(game, r, mv)
+            .is_some_and(|i| self.ending[r].get(i).copied().unwrap_or(false))
+    }
+
+    /// Notes that role `r`'s move `mv` ended the game.
+    fn saw_ending(&mut self, game: &G, r: RoleIndex, mv: G::Move) {
+        let i = self.ids.id(game, r, mv);
+        let ending = &mut self.ending[r];
+        if i >= ending.len() {
+            ending.resize(i + 1, false);
+        }
+        ending[i] = true;
     }
 
     /// Whether the terminal `state` is a win for `r`.
@@ -71,12 +128,14 @@ impl<G: Game> Decisive<G> {
         (choosing.next().is_none() && !game.is_random_role(m)).then_some(m)
     }
 
-    /// One step from `state` into `next`; false when a role has no legal move.
     /// The joint move of the last [`Decisive::step`].
     pub(super) fn joint(&self) -> &[G::Move] {
         &self.joint
     }
 
+    /// One step from `state` into `next`; false when a role has no legal move. The steps of
+    /// a playout follow each other (each from the last one's `next`) until
+    /// [`Decisive::restart`]: a step may start from the legal moves the last one computed.
     pub(super) fn step(
         &mut self,
         game: &G,
@@ -85,8 +144,14 @@ impl<G: Game> Decisive<G> {
         next: &mut G::State,
     ) -> bool {
         self.joint.clear();
+        let known = std::mem::take(&mut self.pending);
+        if known {
+            std::mem::swap(&mut self.moves, &mut self.after_moves);
+        }
         for r in 0..game.role_count() {
-            game.legal_moves(state, r, &mut self.moves[r]);
+            if !known {
+                game.legal_moves(state, r, &mut self.moves[r]);
+            }
             let moves = &self.moves[r];
             if moves.is_empty() {
                 return false;
@@ -97,61 +162,98 @@ impl<G: Game> Decisive<G> {
             game.next_state(state, &self.joint, next);
             return true;
         };
+        self.counts.turns += 1;
         let n = self.moves[m].len();
+        let mut tried = false;
         for i in 0..n {
-            self.joint[m] = self.moves[m][i];
+            let mv = self.moves[m][i];
+            if !self.ends(game, m, mv) {
+                continue;
+            }
+            tried = true;
+            self.joint[m] = mv;
             game.next_state(state, &self.joint, next);
             if game.is_terminal(next) && self.wins(game, next, m) {
+                self.counts.tried += 1;
+                self.counts.wins += 1;
                 return true;
             }
         }
+        self.counts.tried += u64::from(tried);
         let offset = rng.below(n);
         if self.anti {
             for k in 0..n {
-                self.joint[m] = self.moves[m][(offset + k) % n];
+                let mv = self.moves[m][(offset + k) % n];
+                self.joint[m] = mv;
                 game.next_state(state, &self.joint, next);
-                if !self.gives_a_win(game, next, m) {
-                    return true;
+                match self.after(game, next, m) {
+                    After::Terminal => {
+                        self.saw_ending(game, m, mv);
+                        return true;
+                    }
+                    After::Safe => {
+                        self.counts.avoided += u64::from(k > 0);
+                        return true;
+                    }
+                    After::Known => {
+                        self.pending = true;
+                        self.counts.avoided += u64::from(k > 0);
+                        return true;
+                    }
+                    After::GivesAWin => {}
                 }
             }
         }
-        self.joint[m] = self.moves[m][offset];
+        let mv = self.moves[m][offset];
+        self.joint[m] = mv;
         game.next_state(state, &self.joint, next);
+        if !self.anti && game.is_terminal(next) {
+            self.saw_ending(game, m, mv);
+        }
         true
     }
 
-    /// Whether in `state` (reached by a move of `me`) another role is the mover and has a
-    /// move that wins at once.
-    fn gives_a_win(&mut self, game: &G, state: &G::State, me: RoleIndex) -> bool {
+    /// What `state`, reached by a move of `me`, is: terminal, or another role is the mover
+    /// and has a move seen to end the game that wins at once, or neither.
+    fn after(&mut self, game: &G, state: &G::State, me: RoleIndex) -> After {
         if game.is_terminal(state) {
-            return false;
+            return After::Terminal;
         }
         self.reply_joint.clear();
         let mut mover = None;
         for r in 0..game.role_count() {
-            game.legal_moves(state, r, &mut self.replies);
-            match self.replies.len() {
-                0 => return false,
-                1 => self.reply_joint.push(self.replies[0]),
-                _ if mover.is_some() || game.is_random_role(r) || r == me => return false,
+            let replies = &mut self.after_moves[r];
+            game.legal_moves(state, r, replies);
+            match replies.len() {
+                0 => return After::Safe,
+                1 => self.reply_joint.push(replies[0]),
+                _ if mover.is_some() || game.is_random_role(r) || r == me => return After::Safe,
                 _ => {
                     mover = Some(r);
-                    self.reply_joint.push(self.replies[0]);
+                    self.reply_joint.push(replies[0]);
                 }
             }
         }
         let Some(o) = mover else {
-            return false;
+            return After::Known;
         };
-        game.legal_moves(state, o, &mut self.replies);
-        for i in 0..self.replies.len() {
-            self.reply_joint[o] = self.replies[i];
+        for i in 0..self.after_moves[o].len() {
+            let reply = self.after_moves[o][i];
+            if !self.ends(game, o, reply) {
+                continue;
+            }
+            self.reply_joint[o] = reply;
             game.next_state(state, &self.reply_joint, &mut self.after_reply);
             if game.is_terminal(&self.after_reply) && self.wins(game, &self.after_reply, o) {
-                return true;
+                return After::GivesAWin;
             }
         }
-        false
+        After::Known
+    }
+
+    /// A playout starts: the next step computes its legal moves.
+    pub(super) fn restart(&mut self) {
+        self.pending = false;
     }
 }
 
@@ -169,6 +271,7 @@ mod tests {
         let mut next = from;
         let mut seen = Vec::new();
         for _ in 0..200 {
+            d.restart();
             assert!(d.step(game, &from, &mut rng, &mut next));
             if !seen.contains(&next) {
                 seen.push(next);
@@ -190,7 +293,10 @@ mod tests {
         };
         let from = TableState::At(0);
         let mut d = Decisive::new(&game, &from, false);
+        // Until move 13 is seen to end the game, moves are uniform.
+        assert!(steps(&mut d, &game, from).len() > 1);
         assert_eq!(steps(&mut d, &game, from), [TableState::At(1)]);
+        assert!(d.counts.wins > 0 && d.counts.tried >= d.counts.wins);
     }
 
     #[test]
@@ -210,6 +316,10 @@ mod tests {
         let lost = |steps: Option<usize>, rng: &mut SplitMix64| {
             let mut p =
                 Playout::new(&game, &from, PlayoutPolicy::Decisive).with_decisive_steps(steps);
+            // The first playouts learn which move ends the game.
+            for _ in 0..100 {
+                p.run(&game, &from, rng, 1000);
+            }
             (0..100)
                 .filter(|_| p.run(&game, &from, rng, 1000)[0] < 1.0)
                 .count()
@@ -243,11 +353,16 @@ mod tests {
         let from = TableState::At(0);
         let long = TableState::Long { left: 200, sum: 0 };
         let mut anti = Decisive::new(&game, &from, true);
+        // Before reply 3 is seen to end the game, the trap is not seen.
+        assert!(steps(&mut anti, &game, from).contains(&TableState::At(1)));
+        steps(&mut anti, &game, TableState::At(1));
         assert_eq!(steps(&mut anti, &game, from), [long]);
+        assert!(anti.counts.avoided > 0);
         // Decisive moves alone play into the trap, where the second role takes its win.
         let mut decisive = Decisive::new(&game, &from, false);
         let reached = steps(&mut decisive, &game, from);
         assert!(reached.contains(&TableState::At(1)), "{reached:?}");
+        steps(&mut decisive, &game, TableState::At(1));
         assert_eq!(
             steps(&mut decisive, &game, TableState::At(1)),
             [TableState::At(2)]

@@ -4,10 +4,9 @@
 //! chance [`MAST_EPSILON`] a uniform one), or decisive ([`Decisive`]: a turn's mover takes a
 //! win in one, and may avoid giving one).
 
-use std::collections::HashMap;
-
 use super::decisive::Decisive;
 use super::heuristic::Heuristic;
+use super::move_ids::MoveIds;
 use crate::PlayoutPolicy;
 use crate::scaled_goal;
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
@@ -19,43 +18,27 @@ const MAST_DECAY: f64 = 0.5;
 
 /// MAST's statistics: per role, per move, the goal sum and count.
 struct Mast<G: Game> {
-    /// Per role: (sum, count) by the move's index.
+    /// Per role: (sum, count) by the move's number.
     stats: Vec<Vec<(f64, f64)>>,
-    /// Per role: the index given to each move, for games without dense move indices.
-    index: Vec<HashMap<G::Move, u32>>,
-    /// Per role: the game numbers the moves ([`Game::move_index`]).
-    dense: Vec<bool>,
+    ids: MoveIds<G>,
 }
 
 impl<G: Game> Mast<G> {
     fn new(game: &G) -> Self {
-        let roles = game.role_count();
-        let counts: Vec<Option<usize>> = (0..roles).map(|r| game.move_count(r)).collect();
         Mast {
-            stats: counts
-                .iter()
-                .map(|c| vec![(0.0, 0.0); c.unwrap_or(0)])
+            stats: (0..game.role_count())
+                .map(|r| vec![(0.0, 0.0); game.move_count(r).unwrap_or(0)])
                 .collect(),
-            index: (0..roles).map(|_| HashMap::new()).collect(),
-            dense: counts.iter().map(Option::is_some).collect(),
+            ids: MoveIds::new(game),
         }
     }
 
     /// The index of `mv` of role `r` in its table (made on first sight).
     fn index(&mut self, game: &G, r: RoleIndex, mv: G::Move) -> usize {
+        let i = self.ids.id(game, r, mv);
         let stats = &mut self.stats[r];
-        if self.dense[r]
-            && let Some(i) = game.move_index(r, mv)
-        {
-            if i >= stats.len() {
-                stats.resize(i + 1, (0.0, 0.0));
-            }
-            return i;
-        }
-        let next = stats.len() as u32;
-        let i = *self.index[r].entry(mv).or_insert(next) as usize;
-        if i == stats.len() {
-            stats.push((0.0, 0.0));
+        if i >= stats.len() {
+            stats.resize(i + 1, (0.0, 0.0));
         }
         i
     }
@@ -170,6 +153,9 @@ impl<G: Game> Playout<G> {
             joints.clear();
         }
         let keep = self.line.is_some() || self.joints.is_some();
+        if let Some(d) = &mut self.decisive {
+            d.restart();
+        }
         let mut steps = 0;
         while !game.is_terminal(&self.state) {
             if steps == max_steps {
