@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::{connect_four::ConnectFour, tic_tac_toe::TicTacToe};
-use gdl_player::{MctsOptions, tuning};
+use gdl_player::{MctsOptions, PlayoutPolicy, tuning};
 use gdl_runtime::Game;
 
 fn main() -> ExitCode {
@@ -32,20 +32,40 @@ fn main() -> ExitCode {
         Some("ticTacToe") => probe(&TicTacToe, seconds, &options),
         Some("connectFour") | None => probe(&ConnectFour, seconds, &options),
         Some("breakthrough") => probe(&Breakthrough, seconds, &options),
+        Some("connectFourSimultaneous") => probe(
+            &gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous,
+            seconds,
+            &options,
+        ),
+        #[cfg(feature = "corpus-games")]
+        Some("englishDraughts") => probe(
+            &gdl_examples::english_draughts::EnglishDraughts,
+            seconds,
+            &options,
+        ),
+        #[cfg(feature = "corpus-games")]
+        Some("reversi") => probe(&gdl_examples::reversi::Reversi, seconds, &options),
         Some(_) => usage(),
     }
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: tune_probe [ticTacToe|connectFour|breakthrough] [SECONDS [GAMES]]");
+    eprintln!(
+        "usage: tune_probe [ticTacToe|connectFour|breakthrough|connectFourSimultaneous|englishDraughts|reversi] [SECONDS [GAMES]]"
+    );
     ExitCode::FAILURE
 }
 
 fn probe<G: Game>(game: &G, seconds: f64, options: &tuning::TuningOptions) -> ExitCode {
     let began = Instant::now();
     let deadline = began + Duration::from_secs_f64(seconds);
-    let candidates = tuning::playout_candidates(&MctsOptions::default());
-    let tuned = tuning::tune(game, &candidates, options, deadline);
+    let auto = MctsOptions {
+        playout: PlayoutPolicy::Auto,
+        ..MctsOptions::default()
+    };
+    let Some(tuned) = tuning::auto_playout(game, &auto, options, deadline) else {
+        return ExitCode::FAILURE;
+    };
     println!("{} ({:.2} s)", tuned.summary, began.elapsed().as_secs_f64());
     ExitCode::SUCCESS
 }

@@ -125,6 +125,12 @@ impl<G: Game> Mcts<G> {
         self.stats
     }
 
+    /// What the decisive steps of this match's playouts found (decisive and anti-decisive
+    /// playouts).
+    fn decisive_counts(&self) -> Option<decisive::Counts> {
+        self.scratch.as_ref()?.playout.decisive_counts()
+    }
+
     /// The evaluation learnt at the start clock that the search uses, if any.
     pub fn heuristic(&self) -> Option<&Heuristic> {
         self.heuristic.as_ref()
@@ -628,7 +634,7 @@ impl<G: Game> Mcts<G> {
             playout: self.asked,
             ..self.options.clone()
         };
-        tuning::auto_playout(game, &asked, deadline)
+        tuning::auto_playout(game, &asked, &tuning::TuningOptions::default(), deadline)
     }
 
     /// Plays the match with what the measurement chose (with `None`, as asked).

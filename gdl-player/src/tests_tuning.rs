@@ -136,6 +136,54 @@ fn auto_measures_at_start_and_reports_its_choice() {
 }
 
 #[test]
+fn auto_plays_anti_decisive_playouts_where_their_checks_change_moves() {
+    let auto = MctsOptions {
+        playout: PlayoutPolicy::Auto,
+        ..MctsOptions::default()
+    };
+    let tuning = TuningOptions::default();
+    let deadline = || Instant::now() + Duration::from_millis(400);
+    // At nim a playout's mover often takes the last objects: anti-decisive, without games.
+    let nim = tuning::auto_playout(&Nim { pile: 12 }, &auto, &tuning, deadline());
+    let nim = nim.expect("auto measures");
+    assert_eq!(nim.chosen, "anti-decisive", "{}", nim.summary);
+    assert_eq!(nim.options.playout, PlayoutPolicy::AntiDecisive);
+    assert!(nim.summary.contains("turns changed"), "{}", nim.summary);
+    // Simultaneous moves have no turn to check: uniform or MAST, measured in games.
+    let simultaneous = Table {
+        roles: vec!["even", "odd"],
+        positions: vec![
+            Pos::Moves(vec![2, 2], vec![To::At(1), To::At(2), To::At(2), To::At(1)]),
+            Pos::End(vec![100, 0]),
+            Pos::End(vec![0, 100]),
+        ],
+        long: 0,
+    };
+    let other = tuning::auto_playout(&simultaneous, &auto, &tuning, deadline());
+    let other = other.expect("auto measures");
+    assert!(
+        ["uniform", "mast"].contains(&other.chosen.as_str()),
+        "{}",
+        other.summary
+    );
+    assert!(
+        other.summary.contains("not anti-decisive"),
+        "{}",
+        other.summary
+    );
+    // Another policy asked: nothing measured.
+    assert!(
+        tuning::auto_playout(
+            &Nim { pile: 12 },
+            &MctsOptions::default(),
+            &tuning,
+            deadline()
+        )
+        .is_none()
+    );
+}
+
+#[test]
 fn decisive_playouts_win_at_nim() {
     // With decisive playouts a pile of 1 or 2 is always taken by the mover.
     let game = Nim { pile: 14 };

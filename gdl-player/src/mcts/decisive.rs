@@ -54,6 +54,25 @@ pub(super) struct Counts {
     pub(super) avoided: u64,
 }
 
+impl Counts {
+    /// The share of turns whose move the checks changed (`None` before a turn).
+    pub(super) fn changed(&self) -> Option<f64> {
+        (self.turns > 0).then(|| (self.wins + self.avoided) as f64 / self.turns as f64)
+    }
+
+    /// The share of turns whose move the checks changed (a win taken or one given avoided),
+    /// and of turns where they tried a move.
+    pub(super) fn describe(&self) -> String {
+        let turns = self.turns.max(1) as f64;
+        format!(
+            "{:.1}% of {} turns changed, {:.1}% tried",
+            100.0 * (self.wins + self.avoided) as f64 / turns,
+            self.turns,
+            100.0 * self.tried as f64 / turns
+        )
+    }
+}
+
 /// The state after a move, as anti-decisive steps see it.
 enum After {
     Terminal,

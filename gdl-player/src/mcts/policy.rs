@@ -267,6 +267,11 @@ impl<G: Game> Playout<G> {
         true
     }
 
+    /// What decisive steps found so far (decisive and anti-decisive playouts).
+    pub(super) fn decisive_counts(&self) -> Option<super::decisive::Counts> {
+        self.decisive.as_ref().map(|d| d.counts)
+    }
+
     /// Whether the policy learns from the moves of an iteration (MAST).
     pub(super) fn learns(&self) -> bool {
         self.mast.is_some()

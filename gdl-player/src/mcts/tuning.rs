@@ -16,12 +16,15 @@
 //! least [`TuningOptions::min_games`] games; else the default stays. A game still running at
 //! the deadline is dropped: the measurement never runs past it.
 //!
-//! [`auto_playout`] uses it for [`PlayoutPolicy::Auto`]: uniform (the default), MAST and
-//! anti-decisive playouts. Another switch is another list of candidates.
+//! [`auto_playout`] chooses the playouts of [`PlayoutPolicy::Auto`]: anti-decisive ones when a
+//! timed search shows their checks change enough moves at a bearable cost ([`DecisiveRule`]),
+//! else the better of uniform (the default) and MAST ones in such games. Another switch is
+//! another list of candidates.
 
 use std::time::{Duration, Instant};
 
 use super::Mcts;
+use super::decisive::Counts;
 use crate::{HeuristicMode, HeuristicOptions, MctsOptions, Player, PlayoutPolicy, scaled_goal};
 use gdl_runtime::{Game, SplitMix64};
 
@@ -131,13 +134,13 @@ pub fn tune<G: Game>(
     deadline: Instant,
 ) -> Tuned {
     let began = Instant::now();
-    let Some(default) = candidates.first() else {
+    if candidates.is_empty() {
         return Tuned {
             options: MctsOptions::default(),
             chosen: "default".into(),
             summary: "no candidate".into(),
         };
-    };
+    }
     let roles = game.role_count();
     // The seats a candidate takes: GDL-II's `random` is drawn uniformly, never searched.
     let seats: Vec<usize> = (0..roles).filter(|&r| !game.is_random_role(r)).collect();
@@ -151,12 +154,15 @@ pub fn tune<G: Game>(
     let mut scores = vec![Scores::default(); candidates.len()];
     let mut move_time = Duration::ZERO;
     let mut speeds = Vec::new();
+    let mut counts: Vec<Option<Counts>> = Vec::new();
     if candidates.len() >= 2 && !seats.is_empty() {
         let length = super::exploration::mean_length(game, 7, until, 0);
-        speeds = candidates
+        let timed: Vec<Timing> = candidates
             .iter()
             .map(|c| speed(game, &c.options, tuning, until))
             .collect();
+        speeds = timed.iter().map(|t| t.speed).collect();
+        counts = timed.iter().map(|t| t.counts).collect();
         let games = f64::from(tuning.games.max(1)) * measured.len() as f64;
         move_time = until
             .saturating_duration_since(Instant::now())
@@ -179,7 +185,7 @@ pub fn tune<G: Game>(
             let budget =
                 |speed: f64| ((move_time.as_secs_f64() * speed) as u64).max(tuning.min_iterations);
             let setup = Match {
-                default: &default.options,
+                default: &candidates[0].options,
                 candidate: &candidates[c].options,
                 seat,
                 budgets: [budget(speeds[0]), budget(speeds[c])],
@@ -212,22 +218,23 @@ pub fn tune<G: Game>(
             chosen = c;
         }
     }
-    let summary = candidates
-        .iter()
-        .zip(&scores)
-        .zip(speeds.iter().chain(std::iter::repeat(&0.0)))
-        .enumerate()
-        .filter(|(i, ((_, s), _))| *i == 0 || s.games > 0)
-        .map(|(_, x)| x)
-        .map(|((c, s), v)| {
+    let summary = (0..candidates.len())
+        .filter(|&i| i == 0 || scores[i].games > 0)
+        .map(|i| {
+            let (c, s) = (&candidates[i], &scores[i]);
             let error = (s.variance() / f64::from(s.games)).sqrt();
+            let found = match counts.get(i).copied().flatten() {
+                Some(n) => format!(" ({})", n.describe()),
+                None => String::new(),
+            };
             format!(
-                "{} {:+.2}±{:.2}/{} at {:.0}k it/s",
+                "{}{} {:+.2}±{:.2}/{} at {:.0}k it/s{found}",
                 c.name,
+                if i == 0 { " (default)" } else { "" },
                 s.mean(),
                 error,
                 s.games,
-                v / 1000.0
+                speeds.get(i).copied().unwrap_or(0.0) / 1000.0
             )
         })
         .collect::<Vec<_>>()
@@ -244,8 +251,8 @@ pub fn tune<G: Game>(
     }
 }
 
-/// The playout policies [`PlayoutPolicy::Auto`] measures: uniform (the default), MAST and
-/// anti-decisive, with `options`' other settings. (Decisive playouts are not measured: at
+/// The playout policies [`PlayoutPolicy::Auto`] measures: uniform (the default unless
+/// [`DecisiveRule`] makes it anti-decisive), MAST and anti-decisive, with `options`' other settings. (Decisive playouts are not measured: at
 /// equal time they did no better than uniform ones on connectFour, where anti-decisive ones
 /// won, and lost on breakthrough, as anti-decisive ones did; a candidate fewer leaves more
 /// games to the others.)
@@ -272,17 +279,102 @@ pub fn playout_candidates(options: &MctsOptions) -> Vec<Candidate> {
     .collect()
 }
 
-/// With [`PlayoutPolicy::Auto`] in `options`: the playout policy measured best on `game`
-/// before `deadline` ([`tune`] with [`playout_candidates`]); `None` for another policy.
-pub fn auto_playout<G: Game>(game: &G, options: &MctsOptions, deadline: Instant) -> Option<Tuned> {
-    (options.playout == PlayoutPolicy::Auto).then(|| {
-        tune(
-            game,
-            &playout_candidates(options),
-            &TuningOptions::default(),
-            deadline,
-        )
-    })
+/// What the timing of a candidate's search showed: its iterations a second from the initial
+/// state, and what its decisive steps found (decisive and anti-decisive playouts).
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub speed: f64,
+    counts: Option<Counts>,
+}
+
+impl Timing {
+    /// The share of turns whose move decisive checks changed (`None` without them, or
+    /// without a turn).
+    pub fn changed(&self) -> Option<f64> {
+        self.counts.and_then(|c| c.changed())
+    }
+}
+
+/// When [`auto_playout`] plays anti-decisive playouts: when their checks change at least
+/// [`DecisiveRule::min_changed`] of the moves of turns (a win taken, or a move that gave the
+/// next mover a win avoided), at a speed of at least [`DecisiveRule::min_speed`] times
+/// uniform playouts' (both timed from the initial state). Short measuring games cannot tell
+/// this: at a few milliseconds a move the faster policy wins them (on connectFour uniform
+/// playouts win them), where at a match's clock the better playouts do (anti-decisive ones
+/// won 17-0-3 at 0.25 s a move).
+#[derive(Clone, Copy, Debug)]
+pub struct DecisiveRule {
+    pub min_changed: f64,
+    pub min_speed: f64,
+}
+
+impl Default for DecisiveRule {
+    fn default() -> Self {
+        DecisiveRule {
+            min_changed: 0.05,
+            min_speed: 0.125,
+        }
+    }
+}
+
+impl DecisiveRule {
+    /// Whether anti-decisive playouts timed as `anti` pay against uniform ones timed as
+    /// `uniform`.
+    pub fn pays(&self, uniform: &Timing, anti: &Timing) -> bool {
+        anti.changed().is_some_and(|c| c >= self.min_changed)
+            && anti.speed >= self.min_speed * uniform.speed
+    }
+}
+
+/// With [`PlayoutPolicy::Auto`] in `options`: the playout policy for the match on `game`,
+/// chosen before `deadline`; `None` for another policy. Anti-decisive playouts when
+/// [`DecisiveRule`] says so; else the best of uniform (the default) and MAST playouts in
+/// short games ([`tune`]).
+pub fn auto_playout<G: Game>(
+    game: &G,
+    options: &MctsOptions,
+    tuning: &TuningOptions,
+    deadline: Instant,
+) -> Option<Tuned> {
+    if options.playout != PlayoutPolicy::Auto {
+        return None;
+    }
+    let began = Instant::now();
+    let mut candidates = playout_candidates(options);
+    let anti = candidates
+        .iter()
+        .position(|c| c.options.playout == PlayoutPolicy::AntiDecisive)?;
+    let until = began
+        + deadline
+            .saturating_duration_since(began)
+            .mul_f64(tuning.share.clamp(0.0, 1.0));
+    let uniform = speed(game, &candidates[0].options, tuning, until);
+    let decisive = speed(game, &candidates[anti].options, tuning, until);
+    let rule = DecisiveRule::default();
+    let why = format!(
+        "anti-decisive at {:.0}k it/s, uniform at {:.0}k it/s{}",
+        decisive.speed / 1000.0,
+        uniform.speed / 1000.0,
+        decisive
+            .counts
+            .map_or(String::new(), |c| format!(", {}", c.describe()))
+    );
+    if rule.pays(&uniform, &decisive) {
+        let chosen = candidates.swap_remove(anti);
+        return Some(Tuned {
+            options: chosen.options,
+            chosen: chosen.name.clone(),
+            summary: format!(
+                "{} chosen in {:.2} s ({why})",
+                chosen.name,
+                began.elapsed().as_secs_f64()
+            ),
+        });
+    }
+    candidates.remove(anti);
+    let mut tuned = tune(game, &candidates, tuning, deadline);
+    tuned.summary = format!("{}; not {why}", tuned.summary);
+    Some(tuned)
 }
 
 /// One measuring game: the candidate's seat and the settings of the searches.
@@ -297,8 +389,13 @@ struct Match<'a> {
 }
 
 /// The iterations a second of a search with `options` from the initial state of `game`,
-/// timed for [`TuningOptions::timing`] (not past `until`).
-fn speed<G: Game>(game: &G, options: &MctsOptions, tuning: &TuningOptions, until: Instant) -> f64 {
+/// timed for [`TuningOptions::timing`] (not past `until`), and what its decisive steps found.
+fn speed<G: Game>(
+    game: &G,
+    options: &MctsOptions,
+    tuning: &TuningOptions,
+    until: Instant,
+) -> Timing {
     let mut p = Mcts::new(MctsOptions {
         max_iterations: None,
         max_nodes: tuning.max_nodes,
@@ -308,7 +405,11 @@ fn speed<G: Game>(game: &G, options: &MctsOptions, tuning: &TuningOptions, until
     let began = Instant::now();
     let state = game.initial_state();
     p.choose(game, &state, (began + tuning.timing).min(until));
-    p.stats().iterations as f64 / began.elapsed().as_secs_f64().max(1e-6)
+    let speed = p.stats().iterations as f64 / began.elapsed().as_secs_f64().max(1e-6);
+    Timing {
+        speed,
+        counts: p.decisive_counts(),
+    }
 }
 
 /// The candidate's score in a game that ended with `goals` (0..1) from `seat`: its goal less
