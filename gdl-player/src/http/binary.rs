@@ -29,8 +29,8 @@ pub const PLAY_USAGE: &str =
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C, `auto`: from
                                            the length of random games; the search,
-                                           how its playouts choose moves, `auto`: measured
-                                           at the start clock; --expansion decisive: a new
+                                           how its playouts choose moves, default `auto`:
+                                           measured at the start clock; --expansion decisive: a new
                                            node's terminal children proven at once; how roles choose at
                                            simultaneous moves, whether a puzzle plays the
                                            best line found, default on; --heuristic: cut
@@ -87,7 +87,11 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
         ..ServerOptions::default()
     };
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut search = MctsOptions::default();
+    // Playouts measured at the start clock unless asked (`PlayoutPolicy::Auto`).
+    let mut search = MctsOptions {
+        playout: PlayoutPolicy::Auto,
+        ..MctsOptions::default()
+    };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         if arg == "--case-fold" {
@@ -324,7 +328,7 @@ mod tests {
         assert!(play_args("g", &args(&["--ponder"])).is_err());
         let a = play_args("g", &[]).unwrap();
         assert_eq!(a.search.search, Search::Mcts);
-        assert_eq!(a.search.playout, PlayoutPolicy::default());
+        assert_eq!(a.search.playout, PlayoutPolicy::Auto);
         let a = play_args("g", &args(&["--search=baseline", "--playout", "mast"])).unwrap();
         assert_eq!(a.search.search, Search::Baseline);
         assert_eq!(a.search.playout, PlayoutPolicy::Mast);

@@ -389,6 +389,31 @@ mod tests {
     }
 
     #[test]
+    fn anti_decisive_playouts_play_legal_moves_only() {
+        // A step may start from the legal moves the last step's check computed: each joint
+        // move of a playout is legal in the state it is played in.
+        let game = crate::tests::Nim { pile: 40 };
+        let from = game.initial_state();
+        let mut p = Playout::new(&game, &from, PlayoutPolicy::AntiDecisive);
+        p.keep_joints();
+        let mut rng = SplitMix64::new(9);
+        let (mut moves, mut next) = (Vec::new(), from);
+        for _ in 0..200 {
+            p.run(&game, &from, &mut rng, 1000);
+            let mut state = from;
+            for joint in p.joints().expect("kept").chunks(2) {
+                for (r, mv) in joint.iter().enumerate() {
+                    game.legal_moves(&state, r, &mut moves);
+                    assert!(moves.contains(mv), "{state:?}: {joint:?}");
+                }
+                game.next_state(&state, joint, &mut next);
+                state = next;
+            }
+            assert!(game.is_terminal(&state));
+        }
+    }
+
+    #[test]
     fn a_win_is_the_highest_goal_seen_not_100() {
         // One role; moves 0 and 2 end with 50, move 1 with 30, move 3 goes on.
         let game = Table {

@@ -312,7 +312,7 @@ impl Default for DecisiveRule {
     fn default() -> Self {
         DecisiveRule {
             min_changed: 0.05,
-            min_speed: 0.125,
+            min_speed: 0.05,
         }
     }
 }

@@ -56,8 +56,9 @@ pub struct Args {
     /// How the search's playouts choose moves: `uniform` (uniformly random), `mast` (each
     /// role's moves by their mean goal so far, with some random ones), `decisive` (a mover
     /// takes a win in one), `anti-decisive` (and avoids giving one) or `auto` (the one that
-    /// plays best in short games measured at the start clock).
-    #[arg(long, default_value = "uniform", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
+    /// the start clock chooses: anti-decisive where a timed search shows their checks
+    /// change enough moves, else the better of uniform and MAST in short games).
+    #[arg(long, default_value = "auto", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
     pub playout: String,
     /// What the search does when it makes a node: `plain` (nothing more) or `decisive` (the
     /// state after each of the mover's moves is computed and a terminal one proven at once).

@@ -40,6 +40,18 @@ pub const SLICE: Duration = Duration::from_millis(50);
 /// interpreter answers instead.
 const SLACK: Duration = Duration::from_millis(500);
 
+/// How long a search started during a match (the network grounded, or the compiled game
+/// built, after START) may take for what the start clock measures (`--playout auto` and the
+/// like), at most a quarter of the time to the deadline at hand.
+const MEASURE: Duration = Duration::from_millis(200);
+
+/// The end of the start-clock measurements of a search started now, during a match whose
+/// next deadline is `until` ([`MEASURE`]).
+fn measure_until(until: Instant) -> Instant {
+    let now = Instant::now();
+    now + MEASURE.min(until.saturating_duration_since(now) / 4)
+}
+
 /// After this many late replies in a row, or failed starts, the compiled engine is given up.
 const MAX_LATE: u32 = 3;
 
@@ -279,11 +291,13 @@ impl Universal {
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => Err("grounding stopped".to_string()),
         };
-        self.network_arrived(arrived);
+        // At START: the network's search measures and searches until the start clock ends.
+        self.network_arrived(arrived, deadline);
     }
 
-    /// Looks whether the network is ready; if so, it plays from now on.
-    fn poll_network(&mut self) {
+    /// Looks whether the network is ready; if so, it plays from now on (its start-clock
+    /// measurements [`measure_until`] `until`).
+    fn poll_network(&mut self, until: Instant) {
         let Network::Grounding(receiver) = &self.network else {
             return;
         };
@@ -292,17 +306,27 @@ impl Universal {
             Err(mpsc::TryRecvError::Empty) => return,
             Err(mpsc::TryRecvError::Disconnected) => Err("grounding stopped".to_string()),
         };
-        self.network_arrived(arrived);
+        self.network_arrived(arrived, measure_until(until));
     }
 
-    /// The network (or why there is none) arrived: it plays from the current state.
-    fn network_arrived(&mut self, arrived: Result<network::Grounded, String>) {
+    /// The network (or why there is none) arrived: it plays from the current state, its
+    /// search started with `measure_until` for the start clock's measurements.
+    fn network_arrived(
+        &mut self,
+        arrived: Result<network::Grounded, String>,
+        measure_until: Instant,
+    ) {
         let step = self.history.len() + 1;
         let built = arrived.and_then(|grounded| {
             let took = grounded.took.as_secs_f64();
             let nodes = grounded.game.net().nodes;
-            let search =
-                NetSearch::new(grounded.game, self.role, &self.history, &self.mcts_options)?;
+            let search = NetSearch::new(
+                grounded.game,
+                self.role,
+                &self.history,
+                &self.mcts_options,
+                measure_until,
+            )?;
             Ok((search, took, nodes))
         });
         match built {
@@ -332,7 +356,7 @@ impl Universal {
             if self.poll_build(deadline) {
                 return iterations;
             }
-            self.poll_network();
+            self.poll_network(deadline);
             let now = Instant::now();
             if now >= deadline {
                 return iterations;
@@ -347,11 +371,10 @@ impl Universal {
                 // interpreter may take seconds on a large game, past the deadline: chess.)
                 Network::Grounding(receiver) => {
                     match receiver.recv_timeout(until.saturating_duration_since(now)) {
-                        Ok(arrived) => self.network_arrived(arrived),
+                        Ok(arrived) => self.network_arrived(arrived, measure_until(deadline)),
                         Err(mpsc::RecvTimeoutError::Timeout) => {}
-                        Err(mpsc::RecvTimeoutError::Disconnected) => {
-                            self.network_arrived(Err("grounding stopped".to_string()))
-                        }
+                        Err(mpsc::RecvTimeoutError::Disconnected) => self
+                            .network_arrived(Err("grounding stopped".to_string()), Instant::now()),
                     }
                     false
                 }
@@ -489,10 +512,11 @@ impl Universal {
             ))
             .arg(format!("--amaf={}", self.mcts_options.amaf.mode.name()));
         let mut engine = subprocess::Engine::spawn(command)?;
+        // During a match, the engine's start-clock measurements take a moment of the move.
         let search_until = if self.history.is_empty() {
             search_until
         } else {
-            Instant::now()
+            measure_until(search_until)
         };
         engine.start(self.game.role_name(self.role), search_until, SLACK)?;
         let patience = search_until.max(Instant::now() + SLACK);
@@ -653,7 +677,7 @@ impl MatchEngine for Universal {
         if self.beliefs.used() || self.poll_build(until) {
             return 0;
         }
-        self.poll_network();
+        self.poll_network(until);
         match &mut self.network {
             Network::Playing(search) => search.search(until),
             Network::Grounding(_) => 0,
@@ -737,5 +761,25 @@ impl MatchEngine for Universal {
         ));
         self.played_by = Some("interpreted");
         Ok(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MEASURE, measure_until};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_search_started_in_a_match_measures_briefly() {
+        let began = Instant::now();
+        let far = measure_until(began + Duration::from_secs(10));
+        assert!(
+            far >= began + MEASURE && far < Instant::now() + MEASURE + Duration::from_millis(1)
+        );
+        // A quarter of the time left at most, and nothing past the deadline.
+        let near = measure_until(began + Duration::from_millis(100));
+        assert!(near <= Instant::now() + Duration::from_millis(25));
+        let gone = measure_until(began);
+        assert!(gone <= Instant::now());
     }
 }

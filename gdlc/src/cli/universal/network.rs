@@ -113,6 +113,7 @@ impl NetSearch {
         role: usize,
         history: &[Vec<String>],
         options: &MctsOptions,
+        measure_until: Instant,
     ) -> Result<NetSearch, String> {
         let state = game.initial_state();
         let mut search = NetSearch {
@@ -123,7 +124,9 @@ impl NetSearch {
             role,
             options: options.clone(),
         };
-        search.mcts.start(&search.game, role, Instant::now());
+        // The start clock's measurements (`--playout auto`, ...) until `measure_until`, from
+        // the initial state.
+        search.mcts.start(&search.game, role, measure_until);
         for joint in history {
             search.apply(joint)?;
         }
