@@ -361,6 +361,20 @@ impl Game for Table {
 
 /// A turn of role 0 of two among `width` moves, whose joint moves (role 1 plays its only
 /// move) lead to `to(i)`.
+/// Matching pennies: both roles choose at once, every joint move ends the game (the first
+/// wins when the moves match).
+pub(super) fn matching_pennies() -> Table {
+    Table {
+        roles: vec!["even", "odd"],
+        positions: vec![
+            Pos::Moves(vec![2, 2], vec![To::At(1), To::At(2), To::At(2), To::At(1)]),
+            Pos::End(vec![100, 0]),
+            Pos::End(vec![0, 100]),
+        ],
+        long: 0,
+    }
+}
+
 pub(super) fn turn_of_first(width: u8, to: impl Fn(u8) -> To) -> Pos {
     Pos::Moves(vec![width, 1], (0..width).map(to).collect())
 }
@@ -497,15 +511,7 @@ fn three_roles_prove_vectors_for_the_mover() {
 fn simultaneous_moves_are_not_proven_from_their_children() {
     // Matching pennies: both roles choose at once, every joint move ends the game. The root's
     // value is a mixed equilibrium that the search does not compute: it is never proven.
-    let game = Table {
-        roles: vec!["even", "odd"],
-        positions: vec![
-            Pos::Moves(vec![2, 2], vec![To::At(1), To::At(2), To::At(2), To::At(1)]),
-            Pos::End(vec![100, 0]),
-            Pos::End(vec![0, 100]),
-        ],
-        long: 0,
-    };
+    let game = matching_pennies();
     let mut p = table_mcts(0, 500, 1, &game);
     assert!(p.choose(&game, &TableState::At(0), far()).is_some());
     assert!(

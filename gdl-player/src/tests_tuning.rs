@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::tests::{Nim, Pos, Table, TableState, To, far, turn_of_first};
+use super::tests::{Nim, Pos, Table, TableState, To, far, matching_pennies, turn_of_first};
 use super::tuning::{Candidate, TuningOptions, tune};
 use super::*;
 
@@ -37,15 +37,7 @@ fn the_measurement_keeps_its_deadline_and_picks_a_candidate() {
             ],
             long: 30,
         },
-        Table {
-            roles: vec!["even", "odd"],
-            positions: vec![
-                Pos::Moves(vec![2, 2], vec![To::At(1), To::At(2), To::At(2), To::At(1)]),
-                Pos::End(vec![100, 0]),
-                Pos::End(vec![0, 100]),
-            ],
-            long: 0,
-        },
+        matching_pennies(),
     ];
     let names: Vec<String> = candidates().into_iter().map(|c| c.name).collect();
     for game in &games {
@@ -150,15 +142,7 @@ fn auto_plays_anti_decisive_playouts_where_their_checks_change_moves() {
     assert_eq!(nim.options.playout, PlayoutPolicy::AntiDecisive);
     assert!(nim.summary.contains("turns changed"), "{}", nim.summary);
     // Simultaneous moves have no turn to check: uniform or MAST, measured in games.
-    let simultaneous = Table {
-        roles: vec!["even", "odd"],
-        positions: vec![
-            Pos::Moves(vec![2, 2], vec![To::At(1), To::At(2), To::At(2), To::At(1)]),
-            Pos::End(vec![100, 0]),
-            Pos::End(vec![0, 100]),
-        ],
-        long: 0,
-    };
+    let simultaneous = matching_pennies();
     let other = tuning::auto_playout(&simultaneous, &auto, &tuning, deadline());
     let other = other.expect("auto measures");
     assert!(
