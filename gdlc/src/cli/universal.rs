@@ -291,8 +291,9 @@ impl Universal {
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => Err("grounding stopped".to_string()),
         };
-        // At START: the network's search measures and searches until the start clock ends.
-        self.network_arrived(arrived, deadline);
+        // At START too the network's measurements are brief: a compiled game found in the
+        // cache takes over at the next look at the build, with the rest of the start clock.
+        self.network_arrived(arrived, measure_until(deadline));
     }
 
     /// Looks whether the network is ready; if so, it plays from now on (its start-clock
