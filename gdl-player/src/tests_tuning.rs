@@ -141,12 +141,12 @@ fn auto_plays_anti_decisive_playouts_where_their_checks_change_moves() {
     assert_eq!(nim.chosen, "anti-decisive", "{}", nim.summary);
     assert_eq!(nim.options.playout, PlayoutPolicy::AntiDecisive);
     assert!(nim.summary.contains("turns changed"), "{}", nim.summary);
-    // Simultaneous moves have no turn to check: uniform or MAST, measured in games.
+    // Simultaneous moves have no turn to check: uniform playouts, without games.
     let simultaneous = matching_pennies();
     let other = tuning::auto_playout(&simultaneous, &auto, &tuning, deadline());
     let other = other.expect("auto measures");
     assert!(
-        ["uniform", "mast"].contains(&other.chosen.as_str()),
+        other.chosen == "uniform" && other.options.playout == PlayoutPolicy::Uniform,
         "{}",
         other.summary
     );

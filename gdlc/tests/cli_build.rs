@@ -322,10 +322,10 @@ fn play_with_a_file_runs_the_compiled_player() {
 
 /// `gdlc play` without a game: the interpreter plays from START while the game is built in
 /// the background; once built, the compiled game plays the rest of the match (it is told the
-/// moves so far), and every move is legal.
+/// moves so far), and every move is legal. The next match of the game is played by the
+/// compiled game from the cache, from its first move, after its start-clock measurements.
 #[test]
 fn the_universal_player_switches_to_the_compiled_game() {
-    use gdl_runtime::{Game, SplitMix64};
     let (kif, _) = tic_tac_toe();
     let rules = std::fs::read_to_string(&kif).unwrap();
     let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
@@ -339,13 +339,51 @@ fn the_universal_player_switches_to_the_compiled_game() {
         std::time::Duration::from_secs(900),
     );
     assert!(warm.is_ok(), "no warm-up: {warm:#?}");
-    let game =
-        gdlc::interp::Interpreter::from_source(rules.as_str(), &gdlc::CheckOptions::default())
-            .unwrap();
     // The network plays while rustc builds tic-tac-toe; the match waits for the build after
     // its first move (tic-tac-toe is solved at once, so every move is answered at once).
+    play_tic_tac_toe(addr, &rules, "u", &mut |step| {
+        if step == 2 {
+            let built = gdl_tests::wait_for_line(
+                &log,
+                "the compiled game is ready",
+                std::time::Duration::from_secs(900),
+            );
+            assert!(built.is_ok(), "the game was not built: {built:#?}");
+        }
+    });
+    let played =
+        gdl_tests::wait_for_line(&log, " by compiled (", std::time::Duration::from_secs(5));
+    assert!(
+        played.is_ok(),
+        "the compiled game never played: {played:#?}"
+    );
+    // The second match: the compiled game from the cache chooses its playouts at START
+    // (tic-tac-toe's checks change half the moves: anti-decisive), not uniform playouts for
+    // want of time.
+    play_tic_tac_toe(addr, &rules, "v", &mut |_| {});
+    let first = gdl_tests::wait_for_line(&log, " v step 1: ", std::time::Duration::from_secs(5));
+    let first = first.expect("the first move is logged");
+    let line = first.last().expect("the line found");
+    assert!(
+        line.contains(" by compiled (") && line.contains("anti-decisive chosen"),
+        "{line}"
+    );
+}
+
+/// One match of tic-tac-toe `rules` with the id `id` against the player at `addr` (role x),
+/// the other role playing random legal moves; `before` runs before each PLAY (step 1 first).
+/// Every move of the player is legal.
+fn play_tic_tac_toe(
+    addr: std::net::SocketAddr,
+    rules: &str,
+    id: &str,
+    before: &mut dyn FnMut(u32),
+) {
+    use gdl_runtime::{Game, SplitMix64};
+    let game =
+        gdlc::interp::Interpreter::from_source(rules, &gdlc::CheckOptions::default()).unwrap();
     assert_eq!(
-        gdl_tests::post(addr, &format!("( START u x ({rules}) 20 1 )")),
+        gdl_tests::post(addr, &format!("( START {id} x ({rules}) 20 1 )")),
         "ready"
     );
     let mut rng = SplitMix64::new(3);
@@ -356,15 +394,8 @@ fn the_universal_player_switches_to_the_compiled_game() {
         if game.is_terminal(&state) {
             break;
         }
-        if step == 2 {
-            let built = gdl_tests::wait_for_line(
-                &log,
-                "the compiled game is ready",
-                std::time::Duration::from_secs(900),
-            );
-            assert!(built.is_ok(), "the game was not built: {built:#?}");
-        }
-        let ours = gdl_tests::post(addr, &format!("( PLAY u {last} )"));
+        before(step);
+        let ours = gdl_tests::post(addr, &format!("( PLAY {id} {last} )"));
         let ours = game.parse_move(0, &ours).expect("a move");
         game.legal_moves(&state, 0, &mut moves);
         assert!(moves.contains(&ours), "an illegal move");
@@ -379,12 +410,9 @@ fn the_universal_player_switches_to_the_compiled_game() {
         game.next_state(&state, &joint, &mut next);
         state = next;
     }
-    assert_eq!(gdl_tests::post(addr, &format!("( STOP u {last} )")), "done");
-    let played =
-        gdl_tests::wait_for_line(&log, " by compiled (", std::time::Duration::from_secs(5));
-    assert!(
-        played.is_ok(),
-        "the compiled game never played: {played:#?}"
+    assert_eq!(
+        gdl_tests::post(addr, &format!("( STOP {id} {last} )")),
+        "done"
     );
 }
 

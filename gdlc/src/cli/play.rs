@@ -57,7 +57,7 @@ pub struct Args {
     /// role's moves by their mean goal so far, with some random ones), `decisive` (a mover
     /// takes a win in one), `anti-decisive` (and avoids giving one) or `auto` (the one that
     /// the start clock chooses: anti-decisive where a timed search shows their checks
-    /// change enough moves, else the better of uniform and MAST in short games).
+    /// change enough moves, else uniform).
     #[arg(long, default_value = "auto", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
     pub playout: String,
     /// What the search does when it makes a node: `plain` (nothing more) or `decisive` (the
