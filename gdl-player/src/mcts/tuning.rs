@@ -18,9 +18,9 @@
 //!
 //! [`auto_playout`] chooses the playouts of [`PlayoutPolicy::Auto`]: anti-decisive ones when a
 //! timed search shows their checks change enough moves at a bearable cost ([`DecisiveRule`]),
-//! else uniform ones. MAST playouts are not a candidate there: the short games choose them on
-//! breakthrough, where they then lost to uniform playouts at a match's clock (4-0-6 at 2 s a
-//! move). [`tune`] measures any other list of candidates.
+//! else uniform ones. MAST playouts are not a candidate there: the short games chose them on
+//! breakthrough, where they then lost to uniform playouts at a match's clock (BENCHMARKS.md).
+//! [`tune`] measures any other list of candidates.
 
 use std::time::{Duration, Instant};
 
@@ -264,9 +264,15 @@ pub fn playout_candidates(options: &MctsOptions) -> Vec<Candidate> {
         PlayoutPolicy::AntiDecisive,
     ]
     .into_iter()
-    .map(|playout| Candidate {
+    .map(|playout| playout_candidate(options, playout))
+    .collect()
+}
+
+/// `options` with `playout`, as a candidate measured at the start clock.
+fn playout_candidate(options: &MctsOptions, playout: PlayoutPolicy) -> Candidate {
+    Candidate {
         name: playout.name().to_string(),
-        // The measuring games play without the evaluation learnt at the start clock (each
+        // The measuring searches run without the evaluation learnt at the start clock (each
         // would learn it again): the playout policies are compared as they are.
         options: MctsOptions {
             playout,
@@ -276,8 +282,7 @@ pub fn playout_candidates(options: &MctsOptions) -> Vec<Candidate> {
             },
             ..options.clone()
         },
-    })
-    .collect()
+    }
 }
 
 /// What the timing of a candidate's search showed: its iterations a second from the initial
@@ -341,41 +346,30 @@ pub fn auto_playout<G: Game>(
         return None;
     }
     let began = Instant::now();
-    let mut candidates = playout_candidates(options);
-    let anti = candidates
-        .iter()
-        .position(|c| c.options.playout == PlayoutPolicy::AntiDecisive)?;
+    let uniform = playout_candidate(options, PlayoutPolicy::Uniform);
+    let anti = playout_candidate(options, PlayoutPolicy::AntiDecisive);
     let until = began
         + deadline
             .saturating_duration_since(began)
             .mul_f64(tuning.share.clamp(0.0, 1.0));
-    let uniform = speed(game, &candidates[0].options, tuning, until);
-    let decisive = speed(game, &candidates[anti].options, tuning, until);
-    let rule = DecisiveRule::default();
-    let why = format!(
+    let uniform_speed = speed(game, &uniform.options, tuning, until);
+    let anti_speed = speed(game, &anti.options, tuning, until);
+    let figures = format!(
         "anti-decisive at {:.0}k it/s, uniform at {:.0}k it/s{}",
-        decisive.speed / 1000.0,
-        uniform.speed / 1000.0,
-        decisive
+        anti_speed.speed / 1000.0,
+        uniform_speed.speed / 1000.0,
+        anti_speed
             .counts
             .map_or(String::new(), |c| format!(", {}", c.describe()))
     );
-    if rule.pays(&uniform, &decisive) {
-        let chosen = candidates.swap_remove(anti);
-        return Some(Tuned {
-            options: chosen.options,
-            chosen: chosen.name.clone(),
-            summary: format!(
-                "{} chosen in {:.2} s ({why})",
-                chosen.name,
-                began.elapsed().as_secs_f64()
-            ),
-        });
-    }
-    let chosen = candidates.swap_remove(0);
+    let (chosen, why) = if DecisiveRule::default().pays(&uniform_speed, &anti_speed) {
+        (anti, figures)
+    } else {
+        (uniform, format!("not {figures}"))
+    };
     Some(Tuned {
         summary: format!(
-            "{} chosen in {:.2} s (not {why})",
+            "{} chosen in {:.2} s ({why})",
             chosen.name,
             began.elapsed().as_secs_f64()
         ),
