@@ -326,8 +326,6 @@ fn play_with_a_file_runs_the_compiled_player() {
 /// compiled game from the cache, from its first move, after its start-clock measurements.
 #[test]
 fn the_universal_player_switches_to_the_compiled_game() {
-    let (kif, _) = tic_tac_toe();
-    let rules = std::fs::read_to_string(&kif).unwrap();
     let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
     let mut child = command.spawn().expect("the player starts");
     let (addr, log) = gdl_tests::listening_with_log(&mut child);
@@ -341,7 +339,7 @@ fn the_universal_player_switches_to_the_compiled_game() {
     assert!(warm.is_ok(), "no warm-up: {warm:#?}");
     // The network plays while rustc builds tic-tac-toe; the match waits for the build after
     // its first move (tic-tac-toe is solved at once, so every move is answered at once).
-    play_tic_tac_toe(addr, &rules, "u", &mut |step| {
+    let mut wait_for_the_build = |step| {
         if step == 2 {
             let built = gdl_tests::wait_for_line(
                 &log,
@@ -350,7 +348,15 @@ fn the_universal_player_switches_to_the_compiled_game() {
             );
             assert!(built.is_ok(), "the game was not built: {built:#?}");
         }
-    });
+    };
+    gdl_tests::play_tic_tac_toe(
+        addr,
+        gdl_tests::TicTacToeMatch {
+            id: "u",
+            start_clock: 20,
+            before_play: &mut wait_for_the_build,
+        },
+    );
     let played =
         gdl_tests::wait_for_line(&log, " by compiled (", std::time::Duration::from_secs(5));
     assert!(
@@ -360,59 +366,20 @@ fn the_universal_player_switches_to_the_compiled_game() {
     // The second match: the compiled game from the cache chooses its playouts at START
     // (tic-tac-toe's checks change half the moves: anti-decisive), not uniform playouts for
     // want of time.
-    play_tic_tac_toe(addr, &rules, "v", &mut |_| {});
+    gdl_tests::play_tic_tac_toe(
+        addr,
+        gdl_tests::TicTacToeMatch {
+            id: "v",
+            start_clock: 20,
+            before_play: &mut |_| {},
+        },
+    );
     let first = gdl_tests::wait_for_line(&log, " v step 1: ", std::time::Duration::from_secs(5));
     let first = first.expect("the first move is logged");
     let line = first.last().expect("the line found");
     assert!(
         line.contains(" by compiled (") && line.contains("anti-decisive chosen"),
         "{line}"
-    );
-}
-
-/// One match of tic-tac-toe `rules` with the id `id` against the player at `addr` (role x),
-/// the other role playing random legal moves; `before` runs before each PLAY (step 1 first).
-/// Every move of the player is legal.
-fn play_tic_tac_toe(
-    addr: std::net::SocketAddr,
-    rules: &str,
-    id: &str,
-    before: &mut dyn FnMut(u32),
-) {
-    use gdl_runtime::{Game, SplitMix64};
-    let game =
-        gdlc::interp::Interpreter::from_source(rules, &gdlc::CheckOptions::default()).unwrap();
-    assert_eq!(
-        gdl_tests::post(addr, &format!("( START {id} x ({rules}) 20 1 )")),
-        "ready"
-    );
-    let mut rng = SplitMix64::new(3);
-    let mut state = game.initial_state();
-    let mut last = "NIL".to_string();
-    let mut moves = Vec::new();
-    for step in 1.. {
-        if game.is_terminal(&state) {
-            break;
-        }
-        before(step);
-        let ours = gdl_tests::post(addr, &format!("( PLAY {id} {last} )"));
-        let ours = game.parse_move(0, &ours).expect("a move");
-        game.legal_moves(&state, 0, &mut moves);
-        assert!(moves.contains(&ours), "an illegal move");
-        game.legal_moves(&state, 1, &mut moves);
-        let joint = [ours, moves[rng.below(moves.len())]];
-        last = format!(
-            "({} {})",
-            game.move_text(0, joint[0]),
-            game.move_text(1, joint[1])
-        );
-        let mut next = state.clone();
-        game.next_state(&state, &joint, &mut next);
-        state = next;
-    }
-    assert_eq!(
-        gdl_tests::post(addr, &format!("( STOP {id} {last} )")),
-        "done"
     );
 }
 

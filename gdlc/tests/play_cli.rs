@@ -8,10 +8,7 @@
 use std::net::SocketAddr;
 use std::process::Child;
 
-use gdl_runtime::{Game, SplitMix64};
 use gdl_tests::{example, listening_with_log, player_command, post, wait_for_line};
-use gdlc::CheckOptions;
-use gdlc::interp::Interpreter;
 
 /// A `gdlc play` child, killed when dropped.
 struct Player {
@@ -90,46 +87,18 @@ fn log_so_far(player: &Player) -> Vec<String> {
     lines
 }
 
-/// A whole match of tic-tac-toe: the player is `x`, every move of its checked legal.
+/// A whole match of tic-tac-toe (the player is `x`, every move of its checked legal),
+/// between two INFO requests answered `available`.
 fn play_tic_tac_toe(player: &Player) {
-    let rules = std::fs::read_to_string(example("ticTacToe.kif")).expect("readable");
-    let game = Interpreter::from_source(rules.as_str(), &CheckOptions::default()).expect("game");
     assert!(post(player.addr, "( INFO )").contains("available"));
-    let ready = post(player.addr, &format!("( START test.1 x ({rules}) 5 1 )"));
-    assert_eq!(ready, "ready");
-    let mut rng = SplitMix64::new(7);
-    let mut state = game.initial_state();
-    let mut last: Option<String> = None;
-    let mut moves = Vec::new();
-    for _ in 0..20 {
-        if game.is_terminal(&state) {
-            break;
-        }
-        let message = match &last {
-            None => "( PLAY test.1 NIL )".to_string(),
-            Some(joint) => format!("( PLAY test.1 ({joint}) )"),
-        };
-        let ours = post(player.addr, &message);
-        let ours = game
-            .parse_move(0, &ours)
-            .unwrap_or_else(|| panic!("not a move: {ours}"));
-        game.legal_moves(&state, 0, &mut moves);
-        assert!(moves.contains(&ours), "an illegal move");
-        game.legal_moves(&state, 1, &mut moves);
-        let theirs = moves[rng.below(moves.len())];
-        let joint = [ours, theirs];
-        last = Some(format!(
-            "{} {}",
-            game.move_text(0, ours),
-            game.move_text(1, theirs)
-        ));
-        let mut next = state.clone();
-        game.next_state(&state, &joint, &mut next);
-        state = next;
-    }
-    assert!(game.is_terminal(&state), "the match did not end");
-    let stop = format!("( STOP test.1 ({}) )", last.unwrap_or_default());
-    assert_eq!(post(player.addr, &stop), "done");
+    gdl_tests::play_tic_tac_toe(
+        player.addr,
+        gdl_tests::TicTacToeMatch {
+            id: "test.1",
+            start_clock: 5,
+            before_play: &mut |_| {},
+        },
+    );
     assert!(post(player.addr, "( INFO )").contains("available"));
 }
 

@@ -163,6 +163,62 @@ pub fn post(addr: std::net::SocketAddr, message: &str) -> String {
     body.to_string()
 }
 
+/// One match of tic-tac-toe, this test as the game manager.
+pub struct TicTacToeMatch<'a> {
+    /// The match id.
+    pub id: &'a str,
+    /// The start clock, seconds (the play clock is 1 s).
+    pub start_clock: u32,
+    /// Runs before each PLAY (step 1 first).
+    pub before_play: &'a mut dyn FnMut(u32),
+}
+
+/// Plays a whole match of `examples/ticTacToe.kif` against the player at `addr` (role x),
+/// the other role playing random legal moves: START answered `ready`, every move of the
+/// player legal (checked with the interpreter), the match over within 20 steps, STOP answered
+/// `done`.
+pub fn play_tic_tac_toe(addr: std::net::SocketAddr, game_match: TicTacToeMatch<'_>) {
+    use gdl_runtime::{Game, SplitMix64};
+    let rules = std::fs::read_to_string(example("ticTacToe.kif")).expect("readable");
+    let game = gdlc::interp::Interpreter::from_source(rules.as_str(), &Default::default())
+        .expect("the example checks");
+    let TicTacToeMatch {
+        id,
+        start_clock,
+        before_play,
+    } = game_match;
+    let start = format!("( START {id} x ({rules}) {start_clock} 1 )");
+    assert_eq!(post(addr, &start), "ready");
+    let mut rng = SplitMix64::new(7);
+    let mut state = game.initial_state();
+    let mut last = "NIL".to_string();
+    let mut moves = Vec::new();
+    for step in 1..=20 {
+        if game.is_terminal(&state) {
+            break;
+        }
+        before_play(step);
+        let reply = post(addr, &format!("( PLAY {id} {last} )"));
+        let ours = game
+            .parse_move(0, &reply)
+            .unwrap_or_else(|| panic!("not a move: {reply}"));
+        game.legal_moves(&state, 0, &mut moves);
+        assert!(moves.contains(&ours), "an illegal move: {reply}");
+        game.legal_moves(&state, 1, &mut moves);
+        let joint = [ours, moves[rng.below(moves.len())]];
+        last = format!(
+            "({} {})",
+            game.move_text(0, joint[0]),
+            game.move_text(1, joint[1])
+        );
+        let mut next = state.clone();
+        game.next_state(&state, &joint, &mut next);
+        state = next;
+    }
+    assert!(game.is_terminal(&state), "the match did not end");
+    assert_eq!(post(addr, &format!("( STOP {id} {last} )")), "done");
+}
+
 /// The universal player (any rules that check, played by the interpreter with MCTS, GDL-II
 /// matches with its beliefs) served in this process on 127.0.0.1, on a thread of its own
 /// (for the life of the test process); returns the address.
