@@ -9,8 +9,9 @@
 //! cargo run --release --example arena --features corpus-games -- englishDraughts xmcts@0.1 mcts@0.1 20
 //! ```
 //!
-//! The games are those of `gdl_examples`; `englishDraughts` and `reversi` (read from the
-//! corpus next to the checkout) with the `corpus-games` feature.
+//! The games are those of `gdl_examples`; `englishDraughts`, `reversi` and `twoBoards` (the
+//! corpus's connectFourSimultaneous: two boards; read from the corpus next to the checkout)
+//! with the `corpus-games` feature.
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default, or `auto`),
@@ -72,6 +73,8 @@ fn main() -> ExitCode {
             games,
             start,
         ),
+        #[cfg(feature = "corpus-games")]
+        "twoBoards" => arena(&gdl_examples::two_boards::TwoBoards, a, b, games, start),
         #[cfg(feature = "corpus-games")]
         "reversi" => arena(&gdl_examples::reversi::Reversi, a, b, games, start),
         _ => usage(),

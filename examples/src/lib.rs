@@ -55,6 +55,17 @@ pub mod reversi {
     );
 }
 
+/// The corpus's connectFourSimultaneous (`connectFourSimultaneous.kif` of the corpus): two
+/// boards, `red` dropping on one while `black` drops on the other, the boards swapping every
+/// step; not the one-board game of the same name above. With the `corpus-games` feature only.
+#[cfg(feature = "corpus-games")]
+pub mod two_boards {
+    gdl_macros::gdl!(
+        name = TwoBoards,
+        file = "../../shared/games/ggp-repository/connectFourSimultaneous.kif"
+    );
+}
+
 /// The names the examples accept for the embedded games (the arena takes the others too).
 pub const GAMES: &[&str] = &["ticTacToe", "connectFour", "breakthrough"];
 
