@@ -1,9 +1,13 @@
 //! The exploration constant set at the start clock from the game's length
-//! ([`Exploration::Length`]): the mean number of steps of random games from the initial state,
+//! ([`Exploration::Length`]): the mean number of choices in random games from the initial state,
 //! `L`, gives `15 / L` (the length term of Sancho's rule, whose exploration term is on the same
-//! scale as this search's), kept within [`FLOOR`]..[`CEILING`]. Short games get more
-//! exploration than long ones: connectFour (about 24 steps) 0.63, where 0.6 won against 0.3;
-//! breakthrough (about 63 steps) and longer games keep 0.3, where 0.6 lost.
+//! scale as this search's), kept within [`FLOOR`]..[`CEILING`]. A step counts one choice for
+//! each role with more than one legal move (at least one a step): a turn-taking game's length
+//! is its number of steps, a step where two roles choose at once counts twice. Short games get
+//! more exploration than long ones: connectFour (about 24 choices) 0.63, where 0.6 won against
+//! 0.3; breakthrough (about 63) and longer games keep 0.3, where 0.6 lost; the two boards of
+//! connectFourSimultaneous (about 18 steps, 36 choices) 0.42, where 0.5 and 0.3 each won
+//! against the 0.82 of its steps.
 
 use std::time::Instant;
 
@@ -66,41 +70,51 @@ pub(super) fn at_start<G: Game>(
     }
 }
 
-/// The constant for games of `length` steps on average.
+/// The constant for games of `length` choices on average.
 pub(super) fn for_length(length: f64) -> f64 {
     (15.0 / length.max(1.0)).clamp(FLOOR, CEILING)
 }
 
-/// The mean number of steps of uniform random games from the initial state (at most
-/// [`MAX_STEPS`] each): `at_least` games, then up to [`GAMES`] while `deadline` allows.
+/// The mean number of choices (see the module) of uniform random games from the initial state
+/// (at most [`MAX_STEPS`] steps each): `at_least` games, then up to [`GAMES`] while `deadline`
+/// allows.
 pub(super) fn mean_length<G: Game>(game: &G, seed: u64, deadline: Instant, at_least: u32) -> f64 {
     let mut rng = SplitMix64::new(seed);
-    let (mut scratch, mut joint) = (Vec::new(), Vec::new());
+    let (mut legal, mut joint) = (Vec::new(), Vec::new());
     let initial = game.initial_state();
     let (mut state, mut next) = (initial.clone(), initial.clone());
-    let (mut steps, mut games) = (0u64, 0u32);
-    while games < GAMES && (games < at_least || Instant::now() < deadline) {
+    let (mut choices, mut games) = (0u64, 0u32);
+    'games: while games < GAMES && (games < at_least || Instant::now() < deadline) {
+        games += 1;
         state.clone_from(&initial);
         for _ in 0..MAX_STEPS {
-            if game.is_terminal(&state)
-                || game
-                    .random_step(&state, &mut rng, &mut scratch, &mut joint, &mut next)
-                    .is_err()
-            {
-                break;
+            if game.is_terminal(&state) {
+                continue 'games;
             }
+            joint.clear();
+            let mut choosing = 0;
+            for r in 0..game.role_count() {
+                game.legal_moves(&state, r, &mut legal);
+                if legal.len() > 1 {
+                    choosing += 1;
+                }
+                match legal.get(rng.below(legal.len().max(1))) {
+                    Some(&m) => joint.push(m),
+                    None => continue 'games,
+                }
+            }
+            game.next_state(&state, &joint, &mut next);
             std::mem::swap(&mut state, &mut next);
-            steps += 1;
+            choices += choosing.max(1);
         }
-        games += 1;
     }
-    steps as f64 / f64::from(games.max(1))
+    choices as f64 / f64::from(games.max(1))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gdl_runtime::toy::Countdown;
+    use gdl_runtime::toy::{Countdown, MatrixGame};
 
     #[test]
     fn short_games_explore_more_than_long_ones_within_the_bounds() {
@@ -126,5 +140,18 @@ mod tests {
         // Countdown from 10 by 1 or 2: 5 to 10 steps.
         assert!((5.0..=10.0).contains(&length), "{length}");
         assert_eq!(measured.constant, for_length(length));
+    }
+
+    #[test]
+    fn a_step_where_two_roles_choose_counts_two_choices_and_a_forced_step_one() {
+        let past = Instant::now();
+        // One step, both roles choosing among three moves.
+        let pennies = mean_length(&MatrixGame::rock_paper_scissors(), 7, past, 5);
+        assert_eq!(pennies, 2.0);
+        // From 1 the only move is `(minus 1)`: a forced step counts one.
+        assert_eq!(mean_length(&Countdown::new(1), 7, past, 5), 1.0);
+        // One role choosing at each step: the steps themselves.
+        let countdown = mean_length(&Countdown::new(10), 7, past, 5);
+        assert!((5.0..=10.0).contains(&countdown), "{countdown}");
     }
 }
