@@ -140,7 +140,12 @@ fn auto_plays_anti_decisive_playouts_where_their_checks_change_moves() {
     let nim = nim.expect("auto measures");
     assert_eq!(nim.chosen, "anti-decisive", "{}", nim.summary);
     assert_eq!(nim.options.playout, PlayoutPolicy::AntiDecisive);
-    assert!(nim.summary.contains("turns changed"), "{}", nim.summary);
+    assert!(nim.summary.contains("playouts changed"), "{}", nim.summary);
+    // From a pile of 300 a playout has about 200 turns, of which the checks change one or two
+    // near the end: a small share of turns, but most playouts.
+    let long = tuning::auto_playout(&Nim { pile: 300 }, &auto, &tuning, deadline());
+    let long = long.expect("auto measures");
+    assert_eq!(long.chosen, "anti-decisive", "{}", long.summary);
     // Simultaneous moves have no turn to check: uniform playouts, without games.
     let simultaneous = matching_pennies();
     let other = tuning::auto_playout(&simultaneous, &auto, &tuning, deadline());

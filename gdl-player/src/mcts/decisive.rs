@@ -39,6 +39,8 @@ pub(super) struct Decisive<G: Game> {
     ending: Vec<Vec<bool>>,
     /// What the steps found.
     pub(super) counts: Counts,
+    /// Whether the checks changed a turn of this playout.
+    changed: bool,
 }
 
 /// What decisive steps found, for the measurement at the start clock.
@@ -52,23 +54,30 @@ pub(super) struct Counts {
     pub(super) wins: u64,
     /// Turns where a move tried gave the next mover a win and the mover played another.
     pub(super) avoided: u64,
+    /// Playouts started ([`Decisive::restart`]).
+    pub(super) playouts: u64,
+    /// Playouts with at least one turn the checks changed.
+    pub(super) changed_playouts: u64,
 }
 
 impl Counts {
-    /// The share of turns whose move the checks changed (`None` before a turn).
-    pub(super) fn changed(&self) -> Option<f64> {
-        (self.turns > 0).then(|| (self.wins + self.avoided) as f64 / self.turns as f64)
+    /// The share of playouts with a turn whose move the checks changed (`None` before a
+    /// playout).
+    pub(super) fn changed_playouts(&self) -> Option<f64> {
+        (self.playouts > 0).then(|| self.changed_playouts as f64 / self.playouts as f64)
     }
 
     /// The share of turns whose move the checks changed (a win taken or one given avoided),
-    /// and of turns where they tried a move.
+    /// of turns where they tried a move, and of playouts they changed.
     pub(super) fn describe(&self) -> String {
         let turns = self.turns.max(1) as f64;
         format!(
-            "{:.1}% of {} turns changed, {:.1}% tried",
+            "{:.1}% of {} turns changed, {:.1}% tried, {:.0}% of {} playouts changed",
             100.0 * (self.wins + self.avoided) as f64 / turns,
             self.turns,
-            100.0 * self.tried as f64 / turns
+            100.0 * self.tried as f64 / turns,
+            100.0 * self.changed_playouts().unwrap_or(0.0),
+            self.playouts
         )
     }
 }
@@ -90,6 +99,7 @@ impl<G: Game> Decisive<G> {
             moves: vec![Vec::new(); roles],
             after_moves: vec![Vec::new(); roles],
             pending: false,
+            changed: false,
             joint: Vec::new(),
             reply_joint: Vec::new(),
             after_reply: state.clone(),
@@ -195,6 +205,7 @@ impl<G: Game> Decisive<G> {
             if game.is_terminal(next) && self.wins(game, next, m) {
                 self.counts.tried += 1;
                 self.counts.wins += 1;
+                self.note_change();
                 return true;
             }
         }
@@ -211,12 +222,12 @@ impl<G: Game> Decisive<G> {
                         return true;
                     }
                     After::Safe => {
-                        self.counts.avoided += u64::from(k > 0);
+                        self.avoided(k > 0);
                         return true;
                     }
                     After::Known => {
                         self.pending = true;
-                        self.counts.avoided += u64::from(k > 0);
+                        self.avoided(k > 0);
                         return true;
                     }
                     After::GivesAWin => {}
@@ -270,9 +281,27 @@ impl<G: Game> Decisive<G> {
         After::Known
     }
 
+    /// Counts a turn whose move the checks changed to avoid giving a win, when `changed`.
+    fn avoided(&mut self, changed: bool) {
+        if changed {
+            self.counts.avoided += 1;
+            self.note_change();
+        }
+    }
+
+    /// Counts this playout as changed by the checks, once.
+    fn note_change(&mut self) {
+        if !self.changed {
+            self.changed = true;
+            self.counts.changed_playouts += 1;
+        }
+    }
+
     /// A playout starts: the next step computes its legal moves.
     pub(super) fn restart(&mut self) {
         self.pending = false;
+        self.changed = false;
+        self.counts.playouts += 1;
     }
 }
 
@@ -316,6 +345,10 @@ mod tests {
         assert!(steps(&mut d, &game, from).len() > 1);
         assert_eq!(steps(&mut d, &game, from), [TableState::At(1)]);
         assert!(d.counts.wins > 0 && d.counts.tried >= d.counts.wins);
+        // Playouts of one step each: a playout is changed when its win was taken.
+        assert_eq!(d.counts.playouts, 400);
+        assert_eq!(d.counts.changed_playouts, d.counts.wins);
+        assert!(d.counts.changed_playouts() >= Some(0.5));
     }
 
     #[test]
@@ -377,6 +410,10 @@ mod tests {
         steps(&mut anti, &game, TableState::At(1));
         assert_eq!(steps(&mut anti, &game, from), [long]);
         assert!(anti.counts.avoided > 0);
+        assert_eq!(
+            anti.counts.changed_playouts,
+            anti.counts.wins + anti.counts.avoided
+        );
         // Decisive moves alone play into the trap, where the second role takes its win.
         let mut decisive = Decisive::new(&game, &from, false);
         let reached = steps(&mut decisive, &game, from);
