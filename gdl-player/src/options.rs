@@ -263,9 +263,9 @@ impl PlayoutPolicy {
 pub enum Exploration {
     /// This constant.
     Fixed(f64),
-    /// Set at the start clock from the mean length of random games (`mcts/exploration.rs`):
-    /// short games get more exploration than long ones (the default: on connectFour 0.6 won
-    /// against 0.3, on breakthrough it lost).
+    /// Set at the start clock from the mean length of random games, in choices
+    /// (`mcts/exploration.rs`): short games get more exploration than long ones (the default:
+    /// on connectFour 0.6 won against 0.3, on breakthrough it lost).
     Length,
 }
 

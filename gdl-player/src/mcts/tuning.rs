@@ -17,7 +17,7 @@
 //! the deadline is dropped: the measurement never runs past it.
 //!
 //! [`auto_playout`] chooses the playouts of [`PlayoutPolicy::Auto`]: anti-decisive ones when a
-//! timed search shows their checks change enough moves at a bearable cost ([`DecisiveRule`]),
+//! timed search shows their checks change enough playouts at a bearable cost ([`DecisiveRule`]),
 //! else uniform ones. MAST playouts are not a candidate there: the short games chose them on
 //! breakthrough, where they then lost to uniform playouts at a match's clock (BENCHMARKS.md).
 //! [`tune`] measures any other list of candidates.

@@ -46,7 +46,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1_000_000)]
     pub max_nodes: usize,
     /// The UCB1 exploration constant of the search (goals scaled to 0..1), or `auto`: set at
-    /// the start clock from the length of random games (more for short games).
+    /// the start clock from the length of random games, in choices (more for short games).
     #[arg(long, default_value_t = gdl_player::MctsOptions::default().exploration, value_parser = parse_exploration)]
     pub exploration: gdl_player::Exploration,
     /// The search of the compiled game: `mcts` (transpositions, recycling of old nodes, tree
@@ -57,7 +57,7 @@ pub struct Args {
     /// role's moves by their mean goal so far, with some random ones), `decisive` (a mover
     /// takes a win in one), `anti-decisive` (and avoids giving one) or `auto` (the one that
     /// the start clock chooses: anti-decisive where a timed search shows their checks
-    /// change enough moves, else uniform).
+    /// change enough playouts, else uniform).
     #[arg(long, default_value = "auto", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
     pub playout: String,
     /// What the search does when it makes a node: `plain` (nothing more) or `decisive` (the
