@@ -63,7 +63,7 @@ pub(super) struct Counts {
 impl Counts {
     /// The share of playouts with a turn whose move the checks changed (`None` before a
     /// playout).
-    pub(super) fn changed_playouts(&self) -> Option<f64> {
+    pub(super) fn changed_share(&self) -> Option<f64> {
         (self.playouts > 0).then(|| self.changed_playouts as f64 / self.playouts as f64)
     }
 
@@ -76,7 +76,7 @@ impl Counts {
             100.0 * (self.wins + self.avoided) as f64 / turns,
             self.turns,
             100.0 * self.tried as f64 / turns,
-            100.0 * self.changed_playouts().unwrap_or(0.0),
+            100.0 * self.changed_share().unwrap_or(0.0),
             self.playouts
         )
     }
@@ -348,7 +348,7 @@ mod tests {
         // Playouts of one step each: a playout is changed when its win was taken.
         assert_eq!(d.counts.playouts, 400);
         assert_eq!(d.counts.changed_playouts, d.counts.wins);
-        assert!(d.counts.changed_playouts() >= Some(0.5));
+        assert!(d.counts.changed_share() >= Some(0.5));
     }
 
     #[test]

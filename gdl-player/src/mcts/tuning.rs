@@ -297,7 +297,7 @@ impl Timing {
     /// The share of playouts with a turn whose move decisive checks changed (`None` without
     /// them, or without a playout).
     pub fn changed(&self) -> Option<f64> {
-        self.counts.and_then(|c| c.changed_playouts())
+        self.counts.and_then(|c| c.changed_share())
     }
 }
 
