@@ -26,7 +26,8 @@
 //! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
 //! learnt at the start clock (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K
 //! steps). `rave` and `grave` are `mcts` with AMAF statistics in selection (`--amaf
-//! rave|grave`; `grave@0.1:C:R:B` with reference R and bias B). START_SECONDS (default 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
+//! rave|grave`; `grave@0.1:C:R:B` with reference R and bias B). `whole` is `mcts` with one tree
+//! over the whole state where the start clock would find independent parts (`--factoring off`). START_SECONDS (default 0) is each player's start clock. Prints one line per colour and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
 //! number: a run is repeatable when no player is timed.
 
@@ -37,8 +38,9 @@ use gdl_examples::breakthrough::Breakthrough;
 use gdl_examples::connect_four_simultaneous::ConnectFourSimultaneous;
 use gdl_examples::{GAMES, connect_four::ConnectFour, tic_tac_toe::TicTacToe};
 use gdl_player::{
-    AmafMode, AmafOptions, BaselineMcts, Expansion, Exploration, FlatMonteCarlo, HeuristicMode,
-    HeuristicOptions, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer, SimultaneousRule,
+    AmafMode, AmafOptions, BaselineMcts, Expansion, Exploration, Factoring, FlatMonteCarlo,
+    HeuristicMode, HeuristicOptions, Mcts, MctsOptions, Player, PlayoutPolicy, RandomPlayer,
+    SimultaneousRule,
 };
 use gdl_runtime::Game;
 
@@ -138,6 +140,7 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
             | "hauto"
             | "rave"
             | "grave"
+            | "whole"
     );
     let amaf = matches!(kind, "rave" | "grave");
     let exploration: Option<Exploration> = match parts.next() {
@@ -178,6 +181,10 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
             Box::new(p)
         }
         "mcts" => Box::new(Mcts::new(options)),
+        "whole" => Box::new(Mcts::new(MctsOptions {
+            factoring: Factoring::Off,
+            ..options
+        })),
         "mast" => Box::new(Mcts::new(MctsOptions {
             playout: PlayoutPolicy::Mast,
             ..options

@@ -52,8 +52,8 @@ pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
 pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
 pub use options::{
-    AmafMode, AmafOptions, Expansion, Exploration, HeuristicMode, HeuristicOptions, MctsOptions,
-    PlayoutPolicy, Search, SearchStats, SimultaneousRule,
+    AmafMode, AmafOptions, Expansion, Exploration, Factoring, HeuristicMode, HeuristicOptions,
+    MctsOptions, PlayoutPolicy, Search, SearchStats, SimultaneousRule,
 };
 pub use root::RootMove;
 

@@ -31,6 +31,8 @@ mod amaf;
 mod decisive;
 mod expand;
 mod exploration;
+mod factored;
+mod factors;
 mod heuristic;
 mod move_ids;
 mod parallel;
@@ -96,6 +98,9 @@ pub struct Mcts<G: Game> {
     heuristic: Option<Heuristic>,
     /// The exploration constant of UCB1, as set at the start clock.
     exploration: exploration::Chosen,
+    /// The trees of a game the start clock found factored ([`factors`]); then the search
+    /// runs there, not in `store`.
+    factored: Option<factored::Factored<G>>,
 }
 
 impl<G: Game> Mcts<G> {
@@ -117,6 +122,7 @@ impl<G: Game> Mcts<G> {
             tuned: None,
             heuristic: None,
             exploration,
+            factored: None,
         }
     }
 
@@ -138,11 +144,17 @@ impl<G: Game> Mcts<G> {
 
     /// The nodes in the store (reachable from the root or not yet freed).
     pub fn tree_size(&self) -> usize {
+        if let Some(f) = &self.factored {
+            return f.len();
+        }
         self.store.as_ref().map_or(0, Store::len)
     }
 
     /// The state at the root of the tree, if there is a tree.
     pub fn root_state(&self) -> Option<&G::State> {
+        if let Some(f) = &self.factored {
+            return Some(f.root());
+        }
         Some(&self.store.as_ref()?.states[self.root as usize])
     }
 
@@ -157,6 +169,9 @@ impl<G: Game> Mcts<G> {
     /// The player's moves at the root with their visits and proofs (empty without a tree or
     /// at a leaf).
     pub fn root_moves(&self) -> Vec<RootMove<G::Move>> {
+        if let Some(f) = &self.factored {
+            return f.root_moves(self.role);
+        }
         let Some(store) = &self.store else {
             return Vec::new();
         };
@@ -195,6 +210,10 @@ impl<G: Game> Mcts<G> {
 
     /// Makes `state` the root: the root already, a node of the store, or a new one.
     fn set_root(&mut self, game: &G, state: &G::State) {
+        if let Some(f) = &mut self.factored {
+            f.begin(game, state);
+            return;
+        }
         self.tick += 1;
         let options = &self.options;
         let store = self.store.get_or_insert_with(|| new_store(game, options));
@@ -224,6 +243,15 @@ impl<G: Game> Mcts<G> {
     /// [`Mcts::search`] that also stops soon after `stop` is set, and sets it when the root
     /// is proven.
     fn search_until(&mut self, game: &G, deadline: Instant, stop: &AtomicBool) -> u64 {
+        if let Some(f) = &mut self.factored {
+            let limits = factored::Limits {
+                exploration: self.exploration.constant,
+                max_steps: self.options.max_playout_steps,
+                max_iterations: self.options.max_iterations,
+                deadline,
+            };
+            return f.search(game, &mut self.rng, &limits, stop);
+        }
         let Some(store) = &mut self.store else {
             return 0;
         };
@@ -569,6 +597,9 @@ impl<G: Game> Player<G> for Mcts<G> {
         if self.exploration.length.is_some() {
             report.push_str(&format!("; {}", self.exploration));
         }
+        if let Some(f) = &self.factored {
+            report.push_str(&format!("; a tree per factor: {}", f.describe()));
+        }
         Some(report)
     }
 
@@ -577,6 +608,8 @@ impl<G: Game> Player<G> for Mcts<G> {
         self.heuristic = self.learn(game, deadline);
         let tuned = self.tune(game, deadline);
         self.set_tuned(tuned.as_ref());
+        let found = self.find_factors(game, deadline);
+        self.set_factors(game, found);
         self.begin(game, role, deadline);
     }
 
@@ -591,6 +624,9 @@ impl<G: Game> Player<G> for Mcts<G> {
     }
 
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
+        if self.factored.is_some() {
+            return self.set_root(game, next);
+        }
         if let Some(s) = &mut self.scratch {
             s.playout.decay();
             s.best.advance(joint, next);
@@ -635,6 +671,28 @@ impl<G: Game> Mcts<G> {
             ..self.options.clone()
         };
         tuning::auto_playout(game, &asked, &tuning::TuningOptions::default(), deadline)
+    }
+
+    /// The factors of the game when the options leave it to the start clock and its
+    /// measurement finds them, in a game of two or more roles (a puzzle keeps its best line
+    /// in the one tree).
+    fn find_factors(&self, game: &G, deadline: Instant) -> Option<factors::Found<G>> {
+        if self.options.factoring == crate::Factoring::Off || game.role_count() < 2 {
+            return None;
+        }
+        let options = factors::DetectOptions::default();
+        factors::detect(game, self.options.seed, deadline, &options)
+    }
+
+    /// Searches the match with a tree per factor of `found` (with `None`, one tree).
+    fn set_factors(&mut self, game: &G, found: Option<factors::Found<G>>) {
+        self.factored = found.map(|found| {
+            let initial = game.initial_state();
+            let playout = Playout::new(game, &initial, self.options.playout)
+                .with_decisive_steps(self.options.decisive_steps)
+                .with_heuristic(self.heuristic.clone());
+            factored::Factored::new(game, found, self.options.max_nodes, playout)
+        });
     }
 
     /// Plays the match with what the measurement chose (with `None`, as asked).

@@ -101,6 +101,37 @@ impl SimultaneousRule {
     }
 }
 
+/// Whether [`super::Mcts`] searches a game made of independent parts (two boards played side
+/// by side) with a tree per part (`mcts/factors.rs`, `mcts/factored.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Factoring {
+    /// When the start clock's measurement finds two or more parts in a game of two or more
+    /// roles.
+    #[default]
+    Auto,
+    /// One tree over the whole state.
+    Off,
+}
+
+impl Factoring {
+    /// The setting named `text` (`auto`, `off`).
+    pub fn parse(text: &str) -> Option<Factoring> {
+        match text {
+            "auto" => Some(Factoring::Auto),
+            "off" => Some(Factoring::Off),
+            _ => None,
+        }
+    }
+
+    /// The name [`Factoring::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Factoring::Auto => "auto",
+            Factoring::Off => "off",
+        }
+    }
+}
+
 /// Whether selection in [`super::Mcts`] mixes each move's mean with its all-moves-as-first
 /// (AMAF) statistics: the goals of the iterations in which the same role played the same move
 /// later, in the tree or the playout (`mcts/amaf.rs`).
@@ -337,6 +368,8 @@ pub struct MctsOptions {
     pub heuristic: HeuristicOptions,
     /// Whether selection uses AMAF statistics (RAVE, GRAVE).
     pub amaf: AmafOptions,
+    /// Whether a game of independent parts gets a tree per part.
+    pub factoring: Factoring,
 }
 
 impl Default for MctsOptions {
@@ -355,6 +388,7 @@ impl Default for MctsOptions {
             best_line: true,
             heuristic: HeuristicOptions::default(),
             amaf: AmafOptions::default(),
+            factoring: Factoring::default(),
         }
     }
 }

@@ -153,12 +153,13 @@ fn a_whole_match_without_pondering_and_bad_ponder_values() {
 }
 
 #[test]
-fn an_unknown_search_playout_expansion_or_amaf_is_a_usage_error() {
+fn an_unknown_search_playout_expansion_amaf_or_factoring_is_a_usage_error() {
     for bad in [
         ["--search", "uct"],
         ["--playout", "gibbs"],
         ["--expansion", "eager"],
         ["--amaf", "uct"],
+        ["--factoring", "always"],
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_gdlc"))
             .arg("play")

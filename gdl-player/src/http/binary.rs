@@ -11,7 +11,7 @@ use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
 use crate::{
-    AmafMode, Expansion, Exploration, HeuristicMode, MctsOptions, ParallelMcts, Player,
+    AmafMode, Expansion, Exploration, Factoring, HeuristicMode, MctsOptions, ParallelMcts, Player,
     PlayoutPolicy, Search, SimultaneousRule,
 };
 use gdl_runtime::Game;
@@ -25,7 +25,7 @@ pub const PLAY_USAGE: &str =
            [--playout uniform|mast|decisive|anti-decisive|auto]
            [--expansion plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
-           [--amaf off|rave|grave] [--ponder on|off]
+           [--amaf off|rave|grave] [--factoring auto|off] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C, `auto`: from
                                            the length of random games; the search,
@@ -39,6 +39,9 @@ pub const PLAY_USAGE: &str =
                                            --amaf: selection mixes each move's mean with
                                            the goals of the iterations that played it
                                            later (RAVE, GRAVE), default off;
+                                           --factoring: a tree per independent part of
+                                           the game when the start clock finds parts,
+                                           default auto;
                                            --ponder: search on the opponents' time,
                                            default on;
                                            --margin: seconds kept before the play clock
@@ -54,7 +57,7 @@ pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--ex
                                 [--expansion plain|decisive|decisive-at-once] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
                                 [--heuristic off|on|auto] [--amaf off|rave|grave] \
-                                [--ponder on|off]";
+                                [--factoring auto|off] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -163,6 +166,9 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
                 .is_some(),
             "--amaf" => AmafMode::parse(value)
                 .map(|v| search.amaf.mode = v)
+                .is_some(),
+            "--factoring" => Factoring::parse(value)
+                .map(|v| search.factoring = v)
                 .is_some(),
             _ => false,
         };
@@ -350,6 +356,11 @@ mod tests {
         let a = play_args("g", &args(&["--amaf=rave"])).unwrap();
         assert_eq!(a.search.amaf.mode, AmafMode::Rave);
         assert!(play_args("g", &args(&["--amaf", "amaf"])).is_err());
+        let a = play_args("g", &[]).unwrap();
+        assert_eq!(a.search.factoring, Factoring::Auto);
+        let a = play_args("g", &args(&["--factoring=off"])).unwrap();
+        assert_eq!(a.search.factoring, Factoring::Off);
+        assert!(play_args("g", &args(&["--factoring", "on"])).is_err());
         for bad in [
             ["--search", "uct"],
             ["--playout", "gibbs"],

@@ -14,6 +14,15 @@ pub(super) struct MoveIds<G: Game> {
     given: Vec<HashMap<G::Move, u32>>,
 }
 
+impl<G: Game> Clone for MoveIds<G> {
+    fn clone(&self) -> Self {
+        MoveIds {
+            counts: self.counts.clone(),
+            given: self.given.clone(),
+        }
+    }
+}
+
 impl<G: Game> MoveIds<G> {
     pub(super) fn new(game: &G) -> Self {
         let roles = game.role_count();

@@ -82,12 +82,14 @@ where
         let exploration = trees.first().map(|t| t.explore(game, deadline));
         let heuristic = trees.first().and_then(|t| t.learn(game, deadline));
         let tuned = trees.first().and_then(|t| t.tune(game, deadline));
+        let found = trees.first().and_then(|t| t.find_factors(game, deadline));
         for t in trees.iter_mut() {
             if let Some(e) = exploration {
                 t.exploration = e;
             }
             t.heuristic.clone_from(&heuristic);
             t.set_tuned(tuned.as_ref());
+            t.set_factors(game, found.clone());
         }
         std::thread::scope(|s| {
             for t in trees {
@@ -174,6 +176,11 @@ where
         }
         if let Some(e) = exploration.filter(|e| e.length.is_some()) {
             described.push_str(&format!("; {e}"));
+        }
+        if let Trees::Mcts(trees) = &self.trees
+            && let Some(f) = trees.first().and_then(|t| t.factored.as_ref())
+        {
+            described.push_str(&format!("; a tree per factor: {}", f.describe()));
         }
         Some(described)
     }

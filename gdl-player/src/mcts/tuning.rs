@@ -491,3 +491,11 @@ fn play<G: Game>(game: &G, setup: &Match, until: Instant) -> Option<Vec<f64>> {
     }
     None
 }
+
+/// What the start clock's measurement of independent parts finds in `game` (with the same
+/// options as [`super::Mcts`]), described ("2 factors (96, 96 facts; 64 shared)"); `None` when
+/// it finds one part.
+pub fn factors<G: Game>(game: &G, seed: u64, deadline: Instant) -> Option<String> {
+    let options = super::factors::DetectOptions::default();
+    super::factors::detect(game, seed, deadline, &options).map(|f| f.factors.describe())
+}

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use gdl_player::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
 use gdl_player::{
-    AmafMode, AmafOptions, Expansion, HeuristicMode, HeuristicOptions, MctsOptions, PlayoutPolicy,
-    Search, SimultaneousRule,
+    AmafMode, AmafOptions, Expansion, Factoring, HeuristicMode, HeuristicOptions, MctsOptions,
+    PlayoutPolicy, Search, SimultaneousRule,
 };
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
@@ -83,6 +83,11 @@ pub struct Args {
     /// statistics) or `grave` (those of the closest ancestor with enough iterations).
     #[arg(long, default_value = "off", value_parser = ["off", "rave", "grave"])]
     pub amaf: String,
+    /// Whether a game made of independent parts (two boards played side by side) is
+    /// searched with a tree per part: `auto` (when the start clock's measurement finds two or
+    /// more parts) or `off` (one tree over the whole state).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
+    pub factoring: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the network plays, which the compiled game then takes
@@ -175,6 +180,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--best-line={}", args.best_line),
                             format!("--heuristic={}", args.heuristic),
                             format!("--amaf={}", args.amaf),
+                            format!("--factoring={}", args.factoring),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -216,6 +222,7 @@ pub fn run(args: Args) -> ExitCode {
                 mode: AmafMode::parse(&args.amaf).unwrap_or_default(),
                 ..AmafOptions::default()
             },
+            factoring: Factoring::parse(&args.factoring).unwrap_or_default(),
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.

@@ -511,7 +511,11 @@ impl Universal {
                 "--heuristic={}",
                 self.mcts_options.heuristic.mode.name()
             ))
-            .arg(format!("--amaf={}", self.mcts_options.amaf.mode.name()));
+            .arg(format!("--amaf={}", self.mcts_options.amaf.mode.name()))
+            .arg(format!(
+                "--factoring={}",
+                self.mcts_options.factoring.name()
+            ));
         let mut engine = subprocess::Engine::spawn(command)?;
         // During a match, the engine's start-clock measurements take a moment of the move.
         let search_until = if self.history.is_empty() {

@@ -1,0 +1,385 @@
+//! The search of a factored game ([`super::factors`]): a tree per factor instead of one over
+//! the joint state.
+//!
+//! A node is a factor's state (its key: its own facts and the shared ones) and holds the
+//! statistics of the roles that choose in that factor there. An iteration walks the real game
+//! from the root: at each step every role with a choice picks its move by UCB1 in the node of
+//! the factor its moves decide, the joint move gives the next state, and the walk goes on
+//! until a step makes a node, a playout from there gives the goals, and every move picked on
+//! the way gets them. So the tree of one board of two grows as that board's game does,
+//! whatever happens on the other, and its statistics are those of the board's positions over
+//! every position of the other board that the search met.
+//!
+//! Nodes and their moves live in flat arrays. When the store is full, a new move of the match
+//! keeps only the nodes the last search visited.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::factors::{Factors, Found};
+use super::move_ids::MoveIds;
+use super::policy::Playout;
+use crate::RootMove;
+use gdl_runtime::{Game, RoleIndex, SplitMix64};
+
+/// A factor's state and its moves' statistics.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    factor: u16,
+    key: u64,
+    /// Its moves: `slots[start..start + len]`.
+    start: u32,
+    len: u32,
+    /// The iteration that visited it last.
+    stamp: u64,
+}
+
+/// A role's move in a node, and its statistics.
+#[derive(Clone, Copy, Debug)]
+struct Slot<M> {
+    role: u32,
+    mv: M,
+    visits: u32,
+    sum: f64,
+}
+
+/// The trees of a factored game.
+pub(super) struct Factored<G: Game> {
+    factors: Factors,
+    ids: MoveIds<G>,
+    /// Per factor: the node of a key.
+    tables: Vec<HashMap<u64, u32>>,
+    nodes: Vec<Node>,
+    slots: Vec<Slot<G::Move>>,
+    max_nodes: usize,
+    /// Iterations run: the stamp of the nodes they visit.
+    clock: u64,
+    /// The state searched from.
+    root: G::State,
+    /// Per role at the root: its legal moves, and the node of its choice (made by
+    /// [`Factored::begin`]).
+    root_legal: Vec<Vec<G::Move>>,
+    root_nodes: Vec<Option<u32>>,
+    playout: Playout<G>,
+    /// The buffers of an iteration.
+    state: Option<G::State>,
+    next: Option<G::State>,
+    legal: Vec<Vec<G::Move>>,
+    joint: Vec<G::Move>,
+    /// Per role: the factor of its choice at this step, if it has one.
+    choice: Vec<Option<usize>>,
+    /// The slots picked on the way down.
+    path: Vec<u32>,
+    goals: Vec<f64>,
+}
+
+/// How a search runs.
+pub(super) struct Limits {
+    pub exploration: f64,
+    /// Steps of an iteration at most (the rest of the game is scored 0.5).
+    pub max_steps: usize,
+    pub max_iterations: Option<u64>,
+    pub deadline: Instant,
+}
+
+impl<G: Game> Factored<G> {
+    pub(super) fn new(game: &G, found: Found<G>, max_nodes: usize, playout: Playout<G>) -> Self {
+        let roles = game.role_count();
+        let initial = game.initial_state();
+        let Found { factors, ids } = found;
+        Factored {
+            playout,
+            tables: vec![HashMap::new(); factors.len()],
+            factors,
+            ids,
+            nodes: Vec::new(),
+            slots: Vec::new(),
+            max_nodes: max_nodes.max(1),
+            clock: 0,
+            next: Some(initial.clone()),
+            state: Some(initial.clone()),
+            root: initial,
+            root_legal: vec![Vec::new(); roles],
+            root_nodes: vec![None; roles],
+            legal: vec![Vec::new(); roles],
+            joint: Vec::with_capacity(roles),
+            choice: vec![None; roles],
+            path: Vec::new(),
+            goals: Vec::new(),
+        }
+    }
+
+    /// What the trees are: "2 factors (...)".
+    pub(super) fn describe(&self) -> String {
+        self.factors.describe()
+    }
+
+    /// The nodes held.
+    pub(super) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The state searched from.
+    pub(super) fn root(&self) -> &G::State {
+        &self.root
+    }
+
+    /// A new search from `state` (a move of the match). When the store is more than half
+    /// full, the half of it visited least recently is freed first.
+    pub(super) fn begin(&mut self, game: &G, state: &G::State) {
+        self.root.clone_from(state);
+        if self.nodes.len() > self.max_nodes / 2 {
+            self.free_half();
+        }
+        self.clock += 1;
+        self.find_root(game);
+    }
+
+    /// Frees the half of the nodes visited least recently.
+    fn free_half(&mut self) {
+        let mut stamps: Vec<u64> = self.nodes.iter().map(|n| n.stamp).collect();
+        let mid = stamps.len() / 2;
+        if mid == 0 {
+            return;
+        }
+        let (_, &mut threshold, _) = stamps.select_nth_unstable(mid);
+        self.keep(|n| n.stamp > threshold);
+    }
+
+    /// Sets each role's legal moves at the root and the node of its choice there (made if
+    /// need be).
+    fn find_root(&mut self, game: &G) {
+        self.root_nodes.iter_mut().for_each(|n| *n = None);
+        self.root_legal.iter_mut().for_each(Vec::clear);
+        let root = self.root.clone();
+        if !self.prepare(game, &root) {
+            return;
+        }
+        self.root_legal.clone_from(&self.legal);
+        let Some(bits) = game.fact_bits(&root) else {
+            return;
+        };
+        for r in 0..self.legal.len() {
+            if let Some(f) = self.choice[r] {
+                self.root_nodes[r] = self.node(f, bits, true).map(|n| n.0);
+            }
+        }
+    }
+
+    /// Keeps the nodes `keep` says (and their moves), renumbered.
+    fn keep(&mut self, keep: impl Fn(&Node) -> bool) {
+        let (nodes, slots) = (
+            std::mem::take(&mut self.nodes),
+            std::mem::take(&mut self.slots),
+        );
+        for t in &mut self.tables {
+            t.clear();
+        }
+        for n in nodes.iter().filter(|n| keep(n)) {
+            let start = self.slots.len() as u32;
+            let own = &slots[n.start as usize..(n.start + n.len) as usize];
+            self.slots.extend_from_slice(own);
+            self.tables[usize::from(n.factor)].insert(n.key, self.nodes.len() as u32);
+            self.nodes.push(Node { start, ..*n });
+        }
+    }
+
+    /// Sets `legal` to every role's legal moves in `state` and `choice` to the factor of each
+    /// role's choice; false when a role has no legal move.
+    fn prepare(&mut self, game: &G, state: &G::State) -> bool {
+        for r in 0..self.legal.len() {
+            let legal = &mut self.legal[r];
+            legal.clear();
+            game.legal_moves(state, r, legal);
+            if legal.is_empty() {
+                return false;
+            }
+            self.choice[r] = match legal.len() {
+                1 => None,
+                _ => legal
+                    .iter()
+                    .find_map(|&m| {
+                        let id = self.ids.get(game, r, m)?;
+                        self.factors.of_move(r, id)
+                    })
+                    .or(Some(0)),
+            };
+        }
+        true
+    }
+
+    /// The node of factor `f` at `bits`, made (with the moves of the roles choosing in it)
+    /// when `make` and there is room; and whether it was made.
+    fn node(&mut self, f: usize, bits: &[u64], make: bool) -> Option<(u32, bool)> {
+        let key = self.factors.key(f, bits);
+        if let Some(&n) = self.tables[f].get(&key) {
+            self.nodes[n as usize].stamp = self.clock;
+            return Some((n, false));
+        }
+        if !make || self.nodes.len() >= self.max_nodes {
+            return None;
+        }
+        let start = self.slots.len() as u32;
+        for (r, legal) in self.legal.iter().enumerate() {
+            if self.choice[r] == Some(f) {
+                self.slots.extend(legal.iter().map(|&mv| Slot {
+                    role: r as u32,
+                    mv,
+                    visits: 0,
+                    sum: 0.0,
+                }));
+            }
+        }
+        let n = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            factor: f as u16,
+            key,
+            start,
+            len: self.slots.len() as u32 - start,
+            stamp: self.clock,
+        });
+        self.tables[f].insert(key, n);
+        Some((n, true))
+    }
+
+    /// UCB1's pick of role `r`'s slot in node `n` among its legal moves (`None`: the node
+    /// holds none of them); a move not tried yet first, at random.
+    fn pick(&self, n: u32, r: RoleIndex, c: f64, rng: &mut SplitMix64) -> Option<u32> {
+        let node = self.nodes[n as usize];
+        let legal = &self.legal[r];
+        let ours = (node.start..node.start + node.len).filter(|&i| {
+            let s = &self.slots[i as usize];
+            s.role as usize == r && legal.contains(&s.mv)
+        });
+        let (mut total, mut fresh) = (0u32, 0usize);
+        for i in ours.clone() {
+            let v = self.slots[i as usize].visits;
+            total += v;
+            fresh += usize::from(v == 0);
+        }
+        if fresh > 0 {
+            let k = rng.below(fresh);
+            return ours.filter(|&i| self.slots[i as usize].visits == 0).nth(k);
+        }
+        let log = f64::from(total.max(1)).ln();
+        let score = |i: u32| {
+            let s = &self.slots[i as usize];
+            let v = f64::from(s.visits);
+            s.sum / v + c * (log / v).sqrt()
+        };
+        ours.max_by(|&a, &b| score(a).total_cmp(&score(b)))
+    }
+
+    /// Iterations from the root until the limits; how many ran.
+    /// Also stops soon after `stop` is set.
+    pub(super) fn search(
+        &mut self,
+        game: &G,
+        rng: &mut SplitMix64,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> u64 {
+        let mut done = 0u64;
+        while limits.max_iterations.is_none_or(|m| done < m) {
+            if done % 8 == 0 && (stop.load(Ordering::Relaxed) || Instant::now() >= limits.deadline)
+            {
+                break;
+            }
+            // Room for the nodes of an iteration's step (a factor each).
+            if self.nodes.len() + self.tables.len() > self.max_nodes {
+                self.free_half();
+                self.find_root(game);
+            }
+            self.clock += 1;
+            self.iterate(game, rng, limits);
+            done += 1;
+        }
+        done
+    }
+
+    /// One iteration from the root.
+    fn iterate(&mut self, game: &G, rng: &mut SplitMix64, limits: &Limits) {
+        let roles = self.legal.len();
+        self.path.clear();
+        let (Some(mut state), Some(mut next)) = (self.state.take(), self.next.take()) else {
+            return;
+        };
+        state.clone_from(&self.root);
+        let mut steps = 0;
+        let mut made = false;
+        while !made && steps < limits.max_steps && !game.is_terminal(&state) {
+            if !self.prepare(game, &state) {
+                break;
+            }
+            self.joint.clear();
+            for r in 0..roles {
+                self.joint.push(self.legal[r][0]);
+            }
+            let Some(bits) = game.fact_bits(&state) else {
+                break;
+            };
+            for r in 0..roles {
+                let Some(f) = self.choice[r] else { continue };
+                let picked = match self.node(f, bits, true) {
+                    Some((n, fresh)) => {
+                        made |= fresh;
+                        self.pick(n, r, limits.exploration, rng)
+                    }
+                    None => None,
+                };
+                self.joint[r] = match picked {
+                    Some(i) => {
+                        self.path.push(i);
+                        self.slots[i as usize].mv
+                    }
+                    None => self.legal[r][rng.below(self.legal[r].len())],
+                };
+            }
+            game.next_state(&state, &self.joint, &mut next);
+            std::mem::swap(&mut state, &mut next);
+            steps += 1;
+        }
+        let left = limits.max_steps.saturating_sub(steps);
+        self.goals.clear();
+        self.goals
+            .extend_from_slice(self.playout.run(game, &state, rng, left));
+        self.goals.resize(roles, 0.5);
+        for &i in &self.path {
+            let slot = &mut self.slots[i as usize];
+            slot.visits += 1;
+            slot.sum += self.goals[slot.role as usize];
+        }
+        self.state = Some(state);
+        self.next = Some(next);
+    }
+
+    /// Role `role`'s moves at the root with their statistics: those of the node of its
+    /// choice, or its legal moves unvisited when it has no node there.
+    pub(super) fn root_moves(&self, role: RoleIndex) -> Vec<RootMove<G::Move>> {
+        let Some(&Some(n)) = self.root_nodes.get(role) else {
+            // No choice (one legal move), or no room for its node: the legal moves unvisited.
+            let legal = self.root_legal.get(role).map_or(&[][..], Vec::as_slice);
+            return legal
+                .iter()
+                .map(|&mv| RootMove {
+                    mv,
+                    visits: 0,
+                    sum: 0.0,
+                    proven: None,
+                })
+                .collect();
+        };
+        let node = self.nodes[n as usize];
+        self.slots[node.start as usize..(node.start + node.len) as usize]
+            .iter()
+            .filter(|s| s.role as usize == role && self.root_legal[role].contains(&s.mv))
+            .map(|s| RootMove {
+                mv: s.mv,
+                visits: u64::from(s.visits),
+                sum: s.sum,
+                proven: None,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,242 @@
+use std::time::{Duration, Instant};
+
+use super::{DetectOptions, detect};
+use crate::{Factoring, Mcts, MctsOptions, Player};
+use gdl_runtime::{Game, RoleIndex};
+
+/// Two boards of four cells. Each step the role in control of the first board (bit 16) takes
+/// an empty cell there, and the other role one of the second board; then they swap. A cell's
+/// two bits say who took it (bits 0..8 the first board, 8..16 the second). The game ends when
+/// a board is full; the first role wins when its cells are worth more in all (a cell is worth
+/// its number on the board plus one).
+///
+/// `coupled`: a cell of the first board is legal only when the same cell of the second board
+/// is empty, so the first board is no game of its own. `one_board`: only the first board is
+/// played (the other role passes).
+struct TwinBoards {
+    coupled: bool,
+    one_board: bool,
+}
+
+const CELLS: u64 = 4;
+
+fn taken(state: u64, board: u64, cell: u64) -> bool {
+    state >> (8 * board + 2 * cell) & 3 != 0
+}
+
+impl TwinBoards {
+    /// The board role `role` plays on in `state`.
+    fn board(&self, state: u64, role: RoleIndex) -> u64 {
+        let control = state >> 16 & 1;
+        u64::from(role as u64 != control)
+    }
+}
+
+impl Game for TwinBoards {
+    type State = Vec<u64>;
+    type Move = u8;
+    fn role_count(&self) -> usize {
+        2
+    }
+    fn role_name(&self, role: RoleIndex) -> &str {
+        ["first", "second"][role.min(1)]
+    }
+    fn initial_state(&self) -> Vec<u64> {
+        vec![0]
+    }
+    fn is_terminal(&self, state: &Vec<u64>) -> bool {
+        (0..2).any(|b| (0..CELLS).all(|c| taken(state[0], b, c)))
+    }
+    fn legal_moves(&self, state: &Vec<u64>, role: RoleIndex, out: &mut Vec<u8>) {
+        out.clear();
+        let s = state[0];
+        let board = self.board(s, role);
+        if self.one_board && board == 1 {
+            out.push(255);
+            return;
+        }
+        for c in 0..CELLS {
+            let blocked = self.coupled && board == 0 && taken(s, 1, c);
+            if !taken(s, board, c) && !blocked {
+                out.push((board * CELLS + c) as u8);
+            }
+        }
+        if out.is_empty() {
+            out.push(255);
+        }
+    }
+    fn next_state(&self, state: &Vec<u64>, joint: &[u8], next: &mut Vec<u64>) {
+        let mut s = state[0];
+        for (r, &m) in joint.iter().enumerate() {
+            if m != 255 {
+                let (board, cell) = (u64::from(m) / CELLS, u64::from(m) % CELLS);
+                s |= 1 << (8 * board + 2 * cell + r as u64);
+            }
+        }
+        next.clear();
+        next.push(s ^ 1 << 16);
+    }
+    fn goal(&self, state: &Vec<u64>, role: RoleIndex) -> Option<i32> {
+        // A cell is worth its number plus one; the first role wins with more in all.
+        let worth = |r: u64| -> u64 {
+            (0..2 * CELLS)
+                .filter(|i| state[0] >> (2 * i + r) & 1 != 0)
+                .map(|i| i % CELLS + 1)
+                .sum()
+        };
+        let won = match worth(0).cmp(&worth(1)) {
+            std::cmp::Ordering::Greater => 100,
+            std::cmp::Ordering::Equal => 50,
+            std::cmp::Ordering::Less => 0,
+        };
+        Some(if role == 0 { won } else { 100 - won })
+    }
+    fn write_move(&self, _role: RoleIndex, mv: u8, out: &mut String) {
+        out.push_str(&mv.to_string());
+    }
+    fn parse_move(&self, _role: RoleIndex, text: &str) -> Option<u8> {
+        text.parse().ok()
+    }
+    fn write_state(&self, _state: &Vec<u64>, _out: &mut Vec<String>) {}
+    fn fact_bits<'a>(&self, state: &'a Vec<u64>) -> Option<&'a [u64]> {
+        Some(state)
+    }
+    fn move_count(&self, _role: RoleIndex) -> Option<usize> {
+        Some(2 * CELLS as usize)
+    }
+    fn move_index(&self, _role: RoleIndex, mv: u8) -> Option<usize> {
+        Some(usize::from(mv))
+    }
+}
+
+fn far() -> Instant {
+    Instant::now() + Duration::from_secs(30)
+}
+
+#[test]
+fn two_boards_played_side_by_side_are_two_factors() {
+    let game = TwinBoards {
+        coupled: false,
+        one_board: false,
+    };
+    let factors = detect(&game, 1, far(), &DetectOptions::default())
+        .expect("factors")
+        .factors;
+    assert_eq!(factors.len(), 2);
+    assert_eq!(factors.describe(), "2 factors (8, 8 facts; 48 shared)");
+    // Each role's moves of a board decide that board's factor, whoever makes them.
+    for r in 0..2 {
+        let first = factors.of_move(r, 0).expect("seen");
+        let second = factors.of_move(r, 4).expect("seen");
+        assert_ne!(first, second);
+        assert_eq!(factors.of_move(r, 3), Some(first));
+        assert_eq!(factors.of_move(r, 7), Some(second));
+    }
+    // A factor's key sees its own board and the control bit, not the other board.
+    let f = factors.of_move(0, 0).expect("seen");
+    let base = factors.key(f, &[0b01]);
+    assert_eq!(factors.key(f, &[0b01 | 1 << 9]), base);
+    assert_ne!(factors.key(f, &[0b01 | 1 << 16]), base);
+    assert_ne!(factors.key(f, &[0b10]), base);
+}
+
+#[test]
+fn boards_that_constrain_each_other_are_not_factored() {
+    let game = TwinBoards {
+        coupled: true,
+        one_board: false,
+    };
+    assert!(detect(&game, 1, far(), &DetectOptions::default()).is_none());
+}
+
+#[test]
+fn one_board_is_one_factor() {
+    let game = TwinBoards {
+        coupled: false,
+        one_board: true,
+    };
+    assert!(detect(&game, 1, far(), &DetectOptions::default()).is_none());
+}
+
+#[test]
+fn no_time_no_factors() {
+    let game = TwinBoards {
+        coupled: false,
+        one_board: false,
+    };
+    let begun = Instant::now();
+    assert!(detect(&game, 1, begun, &DetectOptions::default()).is_none());
+    assert!(begun.elapsed() < Duration::from_millis(50));
+}
+
+/// A search of `game` as `factoring` says, started for `role` and given `iterations` a move.
+fn searcher(
+    game: &TwinBoards,
+    factoring: Factoring,
+    role: RoleIndex,
+    iterations: u64,
+) -> Mcts<TwinBoards> {
+    let mut p = Mcts::new(MctsOptions {
+        factoring,
+        max_iterations: Some(iterations),
+        ..MctsOptions::default()
+    });
+    p.start(game, role, far());
+    p
+}
+
+#[test]
+fn a_tree_per_factor_finds_the_best_cell() {
+    let game = TwinBoards {
+        coupled: false,
+        one_board: false,
+    };
+    // Taking the cell worth 4 first draws; any other cell loses (the cells are then taken
+    // greedily).
+    for factoring in [Factoring::Auto, Factoring::Off] {
+        let mut p = searcher(&game, factoring, 0, 20_000);
+        let report = p.report().unwrap_or_default();
+        assert_eq!(
+            report.contains("a tree per factor: 2 factors"),
+            factoring == Factoring::Auto,
+            "{report}"
+        );
+        let mv = p.choose(&game, &game.initial_state(), far());
+        assert_eq!(mv, Some(3), "{factoring:?}");
+        let visits: u64 = p.root_moves().iter().map(|m| m.visits).sum();
+        assert!(visits >= 20_000, "{visits}");
+        assert!((p.stats().value - 0.5).abs() < 0.1, "{:?}", p.stats());
+    }
+}
+
+#[test]
+fn a_move_without_choice_is_played() {
+    let game = TwinBoards {
+        coupled: false,
+        one_board: false,
+    };
+    let mut p = searcher(&game, Factoring::Auto, 1, 1_000);
+    // Three cells of each board taken: each role has one cell left.
+    let state = vec![(1 << 0) | (1 << 3) | (1 << 4) | (1 << 8) | (1 << 11) | (1 << 12) | (1 << 16)];
+    let mut legal = Vec::new();
+    game.legal_moves(&state, 1, &mut legal);
+    assert_eq!(legal.len(), 1);
+    assert_eq!(p.choose(&game, &state, far()), Some(legal[0]));
+}
+
+#[test]
+fn trees_in_parallel_share_the_factors() {
+    let game = TwinBoards {
+        coupled: false,
+        one_board: false,
+    };
+    let options = MctsOptions {
+        max_iterations: Some(10_000),
+        ..MctsOptions::default()
+    };
+    let mut p = crate::ParallelMcts::new(options, 2);
+    p.start(&game, 0, far());
+    let report = p.report().unwrap_or_default();
+    assert!(report.contains("a tree per factor: 2 factors"), "{report}");
+    assert_eq!(p.choose(&game, &game.initial_state(), far()), Some(3));
+}
