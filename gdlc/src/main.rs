@@ -40,7 +40,7 @@ enum Command {
     /// goals, cycles, unwinnable roles), each finding with the moves that show it.
     Validate(cli::validate::Args),
     /// Play matches over HTTP (the GGP protocol): any game a manager sends, or only FILE.
-    Play(cli::play::Args),
+    Play(Box<cli::play::Args>),
     /// Run one match (a game manager): players in role order, remote (HOST:PORT), in this
     /// process (random, mcts) or you (human); writes the ggp.org match record with --out.
     Match(cli::manager::Args),
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
         Command::Build(args) => cli::build::run(args),
         Command::Bench(args) => cli::bench::run(args),
         Command::Validate(args) => cli::validate::run(args),
-        Command::Play(args) => cli::play::run(args),
+        Command::Play(args) => cli::play::run(*args),
         Command::Match(args) => cli::manager::run(args),
         Command::Tournament(args) => cli::tournament::run(args),
     }
