@@ -680,8 +680,7 @@ impl<G: Game> Mcts<G> {
         if self.options.factoring == crate::Factoring::Off || game.role_count() < 2 {
             return None;
         }
-        let options = factors::DetectOptions::default();
-        factors::detect(game, self.options.seed, deadline, &options)
+        factors::detect_for_play(game, self.options.seed, deadline)
     }
 
     /// Searches the match with a tree per factor of `found` (with `None`, one tree).

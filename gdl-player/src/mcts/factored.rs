@@ -26,8 +26,6 @@ use gdl_runtime::{Game, RoleIndex, SplitMix64};
 /// A factor's state and its moves' statistics.
 #[derive(Clone, Copy, Debug)]
 struct Node {
-    factor: u16,
-    key: u64,
     /// Its moves: `slots[start..start + len]`.
     start: u32,
     len: u32,
@@ -167,21 +165,36 @@ impl<G: Game> Factored<G> {
         }
     }
 
-    /// Keeps the nodes `keep` says (and their moves), renumbered.
+    /// Keeps the nodes `keep` says (and their moves), renumbered in place: the tables keep
+    /// their room and are not rebuilt.
     fn keep(&mut self, keep: impl Fn(&Node) -> bool) {
-        let (nodes, slots) = (
-            std::mem::take(&mut self.nodes),
-            std::mem::take(&mut self.slots),
-        );
-        for t in &mut self.tables {
-            t.clear();
+        let mut renumbered: Vec<Option<u32>> = vec![None; self.nodes.len()];
+        let (mut nodes, mut slots) = (0usize, 0usize);
+        for i in 0..self.nodes.len() {
+            let n = self.nodes[i];
+            if !keep(&n) {
+                continue;
+            }
+            let (from, len) = (n.start as usize, n.len as usize);
+            self.slots.copy_within(from..from + len, slots);
+            self.nodes[nodes] = Node {
+                start: slots as u32,
+                ..n
+            };
+            renumbered[i] = Some(nodes as u32);
+            nodes += 1;
+            slots += len;
         }
-        for n in nodes.iter().filter(|n| keep(n)) {
-            let start = self.slots.len() as u32;
-            let own = &slots[n.start as usize..(n.start + n.len) as usize];
-            self.slots.extend_from_slice(own);
-            self.tables[usize::from(n.factor)].insert(n.key, self.nodes.len() as u32);
-            self.nodes.push(Node { start, ..*n });
+        self.nodes.truncate(nodes);
+        self.slots.truncate(slots);
+        for t in &mut self.tables {
+            t.retain(|_, n| match renumbered[*n as usize] {
+                Some(new) => {
+                    *n = new;
+                    true
+                }
+                None => false,
+            });
         }
     }
 
@@ -233,8 +246,6 @@ impl<G: Game> Factored<G> {
         }
         let n = self.nodes.len() as u32;
         self.nodes.push(Node {
-            factor: f as u16,
-            key,
             start,
             len: self.slots.len() as u32 - start,
             stamp: self.clock,
@@ -247,24 +258,26 @@ impl<G: Game> Factored<G> {
     /// holds none of them); a move not tried yet first, at random.
     fn pick(&self, n: u32, r: RoleIndex, c: f64, rng: &mut SplitMix64) -> Option<u32> {
         let node = self.nodes[n as usize];
-        let legal = &self.legal[r];
-        let ours = (node.start..node.start + node.len).filter(|&i| {
-            let s = &self.slots[i as usize];
-            s.role as usize == r && legal.contains(&s.mv)
-        });
+        let (legal, slots) = (&self.legal[r], &self.slots);
+        let own =
+            (node.start..node.start + node.len).filter(|&i| slots[i as usize].role as usize == r);
+        // The node's moves are the legal ones in their order, unless legality depends on facts
+        // outside the factor: only then is each looked up.
+        let all_legal = own.clone().map(|i| &slots[i as usize].mv).eq(legal.iter());
+        let ours = own.filter(|&i| all_legal || legal.contains(&slots[i as usize].mv));
         let (mut total, mut fresh) = (0u32, 0usize);
         for i in ours.clone() {
-            let v = self.slots[i as usize].visits;
+            let v = slots[i as usize].visits;
             total += v;
             fresh += usize::from(v == 0);
         }
         if fresh > 0 {
             let k = rng.below(fresh);
-            return ours.filter(|&i| self.slots[i as usize].visits == 0).nth(k);
+            return ours.filter(|&i| slots[i as usize].visits == 0).nth(k);
         }
         let log = f64::from(total.max(1)).ln();
         let score = |i: u32| {
-            let s = &self.slots[i as usize];
+            let s = &slots[i as usize];
             let v = f64::from(s.visits);
             s.sum / v + c * (log / v).sqrt()
         };
@@ -352,6 +365,28 @@ impl<G: Game> Factored<G> {
         }
         self.state = Some(state);
         self.next = Some(next);
+    }
+
+    /// The store holds together: every node is in its factor's table once, and the nodes' moves
+    /// follow each other in the slots.
+    #[cfg(test)]
+    pub(super) fn consistent(&self) -> bool {
+        let mut seen = vec![0usize; self.nodes.len()];
+        for t in &self.tables {
+            for &n in t.values() {
+                match seen.get_mut(n as usize) {
+                    Some(count) => *count += 1,
+                    None => return false,
+                }
+            }
+        }
+        let mut next = 0u32;
+        let follow = self.nodes.iter().all(|n| {
+            let ok = n.start == next;
+            next = n.start + n.len;
+            ok
+        });
+        follow && next as usize == self.slots.len() && seen.iter().all(|&c| c == 1)
     }
 
     /// Role `role`'s moves at the root with their statistics: those of the node of its

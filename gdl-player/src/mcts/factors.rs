@@ -86,11 +86,7 @@ impl Factors {
 
     /// The key of the state whose fact words are `bits` in factor `f`.
     pub(super) fn key(&self, f: usize, bits: &[u64]) -> u64 {
-        let mut h = 0x9e37_79b9_7f4a_7c15u64 ^ f as u64;
-        for (w, m) in bits.iter().zip(&self.masks[f]) {
-            h = mix(h ^ (w & m));
-        }
-        h
+        masked_hash(0x9e37_79b9_7f4a_7c15 ^ f as u64, bits, &self.masks[f], |m| m)
     }
 
     /// The factor that role `r`'s move numbered `id` decides, if the measurement saw it.
@@ -113,6 +109,14 @@ impl Factors {
             self.shared
         )
     }
+}
+
+/// A hash of the fact words `bits`, each kept by `keep` of the mask's word (the mask itself, or
+/// its complement for the facts outside it).
+fn masked_hash(seed: u64, bits: &[u64], mask: &[u64], keep: impl Fn(u64) -> u64) -> u64 {
+    bits.iter()
+        .zip(mask)
+        .fold(seed, |h, (w, m)| mix(h ^ (w & keep(*m))))
 }
 
 /// A 64-bit mixer (SplitMix64's finaliser).
@@ -167,6 +171,11 @@ struct Step {
     /// The sampled game it belongs to, and its number there.
     game: usize,
     at: usize,
+}
+
+/// [`detect`] with the player's options (the start clock's measurement of [`super::Mcts`]).
+pub(super) fn detect_for_play<G: Game>(game: &G, seed: u64, deadline: Instant) -> Option<Found<G>> {
+    detect(game, seed, deadline, &DetectOptions::default())
 }
 
 /// The game's factors, if the measurement finds two or more that each behave as a game of
@@ -578,11 +587,7 @@ fn ends_alone<G: Game>(
 
 /// A key of the facts of `bits` outside factor `f`.
 fn outside_key(factors: &Factors, f: usize, bits: &[u64]) -> u64 {
-    let mut h = 0x51_7cc1_b727_220au64;
-    for (w, m) in bits.iter().zip(&factors.masks[f]) {
-        h = mix(h ^ (w & !m));
-    }
-    h
+    masked_hash(0x51_7cc1_b727_220a, bits, &factors.masks[f], |m| !m)
 }
 
 #[cfg(test)]

@@ -240,3 +240,40 @@ fn trees_in_parallel_share_the_factors() {
     assert!(report.contains("a tree per factor: 2 factors"), "{report}");
     assert_eq!(p.choose(&game, &game.initial_state(), far()), Some(3));
 }
+
+#[test]
+fn a_full_store_frees_its_least_recent_half_and_goes_on() {
+    let game = TwinBoards {
+        coupled: false,
+        one_board: false,
+    };
+    // 16 nodes hold a fraction of the boards' positions: the store is freed many times a move.
+    let mut p = Mcts::new(MctsOptions {
+        max_nodes: 16,
+        max_iterations: Some(5_000),
+        ..MctsOptions::default()
+    });
+    p.start(&game, 0, far());
+    let mut state = game.initial_state();
+    let mut next = state.clone();
+    let mut legal = Vec::new();
+    let mut steps = 0;
+    while !game.is_terminal(&state) {
+        let mv = p.choose(&game, &state, far());
+        let stats = p.stats();
+        assert!(stats.nodes <= 16, "{stats:?}");
+        assert!(p.factored.as_ref().is_some_and(|f| f.consistent()));
+        assert!(steps > 0 || stats.iterations >= 5_000, "{stats:?}");
+        game.legal_moves(&state, 0, &mut legal);
+        assert!(mv.is_some_and(|m| legal.contains(&m)), "{mv:?} {legal:?}");
+        // The second role plays its lowest cell.
+        let mut theirs = Vec::new();
+        game.legal_moves(&state, 1, &mut theirs);
+        let joint = [mv.unwrap_or(legal[0]), theirs[0]];
+        game.next_state(&state, &joint, &mut next);
+        p.observe(&game, &joint, &next);
+        std::mem::swap(&mut state, &mut next);
+        steps += 1;
+    }
+    assert!(steps >= 4, "{steps}");
+}

@@ -496,6 +496,5 @@ fn play<G: Game>(game: &G, setup: &Match, until: Instant) -> Option<Vec<f64>> {
 /// options as [`super::Mcts`]), described ("2 factors (96, 96 facts; 64 shared)"); `None` when
 /// it finds one part.
 pub fn factors<G: Game>(game: &G, seed: u64, deadline: Instant) -> Option<String> {
-    let options = super::factors::DetectOptions::default();
-    super::factors::detect(game, seed, deadline, &options).map(|f| f.factors.describe())
+    super::factors::detect_for_play(game, seed, deadline).map(|f| f.factors.describe())
 }

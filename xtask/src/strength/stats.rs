@@ -95,10 +95,10 @@ pub fn wilson(p: f64, n: f64, z: f64) -> (f64, f64) {
     let centre = p + z2 / (2.0 * n);
     let spread = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
     let d = 1.0 + z2 / n;
-    (
-        ((centre - spread) / d).clamp(0.0, 1.0),
-        ((centre + spread) / d).clamp(0.0, 1.0),
-    )
+    // At 0 and 1 an end is exact (centre and spread cancel): rounding must not move it off.
+    let low = if p == 0.0 { 0.0 } else { (centre - spread) / d };
+    let high = if p == 1.0 { 1.0 } else { (centre + spread) / d };
+    (low.clamp(0.0, 1.0), high.clamp(0.0, 1.0))
 }
 
 /// The Elo difference that gives an expected score `s`: `-400 log10(1/s - 1)`; infinite (with
@@ -193,6 +193,18 @@ mod tests {
         assert_eq!((p.wins, p.draws, p.losses), (1, 1, 0));
         assert_eq!(p.score(), Some(0.75));
         assert_eq!(Pairwise::of(&[], &[0]).score(), None);
+    }
+
+    #[test]
+    fn a_clean_sweep_has_an_exact_end() {
+        for n in [1.0, 8.0, 24.0, 100.0] {
+            assert_eq!(wilson(0.0, n, Z95).0, 0.0);
+            assert_eq!(wilson(1.0, n, Z95).1, 1.0);
+        }
+        let lost = Score::of(&[0.0; 24]).map(|s| s.elo());
+        assert!(lost.is_some_and(|(e, low, high)| e == f64::NEG_INFINITY
+            && low == f64::NEG_INFINITY
+            && high < -300.0));
     }
 
     #[test]
