@@ -86,7 +86,12 @@ impl Factors {
 
     /// The key of the state whose fact words are `bits` in factor `f`.
     pub(super) fn key(&self, f: usize, bits: &[u64]) -> u64 {
-        masked_hash(0x9e37_79b9_7f4a_7c15 ^ f as u64, bits, &self.masks[f], |m| m)
+        masked_hash(
+            0x9e37_79b9_7f4a_7c15 ^ f as u64,
+            bits,
+            &self.masks[f],
+            |m| m,
+        )
     }
 
     /// The factor that role `r`'s move numbered `id` decides, if the measurement saw it.
