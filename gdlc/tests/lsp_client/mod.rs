@@ -1,6 +1,7 @@
 //! A small client of `gdlc lsp` for the tests: the real binary spawned, JSON-RPC over its
 //! standard input and output with `Content-Length` framing, every wait bounded so that a hung
-//! server fails the test instead of hanging it.
+//! server fails the test instead of hanging it. Each test file uses a part of it.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};

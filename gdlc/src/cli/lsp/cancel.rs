@@ -1,12 +1,13 @@
 //! `$/cancelRequest`: which request a cancel names, and which requests of a batch of messages
 //! a later message of the same batch cancels.
 //!
-//! A request is cancelled while it is queued: in the batch it came in, before the cancel
-//! that follows it ([`cancelled_later`]), or waiting for the analysis of its document
-//! (`Server::on_cancel`). It is then answered with `RequestCancelled` (-32800) instead of
-//! being computed. A request being answered (on its thread) or answered already is left
-//! alone, as is a cancel naming no request the server knows; a cancel without a valid id is
-//! logged.
+//! A request queued is cancelled before it is computed: in the batch it came in, before the
+//! cancel that follows it ([`cancelled_later`]), or waiting for the analysis of its document
+//! (`Server::on_cancel`). A request being answered on its thread is answered at once too, and
+//! the answer its thread gives later is dropped (the thread runs to its end: every request is
+//! bounded). Either way the reply is `RequestCancelled` (-32800). A request answered already
+//! is left alone, as is a cancel naming no request the server knows; a cancel without a valid
+//! id is logged.
 
 use std::collections::HashMap;
 

@@ -7,7 +7,8 @@
 //! published only for the version a document still has, and a request about a document waits
 //! for the analysis of its current version, then runs on a thread of its own
 //! ([`requests::answer`]), so that a slow check or command never blocks the next edit. A
-//! request cancelled while it is queued is answered `RequestCancelled` ([`cancel`]).
+//! cancelled request is answered `RequestCancelled` at once, and a running one's late answer
+//! dropped ([`cancel`]).
 
 mod cancel;
 mod commands;
@@ -22,7 +23,7 @@ mod requests;
 mod tokens;
 mod transport;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufReader, BufWriter};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
@@ -82,6 +83,7 @@ pub fn run(_args: Args) -> ExitCode {
         events: events_tx,
         jobs,
         docs: HashMap::new(),
+        running: HashSet::new(),
         phase: Phase::Uninitialized,
     };
     let clean = server.serve(&incoming, &events);
@@ -117,7 +119,11 @@ enum Phase {
 /// What the analysis thread and the request threads tell the main loop.
 enum Event {
     Analysed(Arc<Snapshot>),
+    /// A request's answer, sent unless the request was cancelled meanwhile.
+    Answered(Response),
+    /// A validation's diagnostics, kept unless its request was cancelled meanwhile.
     Validated {
+        id: RequestId,
         uri: Uri,
         version: i32,
         diagnostics: Vec<lsp_types::Diagnostic>,
@@ -148,6 +154,8 @@ struct Server {
     events: Sender<Event>,
     jobs: Sender<Job>,
     docs: HashMap<Uri, Doc>,
+    /// The requests being answered on their threads.
+    running: HashSet<RequestId>,
     phase: Phase,
 }
 
@@ -239,8 +247,9 @@ impl Server {
         self.reply_error(id, ErrorCode::RequestCanceled, message);
     }
 
-    /// `$/cancelRequest`: a request waiting for its document's analysis is answered
-    /// `RequestCancelled`; any other id is left alone.
+    /// `$/cancelRequest`: a request waiting for its document's analysis, or being answered, is
+    /// answered `RequestCancelled` (a running one's answer is dropped when it comes); any other
+    /// id is left alone.
     fn on_cancel(&mut self, n: Notification) {
         let id = match cancel::cancelled_id(&n.params) {
             Ok(id) => id,
@@ -252,7 +261,8 @@ impl Server {
         });
         match found {
             Some(request) => self.reply_cancelled(request.id),
-            None => tracing::debug!("gdlc lsp: cancel of {id}, not queued"),
+            None if self.running.remove(&id) => self.reply_cancelled(id),
+            None => tracing::debug!("gdlc lsp: cancel of {id}, neither queued nor running"),
         }
     }
 
@@ -330,27 +340,32 @@ impl Server {
         }
     }
 
-    /// Answers `request` from `snapshot` on a thread of its own.
-    fn spawn_answer(&self, snapshot: Arc<Snapshot>, request: Request) {
-        let (out, events) = (self.out.clone(), self.events.clone());
-        let id = request.id.clone();
+    /// Answers `request` from `snapshot` on a thread of its own; the answer comes back as an
+    /// event.
+    fn spawn_answer(&mut self, snapshot: Arc<Snapshot>, request: Request) {
+        let events = self.events.clone();
+        let request_id = request.id.clone();
+        self.running.insert(request_id.clone());
         let spawned = std::thread::Builder::new()
             .name("lsp-request".to_string())
             .stack_size(WORKER_STACK)
             .spawn(move || {
+                let id = request.id.clone();
                 let (response, validated) = requests::answer(&snapshot, request);
                 if let Some(diagnostics) = validated {
                     let _ = events.send(Event::Validated {
+                        id,
                         uri: snapshot.uri.clone(),
                         version: snapshot.version,
                         diagnostics,
                     });
                 }
-                let _ = out.send(response.into());
+                let _ = events.send(Event::Answered(response));
             });
         if let Err(e) = spawned {
             tracing::error!("gdlc lsp: cannot start a thread: {e}");
-            self.send(requests::internal_error(id));
+            self.running.remove(&request_id);
+            self.send(requests::internal_error(request_id));
         }
     }
 
@@ -444,6 +459,13 @@ impl Server {
 
     fn on_event(&mut self, event: Event) {
         match event {
+            Event::Answered(response) => {
+                if self.running.remove(&response.id) {
+                    self.send(response);
+                } else {
+                    tracing::debug!("gdlc lsp: dropped the answer to {}", response.id);
+                }
+            }
             Event::Analysed(snapshot) => {
                 let Some(doc) = self.docs.get_mut(&snapshot.uri) else {
                     return;
@@ -461,10 +483,14 @@ impl Server {
                 }
             }
             Event::Validated {
+                id,
                 uri,
                 version,
                 diagnostics,
             } => {
+                if !self.running.contains(&id) {
+                    return;
+                }
                 let Some(doc) = self.docs.get_mut(&uri) else {
                     return;
                 };
