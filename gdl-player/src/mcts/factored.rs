@@ -170,7 +170,7 @@ impl<G: Game> Factored<G> {
     fn keep(&mut self, keep: impl Fn(&Node) -> bool) {
         let mut renumbered: Vec<Option<u32>> = vec![None; self.nodes.len()];
         let (mut nodes, mut slots) = (0usize, 0usize);
-        for i in 0..self.nodes.len() {
+        for (i, renumber) in renumbered.iter_mut().enumerate() {
             let n = self.nodes[i];
             if !keep(&n) {
                 continue;
@@ -181,7 +181,7 @@ impl<G: Game> Factored<G> {
                 start: slots as u32,
                 ..n
             };
-            renumbered[i] = Some(nodes as u32);
+            *renumber = Some(nodes as u32);
             nodes += 1;
             slots += len;
         }

@@ -100,6 +100,7 @@ mod tests {
             events,
             jobs,
             docs: HashMap::new(),
+            running: std::collections::HashSet::new(),
             phase: Phase::Running,
         };
         let uri = "file:///a.kif";
