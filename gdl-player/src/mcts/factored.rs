@@ -160,7 +160,7 @@ impl<G: Game> Factored<G> {
         };
         for r in 0..self.legal.len() {
             if let Some(f) = self.choice[r] {
-                self.root_nodes[r] = self.node(f, bits, true).map(|n| n.0);
+                self.root_nodes[r] = self.node(f, bits).map(|n| n.0);
             }
         }
     }
@@ -223,14 +223,14 @@ impl<G: Game> Factored<G> {
     }
 
     /// The node of factor `f` at `bits`, made (with the moves of the roles choosing in it)
-    /// when `make` and there is room; and whether it was made.
-    fn node(&mut self, f: usize, bits: &[u64], make: bool) -> Option<(u32, bool)> {
+    /// when there is room; and whether it was made.
+    fn node(&mut self, f: usize, bits: &[u64]) -> Option<(u32, bool)> {
         let key = self.factors.key(f, bits);
         if let Some(&n) = self.tables[f].get(&key) {
             self.nodes[n as usize].stamp = self.clock;
             return Some((n, false));
         }
-        if !make || self.nodes.len() >= self.max_nodes {
+        if self.nodes.len() >= self.max_nodes {
             return None;
         }
         let start = self.slots.len() as u32;
@@ -334,7 +334,7 @@ impl<G: Game> Factored<G> {
             };
             for r in 0..roles {
                 let Some(f) = self.choice[r] else { continue };
-                let picked = match self.node(f, bits, true) {
+                let picked = match self.node(f, bits) {
                     Some((n, fresh)) => {
                         made |= fresh;
                         self.pick(n, r, limits.exploration, rng)

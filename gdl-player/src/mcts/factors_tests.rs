@@ -20,6 +20,12 @@ struct TwinBoards {
 
 const CELLS: u64 = 4;
 
+/// The two boards, free of each other.
+const TWO_BOARDS: TwinBoards = TwinBoards {
+    coupled: false,
+    one_board: false,
+};
+
 fn taken(state: u64, board: u64, cell: u64) -> bool {
     state >> (8 * board + 2 * cell) & 3 != 0
 }
@@ -115,10 +121,7 @@ fn far() -> Instant {
 
 #[test]
 fn two_boards_played_side_by_side_are_two_factors() {
-    let game = TwinBoards {
-        coupled: false,
-        one_board: false,
-    };
+    let game = TWO_BOARDS;
     let factors = detect(&game, 1, far(), &DetectOptions::default())
         .expect("factors")
         .factors;
@@ -160,10 +163,7 @@ fn one_board_is_one_factor() {
 
 #[test]
 fn no_time_no_factors() {
-    let game = TwinBoards {
-        coupled: false,
-        one_board: false,
-    };
+    let game = TWO_BOARDS;
     let begun = Instant::now();
     assert!(detect(&game, 1, begun, &DetectOptions::default()).is_none());
     assert!(begun.elapsed() < Duration::from_millis(50));
@@ -187,10 +187,7 @@ fn searcher(
 
 #[test]
 fn a_tree_per_factor_finds_the_best_cell() {
-    let game = TwinBoards {
-        coupled: false,
-        one_board: false,
-    };
+    let game = TWO_BOARDS;
     // Taking the cell worth 4 first draws; any other cell loses (the cells are then taken
     // greedily).
     for factoring in [Factoring::Auto, Factoring::Off] {
@@ -211,10 +208,7 @@ fn a_tree_per_factor_finds_the_best_cell() {
 
 #[test]
 fn a_move_without_choice_is_played() {
-    let game = TwinBoards {
-        coupled: false,
-        one_board: false,
-    };
+    let game = TWO_BOARDS;
     let mut p = searcher(&game, Factoring::Auto, 1, 1_000);
     // Three cells of each board taken: each role has one cell left.
     let state = vec![(1 << 0) | (1 << 3) | (1 << 4) | (1 << 8) | (1 << 11) | (1 << 12) | (1 << 16)];
@@ -226,10 +220,7 @@ fn a_move_without_choice_is_played() {
 
 #[test]
 fn trees_in_parallel_share_the_factors() {
-    let game = TwinBoards {
-        coupled: false,
-        one_board: false,
-    };
+    let game = TWO_BOARDS;
     let options = MctsOptions {
         max_iterations: Some(10_000),
         ..MctsOptions::default()
@@ -243,10 +234,7 @@ fn trees_in_parallel_share_the_factors() {
 
 #[test]
 fn a_full_store_frees_its_least_recent_half_and_goes_on() {
-    let game = TwinBoards {
-        coupled: false,
-        one_board: false,
-    };
+    let game = TWO_BOARDS;
     // 16 nodes hold a fraction of the boards' positions: the store is freed many times a move.
     let mut p = Mcts::new(MctsOptions {
         max_nodes: 16,
