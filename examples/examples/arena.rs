@@ -20,7 +20,8 @@
 //! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
 //! simultaneous moves, `--simultaneous`); `x` before any of those but `base` adds decisive
 //! expansion (`--expansion decisive`: `xmcts@0.1`, `xanti:1000`), `xx` decisive expansion
-//! when a node is made (`--expansion decisive-at-once`); `decK` and `antiK` look
+//! when a node is made (`--expansion decisive-at-once`), `p` plain expansion (`--expansion
+//! plain`; without a prefix: `auto`, decisive in the trees of a factored game only); `decK` and `antiK` look
 //! for wins in the first K steps of a playout only (`--decisive-steps K`: `anti4@0.1`);
 //! `mcts@S`, `base@S`, ... search S seconds per move
 //! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
@@ -87,7 +88,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
-         [x](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto|rave|grave)(:I|@SECONDS)[:C|auto[:K[:B]]])",
+         [x|xx|p](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto|rave|grave)(:I|@SECONDS)[:C|auto[:K[:B]]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -105,11 +106,14 @@ struct Seat<G: Game> {
 fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     let mut parts = spec.split(':');
     let head = parts.next()?;
-    // `x` before a search's name: decisive expansion.
+    // `x` before a search's name: decisive expansion; `p`: plain.
     let (head, expansion) = match (head.strip_prefix("xx"), head.strip_prefix('x')) {
         (Some(rest), _) => (rest, Expansion::DecisiveAtOnce),
         (None, Some(rest)) => (rest, Expansion::Decisive),
-        _ => (head, Expansion::Plain),
+        _ => match head.strip_prefix('p') {
+            Some(rest) => (rest, Expansion::Plain),
+            None => (head, Expansion::default()),
+        },
     };
     let (kind, seconds) = match head.split_once('@') {
         Some((kind, s)) => (kind, Some(s.parse::<f64>().ok().filter(|s| *s > 0.0)?)),
@@ -160,7 +164,7 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
     };
     if parts.next().is_some()
         || (seconds.is_some() && !searches)
-        || (expansion != Expansion::Plain && (!searches || kind == "base"))
+        || (expansion != Expansion::default() && (!searches || kind == "base"))
     {
         return None;
     }

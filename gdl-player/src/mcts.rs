@@ -31,6 +31,7 @@ mod amaf;
 mod decisive;
 mod expand;
 mod exploration;
+mod factor_checks;
 mod factored;
 mod factors;
 mod heuristic;
@@ -269,7 +270,7 @@ impl<G: Game> Mcts<G> {
             simultaneous: Strategies::new(self.options.simultaneous),
             best: puzzle::BestLine::new(),
             expand: match self.options.expansion {
-                Expansion::Plain => None,
+                Expansion::Auto | Expansion::Plain => None,
                 Expansion::Decisive => Some(expand::Expander::new(state, false)),
                 Expansion::DecisiveAtOnce => Some(expand::Expander::new(state, true)),
             },
@@ -340,6 +341,15 @@ impl<G: Game> Mcts<G> {
             proven: proven.is_some(),
         };
         chosen.map(|c| c.mv)
+    }
+
+    /// Role `role`'s moves at the root of a factored search with their tactical marks, for
+    /// tests.
+    #[cfg(test)]
+    fn root_marks(&self, role: RoleIndex) -> Vec<(G::Move, factor_checks::Mark)> {
+        self.factored
+            .as_ref()
+            .map_or_else(Vec::new, |f| f.root_marks(role))
     }
 
     /// The root's index in the store and its iterations, for tests.
@@ -690,7 +700,8 @@ impl<G: Game> Mcts<G> {
             let playout = Playout::new(game, &initial, self.options.playout)
                 .with_decisive_steps(self.options.decisive_steps)
                 .with_heuristic(self.heuristic.clone());
-            factored::Factored::new(game, found, self.options.max_nodes, playout)
+            let checks = self.options.expansion != Expansion::Plain;
+            factored::Factored::new(game, found, self.options.max_nodes, playout, checks)
         });
     }
 

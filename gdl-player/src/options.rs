@@ -34,22 +34,29 @@ pub enum PlayoutPolicy {
 /// What [`super::Mcts`] does when it makes a node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Expansion {
+    /// [`Expansion::Plain`] in one tree over the whole state, [`Expansion::Decisive`] in the
+    /// trees of a factored game (there: the tactical checks of `mcts/factor_checks.rs`).
+    #[default]
+    Auto,
     /// The node's moves and statistics only: its children are seen when iterations reach
     /// them.
-    #[default]
     Plain,
     /// In a turn or chance node, the state after each of the mover's moves is computed and a
     /// terminal one recorded as that move's proof (`mcts/expand.rs`), when an iteration first
-    /// descends from the node (nodes reached once pay nothing).
+    /// descends from the node (nodes reached once pay nothing). In the trees of a factored
+    /// game, each move of a node's one chooser is marked a win (the game ends with its win) or
+    /// a loss (a role choosing in the part next can then win at once), and UCB1 picks among
+    /// the wins, else among the moves not marked a loss (`mcts/factor_checks.rs`).
     Decisive,
     /// [`Expansion::Decisive`] when the node is made.
     DecisiveAtOnce,
 }
 
 impl Expansion {
-    /// The expansion named `text` (`plain`, `decisive`, `decisive-at-once`).
+    /// The expansion named `text` (`auto`, `plain`, `decisive`, `decisive-at-once`).
     pub fn parse(text: &str) -> Option<Expansion> {
         match text {
+            "auto" => Some(Expansion::Auto),
             "plain" => Some(Expansion::Plain),
             "decisive" => Some(Expansion::Decisive),
             "decisive-at-once" => Some(Expansion::DecisiveAtOnce),
@@ -60,6 +67,7 @@ impl Expansion {
     /// The name [`Expansion::parse`] reads.
     pub fn name(self) -> &'static str {
         match self {
+            Expansion::Auto => "auto",
             Expansion::Plain => "plain",
             Expansion::Decisive => "decisive",
             Expansion::DecisiveAtOnce => "decisive-at-once",

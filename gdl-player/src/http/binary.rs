@@ -23,7 +23,7 @@ pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--exploration C|auto] [--search mcts|baseline]
            [--playout uniform|mast|decisive|anti-decisive|auto]
-           [--expansion plain|decisive|decisive-at-once]
+           [--expansion auto|plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
            [--amaf off|rave|grave] [--factoring auto|off] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
@@ -31,7 +31,9 @@ pub const PLAY_USAGE: &str =
                                            the length of random games; the search,
                                            how its playouts choose moves, default `auto`:
                                            measured at the start clock; --expansion decisive: a new
-                                           node's terminal children proven at once; how roles choose at
+                                           node's terminal children proven at once, default auto:
+                                           only in the trees of a game of independent parts, which
+                                           mark wins and moves that let a rival win; how roles choose at
                                            simultaneous moves, whether a puzzle plays the
                                            best line found, default on; --heuristic: cut
                                            playouts short with an evaluation learnt at the
@@ -54,7 +56,7 @@ pub const PLAY_USAGE: &str =
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C|auto] \
                                 [--search mcts|baseline] \
                                 [--playout uniform|mast|decisive|anti-decisive|auto] \
-                                [--expansion plain|decisive|decisive-at-once] \
+                                [--expansion auto|plain|decisive|decisive-at-once] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
                                 [--heuristic off|on|auto] [--amaf off|rave|grave] \
                                 [--factoring auto|off] [--ponder on|off]";

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use super::factor_checks::{Checker, Mark};
 use super::factors::{Factors, Found};
 use super::move_ids::MoveIds;
 use super::policy::Playout;
@@ -31,6 +32,8 @@ struct Node {
     len: u32,
     /// The iteration that visited it last.
     stamp: u64,
+    /// Its moves' marks are set ([`super::factor_checks`]).
+    checked: bool,
 }
 
 /// A role's move in a node, and its statistics.
@@ -40,6 +43,7 @@ struct Slot<M> {
     mv: M,
     visits: u32,
     sum: f64,
+    mark: Mark,
 }
 
 /// The trees of a factored game.
@@ -60,6 +64,8 @@ pub(super) struct Factored<G: Game> {
     root_legal: Vec<Vec<G::Move>>,
     root_nodes: Vec<Option<u32>>,
     playout: Playout<G>,
+    /// The tactical checks, when asked for.
+    checker: Option<Checker<G>>,
     /// The buffers of an iteration.
     state: Option<G::State>,
     next: Option<G::State>,
@@ -82,12 +88,21 @@ pub(super) struct Limits {
 }
 
 impl<G: Game> Factored<G> {
-    pub(super) fn new(game: &G, found: Found<G>, max_nodes: usize, playout: Playout<G>) -> Self {
+    /// The trees of `found`; with `checks`, the moves of nodes visited twice are checked
+    /// ([`super::factor_checks`]).
+    pub(super) fn new(
+        game: &G,
+        found: Found<G>,
+        max_nodes: usize,
+        playout: Playout<G>,
+        checks: bool,
+    ) -> Self {
         let roles = game.role_count();
         let initial = game.initial_state();
         let Found { factors, ids } = found;
         Factored {
             playout,
+            checker: checks.then(|| Checker::new(&initial, roles)),
             tables: vec![HashMap::new(); factors.len()],
             factors,
             ids,
@@ -108,9 +123,12 @@ impl<G: Game> Factored<G> {
         }
     }
 
-    /// What the trees are: "2 factors (...)".
+    /// What the trees are: "2 factors (...)", and ", moves checked" with the tactical checks.
     pub(super) fn describe(&self) -> String {
-        self.factors.describe()
+        match self.checker {
+            Some(_) => format!("{}, moves checked", self.factors.describe()),
+            None => self.factors.describe(),
+        }
     }
 
     /// The nodes held.
@@ -241,6 +259,7 @@ impl<G: Game> Factored<G> {
                     mv,
                     visits: 0,
                     sum: 0.0,
+                    mark: Mark::Open,
                 }));
             }
         }
@@ -249,9 +268,41 @@ impl<G: Game> Factored<G> {
             start,
             len: self.slots.len() as u32 - start,
             stamp: self.clock,
+            checked: false,
         });
         self.tables[f].insert(key, n);
         Some((n, true))
+    }
+
+    /// Marks role `r`'s moves in node `n` of factor `f` at `state` (when checks are asked
+    /// for and `r` is the only role choosing in the node).
+    fn check(&mut self, game: &G, state: &G::State, n: u32, (r, f): (RoleIndex, usize)) {
+        let node = &mut self.nodes[n as usize];
+        node.checked = true;
+        let Some(checker) = &mut self.checker else {
+            return;
+        };
+        let range = node.start as usize..(node.start + node.len) as usize;
+        if self.slots[range.clone()]
+            .iter()
+            .any(|s| s.role as usize != r)
+        {
+            return;
+        }
+        for i in range {
+            let mv = self.slots[i].mv;
+            if self.legal[r].contains(&mv) {
+                self.slots[i].mark = checker.mark(
+                    game,
+                    &self.factors,
+                    &self.ids,
+                    state,
+                    &self.legal,
+                    (r, f),
+                    mv,
+                );
+            }
+        }
     }
 
     /// UCB1's pick of role `r`'s slot in node `n` among its legal moves (`None`: the node
@@ -264,7 +315,10 @@ impl<G: Game> Factored<G> {
         // The node's moves are the legal ones in their order, unless legality depends on facts
         // outside the factor: only then is each looked up.
         let all_legal = own.clone().map(|i| &slots[i as usize].mv).eq(legal.iter());
-        let ours = own.filter(|&i| all_legal || legal.contains(&slots[i as usize].mv));
+        let legal_own = own.filter(|&i| all_legal || legal.contains(&slots[i as usize].mv));
+        // Among the wins found, else among the moves not found to lose.
+        let best = legal_own.clone().map(|i| slots[i as usize].mark).max()?;
+        let ours = legal_own.filter(|&i| slots[i as usize].mark == best);
         let (mut total, mut fresh) = (0u32, 0usize);
         for i in ours.clone() {
             let v = slots[i as usize].visits;
@@ -337,6 +391,9 @@ impl<G: Game> Factored<G> {
                 let picked = match self.node(f, bits) {
                     Some((n, fresh)) => {
                         made |= fresh;
+                        if !fresh && !self.nodes[n as usize].checked {
+                            self.check(game, &state, n, (r, f));
+                        }
                         self.pick(n, r, limits.exploration, rng)
                     }
                     None => None,
@@ -387,6 +444,20 @@ impl<G: Game> Factored<G> {
             ok
         });
         follow && next as usize == self.slots.len() && seen.iter().all(|&c| c == 1)
+    }
+
+    /// Role `role`'s moves in its node at the root with their marks.
+    #[cfg(test)]
+    pub(super) fn root_marks(&self, role: RoleIndex) -> Vec<(G::Move, Mark)> {
+        let Some(&Some(n)) = self.root_nodes.get(role) else {
+            return Vec::new();
+        };
+        let node = self.nodes[n as usize];
+        self.slots[node.start as usize..(node.start + node.len) as usize]
+            .iter()
+            .filter(|s| s.role as usize == role)
+            .map(|s| (s.mv, s.mark))
+            .collect()
     }
 
     /// Role `role`'s moves at the root with their statistics: those of the node of its

@@ -1,7 +1,8 @@
 use std::time::{Duration, Instant};
 
 use super::{DetectOptions, detect};
-use crate::{Factoring, Mcts, MctsOptions, Player};
+use crate::mcts::factor_checks::Mark;
+use crate::{Expansion, Factoring, Mcts, MctsOptions, Player};
 use gdl_runtime::{Game, RoleIndex};
 
 /// Two boards of four cells. Each step the role in control of the first board (bit 16) takes
@@ -10,12 +11,16 @@ use gdl_runtime::{Game, RoleIndex};
 /// a board is full; the first role wins when its cells are worth more in all (a cell is worth
 /// its number on the board plus one).
 ///
+/// `pairs`: the game also ends when a role holds two neighbouring cells of a board, and a role
+/// that does wins (both do: a draw).
+///
 /// `coupled`: a cell of the first board is legal only when the same cell of the second board
 /// is empty, so the first board is no game of its own. `one_board`: only the first board is
 /// played (the other role passes).
 struct TwinBoards {
     coupled: bool,
     one_board: bool,
+    pairs: bool,
 }
 
 const CELLS: u64 = 4;
@@ -24,10 +29,23 @@ const CELLS: u64 = 4;
 const TWO_BOARDS: TwinBoards = TwinBoards {
     coupled: false,
     one_board: false,
+    pairs: false,
+};
+
+/// The two boards, ended by a pair.
+const PAIRS: TwinBoards = TwinBoards {
+    pairs: true,
+    ..TWO_BOARDS
 };
 
 fn taken(state: u64, board: u64, cell: u64) -> bool {
     state >> (8 * board + 2 * cell) & 3 != 0
+}
+
+/// Whether role `r` holds two neighbouring cells of a board.
+fn holds_pair(state: u64, r: u64) -> bool {
+    let own = |b: u64, c: u64| state >> (8 * b + 2 * c + r) & 1 != 0;
+    (0..2).any(|b| (0..CELLS - 1).any(|c| own(b, c) && own(b, c + 1)))
 }
 
 impl TwinBoards {
@@ -52,6 +70,7 @@ impl Game for TwinBoards {
     }
     fn is_terminal(&self, state: &Vec<u64>) -> bool {
         (0..2).any(|b| (0..CELLS).all(|c| taken(state[0], b, c)))
+            || (self.pairs && (holds_pair(state[0], 0) || holds_pair(state[0], 1)))
     }
     fn legal_moves(&self, state: &Vec<u64>, role: RoleIndex, out: &mut Vec<u8>) {
         out.clear();
@@ -90,7 +109,12 @@ impl Game for TwinBoards {
                 .map(|i| i % CELLS + 1)
                 .sum()
         };
-        let won = match worth(0).cmp(&worth(1)) {
+        let pairs = |r| self.pairs && holds_pair(state[0], r);
+        let (first, second) = match (pairs(0), pairs(1)) {
+            (false, false) => (worth(0), worth(1)),
+            (a, b) => (u64::from(a), u64::from(b)),
+        };
+        let won = match first.cmp(&second) {
             std::cmp::Ordering::Greater => 100,
             std::cmp::Ordering::Equal => 50,
             std::cmp::Ordering::Less => 0,
@@ -147,7 +171,7 @@ fn two_boards_played_side_by_side_are_two_factors() {
 fn boards_that_constrain_each_other_are_not_factored() {
     let game = TwinBoards {
         coupled: true,
-        one_board: false,
+        ..TWO_BOARDS
     };
     assert!(detect(&game, 1, far(), &DetectOptions::default()).is_none());
 }
@@ -155,8 +179,8 @@ fn boards_that_constrain_each_other_are_not_factored() {
 #[test]
 fn one_board_is_one_factor() {
     let game = TwinBoards {
-        coupled: false,
         one_board: true,
+        ..TWO_BOARDS
     };
     assert!(detect(&game, 1, far(), &DetectOptions::default()).is_none());
 }
@@ -264,4 +288,52 @@ fn a_full_store_frees_its_least_recent_half_and_goes_on() {
         steps += 1;
     }
     assert!(steps >= 4, "{steps}");
+}
+
+/// A search of `game` with the default expansion (the tactical checks of the factored trees),
+/// started for the first role and given `iterations` a move.
+fn checking(game: &TwinBoards, iterations: u64) -> Mcts<TwinBoards> {
+    let mut p = Mcts::new(MctsOptions {
+        expansion: Expansion::Auto,
+        max_iterations: Some(iterations),
+        ..MctsOptions::default()
+    });
+    p.start(game, 0, far());
+    p
+}
+
+#[test]
+fn the_checks_mark_a_win_at_once_and_a_move_that_lets_the_rival_win() {
+    let game = PAIRS;
+    let report = checking(&game, 100).report().unwrap_or_default();
+    assert!(report.contains("a tree per factor: 2 factors"), "{report}");
+    assert!(report.contains("shared), moves checked"), "{report}");
+    // The first role plays the first board (cells 0..4), the second role the other one.
+    // The first role holds cell 0: cell 1 makes a pair.
+    let mut p = checking(&game, 100);
+    let win = vec![1 << 0];
+    assert_eq!(p.choose(&game, &win, far()), Some(1));
+    assert_eq!(
+        p.root_marks(0),
+        [(1, Mark::Win), (2, Mark::Open), (3, Mark::Open)]
+    );
+    // The second role holds cell 3 and plays this board next: only cell 2 stops its pair.
+    let mut p = checking(&game, 100);
+    let threat = vec![1 << 7];
+    assert_eq!(p.choose(&game, &threat, far()), Some(2));
+    assert_eq!(
+        p.root_marks(0),
+        [(0, Mark::Loss), (1, Mark::Loss), (2, Mark::Open)]
+    );
+    let visits: Vec<u64> = p.root_moves().iter().map(|m| m.visits).collect();
+    assert!(visits[2] >= 95, "{visits:?}");
+    // With plain expansion nothing is marked.
+    let mut p = Mcts::new(MctsOptions {
+        expansion: Expansion::Plain,
+        max_iterations: Some(100),
+        ..MctsOptions::default()
+    });
+    p.start(&game, 0, far());
+    p.choose(&game, &threat, far());
+    assert!(p.root_marks(0).iter().all(|&(_, m)| m == Mark::Open));
 }

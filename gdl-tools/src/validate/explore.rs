@@ -3,6 +3,7 @@
 //! its terminal test, goal values, legal-move counts and successors; and the findings of single
 //! states as they are found.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::expand::{Expander, Expansion, UNKNOWN};
@@ -204,10 +205,12 @@ impl Findings {
 }
 
 /// Where the breadth-first search stops.
-pub(super) struct Limits {
+pub(super) struct Limits<'a> {
     pub max_states: usize,
     pub until: Instant,
     pub start: Instant,
+    /// Set when the validation is cancelled: the search stops as at the time limit.
+    pub cancel: &'a AtomicBool,
 }
 
 pub(super) struct Explored<S> {
@@ -236,7 +239,7 @@ const PARALLEL_BATCH: usize = 4096;
 /// limit is reached; with `parallel`, expanding batches of states on several threads.
 pub(super) fn explore<G: Game>(
     game: &G,
-    limits: &Limits,
+    limits: &Limits<'_>,
     progress: &mut dyn FnMut(&Progress),
     parallel: Option<&Parallel<'_, G::State>>,
 ) -> Explored<G::State> {
@@ -267,6 +270,10 @@ pub(super) fn explore<G: Game>(
         let now = Instant::now();
         if now >= limits.until {
             out.stop = Some(format!("the time limit, after {} states", g.len()));
+            break;
+        }
+        if limits.cancel.load(Ordering::Relaxed) {
+            out.stop = Some(format!("cancelled, after {} states", g.len()));
             break;
         }
         if let Some(why) = pace.hopeless(i as usize, g.len(), now) {

@@ -38,6 +38,7 @@ mod sample;
 mod solve;
 mod table;
 
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use gdl_runtime::{Declarations, Game, RoleIndex};
@@ -319,10 +320,22 @@ pub fn validate<G: Game>(
     options: &ValidateOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> Report {
-    let sampler = &mut |budget: &sample::Budget, progress: &mut dyn FnMut(&Progress)| {
+    validate_cancellable(game, options, progress, &AtomicBool::new(false))
+}
+
+/// [`validate`] that stops soon after `cancel` is set, as at the time limit (the exploration
+/// looks at it every few states, the playouts before each playout): the report then says
+/// "cancelled" and holds what was seen. The language server's cancelled validations stop so.
+pub fn validate_cancellable<G: Game>(
+    game: &G,
+    options: &ValidateOptions,
+    progress: &mut dyn FnMut(&Progress),
+    cancel: &AtomicBool,
+) -> Report {
+    let sampler = &mut |budget: &sample::Budget<'_>, progress: &mut dyn FnMut(&Progress)| {
         sample::sample(game, options, options.seed, budget, progress)
     };
-    run(game, options, progress, sampler, None)
+    run(game, options, progress, sampler, None, cancel)
 }
 
 /// Validates `game` on [`ValidateOptions::threads`] threads: the breadth-first search expands
@@ -336,7 +349,7 @@ pub fn validate_shared<G: Game + Sync>(
 where
     G::State: Send + Sync,
 {
-    let sampler = &mut |budget: &sample::Budget, progress: &mut dyn FnMut(&Progress)| {
+    let sampler = &mut |budget: &sample::Budget<'_>, progress: &mut dyn FnMut(&Progress)| {
         sample::sample_threads(game, options, budget, progress)
     };
     let threads = options.threads;
@@ -344,11 +357,19 @@ where
         expand::expand_parallel(game, table, range, threads, max_total, out);
     };
     let parallel = (threads > 1).then_some(&parallel as &explore::Parallel<'_, G::State>);
-    run(game, options, progress, sampler, parallel)
+    run(
+        game,
+        options,
+        progress,
+        sampler,
+        parallel,
+        &AtomicBool::new(false),
+    )
 }
 
 /// The samplers' common signature: sample until the deadline, telling progress.
-type Sampler<'a> = dyn FnMut(&sample::Budget, &mut dyn FnMut(&Progress)) -> sample::Outcome + 'a;
+type Sampler<'a> =
+    dyn FnMut(&sample::Budget<'_>, &mut dyn FnMut(&Progress)) -> sample::Outcome + 'a;
 
 fn run<G: Game>(
     game: &G,
@@ -356,6 +377,7 @@ fn run<G: Game>(
     progress: &mut dyn FnMut(&Progress),
     sampler: &mut Sampler<'_>,
     parallel: Option<&explore::Parallel<'_, G::State>>,
+    cancel: &AtomicBool,
 ) -> Report {
     let start = Instant::now();
     let deadline = start + options.duration;
@@ -389,6 +411,7 @@ fn run<G: Game>(
         max_states: options.max_states,
         until: explore_until,
         start,
+        cancel,
     };
     let explored = explore::explore(game, &limits, progress, parallel);
     report.explore_seconds = start.elapsed().as_secs_f64();
@@ -424,6 +447,7 @@ fn run<G: Game>(
             if report.fault.is_none() {
                 let budget = sample::Budget {
                     deadline,
+                    cancel,
                     start,
                     states_before: report.states,
                 };

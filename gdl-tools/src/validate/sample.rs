@@ -9,8 +9,10 @@ use super::{Finding, JointText, Kind, Phase, Progress, ValidateOptions};
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// How long sampling may go on.
-pub(super) struct Budget {
+pub(super) struct Budget<'a> {
     pub deadline: Instant,
+    /// Set when the validation is cancelled: the playouts stop as at the deadline.
+    pub cancel: &'a AtomicBool,
     pub start: Instant,
     /// States the breadth-first search reached before (for the progress line).
     pub states_before: u64,
@@ -105,7 +107,7 @@ pub(super) fn sample<G: Game>(
             progress(&sampling(budget, playouts, states));
         }
     };
-    playouts(game, options, seed, budget.deadline, None, &mut tick)
+    playouts(game, options, seed, budget, None, &mut tick)
 }
 
 fn sampling(budget: &Budget, playouts: u64, states: u64) -> Progress {
@@ -140,14 +142,7 @@ pub(super) fn sample_threads<G: Game + Sync>(
                 scope.spawn(move || {
                     let seed = options.seed.wrapping_add(t as u64);
                     let mut tick = |_: u64, _: u64| {};
-                    playouts(
-                        game,
-                        options,
-                        seed,
-                        budget.deadline,
-                        Some(counters),
-                        &mut tick,
-                    )
+                    playouts(game, options, seed, budget, Some(counters), &mut tick)
                 })
             })
             .collect();
@@ -183,12 +178,13 @@ impl Counters {
     }
 }
 
-/// Plays random playouts until the deadline (or another thread's fault).
+/// Plays random playouts until the budget's deadline or cancellation (or another thread's
+/// fault).
 fn playouts<G: Game>(
     game: &G,
     options: &ValidateOptions,
     seed: u64,
-    deadline: Instant,
+    budget: &Budget<'_>,
     shared: Option<&Counters>,
     tick: &mut dyn FnMut(u64, u64),
 ) -> Outcome {
@@ -212,7 +208,12 @@ fn playouts<G: Game>(
             })
             .collect()
     };
-    while Instant::now() < deadline && !shared.is_some_and(|c| c.stop.load(Ordering::Relaxed)) {
+    let stopped = || {
+        Instant::now() >= budget.deadline
+            || budget.cancel.load(Ordering::Relaxed)
+            || shared.is_some_and(|c| c.stop.load(Ordering::Relaxed))
+    };
+    while !stopped() {
         state.clone_from(&init);
         moves.clear();
         let mut steps = 0u64;

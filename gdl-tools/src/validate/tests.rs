@@ -72,3 +72,34 @@ fn on_several_threads_the_graph_and_the_findings_are_the_same() {
     assert_eq!(one.findings, three.findings);
     assert_eq!(one.roles, three.roles);
 }
+
+#[test]
+fn a_cancelled_validation_stops_and_says_so() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Cancelled before it starts: nothing explored past the initial state, no playout.
+    let cancel = AtomicBool::new(true);
+    let options = ValidateOptions::default();
+    let r = validate_cancellable(&Countdown::new(50), &options, &mut quiet, &cancel);
+    assert_eq!(r.mode, Mode::Sampled);
+    assert_eq!(
+        r.exhaustive_stop.as_deref(),
+        Some("cancelled, after 1 states")
+    );
+    assert_eq!(r.playouts, 0);
+    // Cancelled while sampling (the first progress line sets the flag): it stops long
+    // before its minute is up.
+    let cancel = AtomicBool::new(false);
+    let options = ValidateOptions {
+        max_states: 3,
+        ..ValidateOptions::default()
+    };
+    let mut progress = |p: &Progress| {
+        if p.phase == Phase::Sampling {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    };
+    let r = validate_cancellable(&Countdown::new(50), &options, &mut progress, &cancel);
+    assert!(cancel.load(Ordering::Relaxed));
+    assert!(r.playouts > 0);
+    assert!(r.seconds < 30.0, "{}", r.seconds);
+}

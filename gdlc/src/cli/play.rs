@@ -61,8 +61,11 @@ pub struct Args {
     #[arg(long, default_value = "auto", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
     pub playout: String,
     /// What the search does when it makes a node: `plain` (nothing more) or `decisive` (the
-    /// state after each of the mover's moves is computed and a terminal one proven at once).
-    #[arg(long, default_value = gdl_player::Expansion::default().name(), value_parser = ["plain", "decisive", "decisive-at-once"])]
+    /// state after each of the mover's moves is computed and a terminal one proven at once;
+    /// in the trees of a game of independent parts, moves that win at once and moves that let
+    /// a rival win at once are marked); `auto`: `decisive` in the trees of a game of
+    /// independent parts only.
+    #[arg(long, default_value = gdl_player::Expansion::default().name(), value_parser = ["auto", "plain", "decisive", "decisive-at-once"])]
     pub expansion: String,
     /// How the roles choose where two or more move at once: `duct` (each by UCB1 on its own
     /// statistics, the most visited move played), `rm` (regret matching) or `exp3`, the move

@@ -187,6 +187,17 @@ impl Client {
     pub fn running(&mut self) -> bool {
         self.child.try_wait().expect("status").is_none()
     }
+
+    /// The processor time (user and system) the server has used, in seconds: fields 14 and
+    /// 15 of `/proc/PID/stat`, in ticks of 1/100 s. `None` where there is no such file.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        // The command name (field 2) is in parentheses: count after it.
+        let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+        let utime: f64 = fields.get(11)?.parse().ok()?;
+        let stime: f64 = fields.get(12)?.parse().ok()?;
+        Some((utime + stime) / 100.0)
+    }
 }
 
 impl Drop for Client {

@@ -44,7 +44,7 @@ pub fn cancelled_later(batch: &[Incoming]) -> HashMap<RequestId, usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Doc, Phase, Server};
+    use super::super::{Doc, Event, Phase, Server};
     use super::*;
     use lsp_server::{Notification, Request, Response};
     use serde_json::json;
@@ -100,7 +100,7 @@ mod tests {
             events,
             jobs,
             docs: HashMap::new(),
-            running: std::collections::HashSet::new(),
+            running: HashMap::new(),
             phase: Phase::Running,
         };
         let uri = "file:///a.kif";
@@ -130,5 +130,36 @@ mod tests {
         server.on_batch(vec![cancel(json!(null)), cancel(json!({"x": 1}))]);
         assert!(written.try_recv().is_err());
         assert_eq!(server.docs.values().next().unwrap().waiting.len(), 1);
+    }
+
+    /// A running request's cancel raises its flag (a validation stops on it) and is answered
+    /// at once; its late answer is dropped.
+    #[test]
+    fn a_running_request_is_stopped_and_answered_cancelled() {
+        let (out, written) = crossbeam_channel::unbounded();
+        let (events, _events) = crossbeam_channel::unbounded();
+        let (jobs, _jobs) = crossbeam_channel::unbounded();
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut server = Server {
+            out,
+            events,
+            jobs,
+            docs: HashMap::new(),
+            running: HashMap::from([(RequestId::from(7), Arc::clone(&flag))]),
+            phase: Phase::Running,
+        };
+        server.on_batch(vec![cancel(json!(7))]);
+        assert!(flag.load(std::sync::atomic::Ordering::Relaxed));
+        let replies: Vec<Message> = written.try_iter().collect();
+        let [Message::Response(Response { id, error, .. })] = replies.as_slice() else {
+            panic!("{replies:?}");
+        };
+        assert_eq!(*id, RequestId::from(7));
+        assert_eq!(error.as_ref().map(|e| e.code), Some(-32800));
+        server.on_event(Event::Answered(Response::new_ok(
+            RequestId::from(7),
+            json!(null),
+        )));
+        assert!(written.try_recv().is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! The commands an editor runs (`workspace/executeCommand`): `gdlc.validate`, `gdlc.playout`
 //! and `gdlc.convert`, each on the interpreter or the printer, within bounded time and memory.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use gdl_tools::trace::{TraceExtras, TraceOptions, write_trace_with};
@@ -31,8 +32,14 @@ pub struct Outcome {
     pub diagnostics: Option<Vec<lsp_types::Diagnostic>>,
 }
 
-/// Runs `command` with `arguments` (the document's URI first) on the snapshot.
-pub fn run(s: &Snapshot, command: &str, arguments: &[Value]) -> Result<Outcome, String> {
+/// Runs `command` with `arguments` (the document's URI first) on the snapshot; a validation
+/// stops soon after `cancel` is set.
+pub fn run(
+    s: &Snapshot,
+    command: &str,
+    arguments: &[Value],
+    cancel: &AtomicBool,
+) -> Result<Outcome, String> {
     let reply = |text: String, language: Option<&str>| {
         let mut v = json!({ "text": text });
         if let Some(l) = language {
@@ -44,7 +51,7 @@ pub fn run(s: &Snapshot, command: &str, arguments: &[Value]) -> Result<Outcome, 
         }
     };
     match command {
-        VALIDATE => Ok(validate_document(s)),
+        VALIDATE => Ok(validate_document(s, cancel)),
         PLAYOUT => {
             let seed = match arguments.get(1) {
                 None | Some(Value::Null) => 1,
@@ -99,7 +106,7 @@ fn playout(s: &Snapshot, seed: u64) -> Result<String, String> {
     Ok(out)
 }
 
-fn validate_document(s: &Snapshot) -> Outcome {
+fn validate_document(s: &Snapshot, cancel: &AtomicBool) -> Outcome {
     let game = match interpreter(s) {
         Ok(g) => g,
         Err(why) => {
@@ -116,7 +123,7 @@ fn validate_document(s: &Snapshot) -> Outcome {
         seed: 1,
         ..ValidateOptions::default()
     };
-    let report = validate::validate(&game, &options, &mut |_| {});
+    let report = validate::validate_cancellable(&game, &options, &mut |_| {}, cancel);
     let stem = std::path::Path::new(&s.name)
         .file_stem()
         .map_or(s.name.clone(), |n| n.to_string_lossy().into_owned());

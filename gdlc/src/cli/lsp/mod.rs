@@ -7,8 +7,8 @@
 //! published only for the version a document still has, and a request about a document waits
 //! for the analysis of its current version, then runs on a thread of its own
 //! ([`requests::answer`]), so that a slow check or command never blocks the next edit. A
-//! cancelled request is answered `RequestCancelled` at once, and a running one's late answer
-//! dropped ([`cancel`]).
+//! cancelled request is answered `RequestCancelled` at once, a running validation stopped, and
+//! a running request's late answer dropped ([`cancel`]).
 
 mod cancel;
 mod commands;
@@ -23,11 +23,12 @@ mod requests;
 mod tokens;
 mod transport;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{BufReader, BufWriter};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender, select};
@@ -83,7 +84,7 @@ pub fn run(_args: Args) -> ExitCode {
         events: events_tx,
         jobs,
         docs: HashMap::new(),
-        running: HashSet::new(),
+        running: HashMap::new(),
         phase: Phase::Uninitialized,
     };
     let clean = server.serve(&incoming, &events);
@@ -154,8 +155,9 @@ struct Server {
     events: Sender<Event>,
     jobs: Sender<Job>,
     docs: HashMap<Uri, Doc>,
-    /// The requests being answered on their threads.
-    running: HashSet<RequestId>,
+    /// The requests being answered on their threads, with the flag that stops a validation
+    /// when the request is cancelled.
+    running: HashMap<RequestId, Arc<AtomicBool>>,
     phase: Phase,
 }
 
@@ -261,8 +263,13 @@ impl Server {
         });
         match found {
             Some(request) => self.reply_cancelled(request.id),
-            None if self.running.remove(&id) => self.reply_cancelled(id),
-            None => tracing::debug!("gdlc lsp: cancel of {id}, neither queued nor running"),
+            None => match self.running.remove(&id) {
+                Some(cancel) => {
+                    cancel.store(true, Ordering::Relaxed);
+                    self.reply_cancelled(id);
+                }
+                None => tracing::debug!("gdlc lsp: cancel of {id}, neither queued nor running"),
+            },
         }
     }
 
@@ -345,13 +352,14 @@ impl Server {
     fn spawn_answer(&mut self, snapshot: Arc<Snapshot>, request: Request) {
         let events = self.events.clone();
         let request_id = request.id.clone();
-        self.running.insert(request_id.clone());
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.running.insert(request_id.clone(), Arc::clone(&cancel));
         let spawned = std::thread::Builder::new()
             .name("lsp-request".to_string())
             .stack_size(WORKER_STACK)
             .spawn(move || {
                 let id = request.id.clone();
-                let (response, validated) = requests::answer(&snapshot, request);
+                let (response, validated) = requests::answer(&snapshot, request, &cancel);
                 if let Some(diagnostics) = validated {
                     let _ = events.send(Event::Validated {
                         id,
@@ -460,7 +468,7 @@ impl Server {
     fn on_event(&mut self, event: Event) {
         match event {
             Event::Answered(response) => {
-                if self.running.remove(&response.id) {
+                if self.running.remove(&response.id).is_some() {
                     self.send(response);
                 } else {
                     tracing::debug!("gdlc lsp: dropped the answer to {}", response.id);
@@ -488,7 +496,7 @@ impl Server {
                 version,
                 diagnostics,
             } => {
-                if !self.running.contains(&id) {
+                if !self.running.contains_key(&id) {
                     return;
                 }
                 let Some(doc) = self.docs.get_mut(&uri) else {

@@ -3,6 +3,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use lsp_server::{ErrorCode, Request, RequestId, Response};
 use lsp_types::request::{
@@ -47,10 +48,15 @@ pub fn document_of(request: &Request) -> Option<Uri> {
 /// What a handler sends back besides its reply: the diagnostics of a validation.
 pub type Validated = Option<Vec<lsp_types::Diagnostic>>;
 
-/// Answers `request` from `snapshot`: the response, and a validation's diagnostics.
-pub fn answer(snapshot: &Arc<Snapshot>, request: Request) -> (Response, Validated) {
+/// Answers `request` from `snapshot`: the response, and a validation's diagnostics. A
+/// validation stops soon after `cancel` is set.
+pub fn answer(
+    snapshot: &Arc<Snapshot>,
+    request: Request,
+    cancel: &AtomicBool,
+) -> (Response, Validated) {
     let id = request.id.clone();
-    guarded(id, || handle(snapshot, request))
+    guarded(id, || handle(snapshot, request, cancel))
 }
 
 /// The response of a handler, an internal error if it panics.
@@ -86,7 +92,11 @@ fn json(value: impl serde::Serialize) -> Result<Value, Failure> {
     serde_json::to_value(value).map_err(|e| (ErrorCode::InternalError, e.to_string()))
 }
 
-fn handle(s: &Snapshot, request: Request) -> Result<(Value, Validated), Failure> {
+fn handle(
+    s: &Snapshot,
+    request: Request,
+    cancel: &AtomicBool,
+) -> Result<(Value, Validated), Failure> {
     use lsp_types::{
         CodeActionParams, CompletionParams, DocumentFormattingParams,
         DocumentOnTypeFormattingParams, DocumentRangeFormattingParams, DocumentSymbolParams,
@@ -152,7 +162,7 @@ fn handle(s: &Snapshot, request: Request) -> Result<(Value, Validated), Failure>
         }
         ExecuteCommand::METHOD => {
             let p: ExecuteCommandParams = params(&request)?;
-            let outcome = commands::run(s, &p.command, &p.arguments).map_err(failed)?;
+            let outcome = commands::run(s, &p.command, &p.arguments, cancel).map_err(failed)?;
             return Ok((outcome.reply, outcome.diagnostics));
         }
         other => {
