@@ -76,12 +76,7 @@ impl<G: Game> Checker<G> {
             }
         }
         for o in 0..self.legal.len() {
-            let rival = o != r
-                && self.legal[o].len() > 1
-                && self.legal[o]
-                    .iter()
-                    .find_map(|&m| factors.of_move(o, ids.get(game, o, m)?))
-                    == Some(f);
+            let rival = o != r && factors.of_choice(ids, game, o, &self.legal[o]) == Some(f);
             if !rival {
                 continue;
             }

@@ -226,16 +226,7 @@ impl<G: Game> Factored<G> {
             if legal.is_empty() {
                 return false;
             }
-            self.choice[r] = match legal.len() {
-                1 => None,
-                _ => legal
-                    .iter()
-                    .find_map(|&m| {
-                        let id = self.ids.get(game, r, m)?;
-                        self.factors.of_move(r, id)
-                    })
-                    .or(Some(0)),
-            };
+            self.choice[r] = self.factors.of_choice(&self.ids, game, r, legal);
         }
         true
     }

@@ -104,6 +104,25 @@ impl Factors {
             .map(usize::from)
     }
 
+    /// The factor of role `r`'s choice among its legal moves `legal`: the one its first
+    /// move seen by the measurement decides (0 when none was seen); `None` without a choice
+    /// (one legal move).
+    pub(super) fn of_choice<G: Game>(
+        &self,
+        ids: &MoveIds<G>,
+        game: &G,
+        r: RoleIndex,
+        legal: &[G::Move],
+    ) -> Option<usize> {
+        match legal.len() {
+            0 | 1 => None,
+            _ => legal
+                .iter()
+                .find_map(|&m| self.of_move(r, ids.get(game, r, m)?))
+                .or(Some(0)),
+        }
+    }
+
     /// "2 factors (84, 84 facts; 4 shared)".
     pub(super) fn describe(&self) -> String {
         let sizes: Vec<String> = self.sizes.iter().map(|s| s.to_string()).collect();
