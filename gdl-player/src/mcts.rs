@@ -37,6 +37,7 @@ mod factors;
 mod heuristic;
 mod move_ids;
 mod parallel;
+mod placement;
 mod policy;
 mod puzzle;
 mod select;
@@ -55,7 +56,7 @@ use simultaneous::Strategies;
 use store::{Kind, Store, state_hash};
 
 use super::root::{RootMove, choose_root};
-use super::{Expansion, MctsOptions, Player, PlayoutPolicy, SearchStats};
+use super::{AmafMode, Expansion, MctsOptions, Player, PlayoutPolicy, SearchStats};
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// The buffers of an iteration, kept across iterations (and MAST's statistics across moves).
@@ -95,6 +96,10 @@ pub struct Mcts<G: Game> {
     /// The playout policy of the options given ([`PlayoutPolicy::Auto`] is measured again at
     /// each start).
     asked: PlayoutPolicy,
+    /// The AMAF mode of the options given ([`AmafMode::Auto`] is measured again at each
+    /// start), and what the measurement chose.
+    amaf_asked: AmafMode,
+    amaf_chosen: Option<amaf::Chosen>,
     /// The evaluation learnt at the start clock that cuts playouts short, if any.
     heuristic: Option<Heuristic>,
     /// The exploration constant of UCB1, as set at the start clock.
@@ -113,6 +118,8 @@ impl<G: Game> Mcts<G> {
         Mcts {
             rng: SplitMix64::new(options.seed),
             asked: options.playout,
+            amaf_asked: options.amaf.mode,
+            amaf_chosen: None,
             options,
             role: 0,
             store: None,
@@ -604,6 +611,9 @@ impl<G: Game> Player<G> for Mcts<G> {
         if let Some(t) = &self.tuned {
             report.push_str(&format!("; playout auto: {t}"));
         }
+        if let Some(a) = self.amaf_chosen.filter(|_| self.factored.is_none()) {
+            report.push_str(&format!("; amaf auto: {a}"));
+        }
         if self.exploration.length.is_some() {
             report.push_str(&format!("; {}", self.exploration));
         }
@@ -614,6 +624,8 @@ impl<G: Game> Player<G> for Mcts<G> {
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {
+        let amaf = self.choose_amaf(game, deadline);
+        self.set_amaf(amaf);
         self.exploration = self.explore(game, deadline);
         self.heuristic = self.learn(game, deadline);
         let tuned = self.tune(game, deadline);
@@ -667,6 +679,21 @@ impl<G: Game> Mcts<G> {
     /// The exploration constant, as the options say ([`exploration::at_start`]).
     fn explore(&self, game: &G, deadline: Instant) -> exploration::Chosen {
         exploration::at_start(game, self.options.exploration, self.options.seed, deadline)
+    }
+
+    /// The AMAF mode chosen at the start clock, as the options say ([`amaf::at_start`]):
+    /// the measurement takes at most a tenth of the time left, and a second.
+    fn choose_amaf(&self, game: &G, deadline: Instant) -> Option<amaf::Chosen> {
+        let now = Instant::now();
+        let share = deadline.saturating_duration_since(now).div_f64(10.0);
+        let until = now + share.min(std::time::Duration::from_secs(1));
+        amaf::at_start(game, self.amaf_asked, self.options.seed, until)
+    }
+
+    /// Plays the match with the AMAF mode chosen (with `None`, as asked).
+    fn set_amaf(&mut self, chosen: Option<amaf::Chosen>) {
+        self.options.amaf.mode = chosen.map_or(self.amaf_asked, |c| c.mode);
+        self.amaf_chosen = chosen;
     }
 
     /// The evaluation learnt at the start clock, as the options say ([`heuristic::at_start`]).

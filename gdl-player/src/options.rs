@@ -153,15 +153,19 @@ pub enum AmafMode {
     /// GRAVE: the AMAF statistics of the closest node on the path (the node itself or an
     /// ancestor) with enough iterations.
     Grave,
+    /// GRAVE where a measurement at the start clock finds that the roles' moves commute
+    /// (`mcts/commute.rs`), else off.
+    Auto,
 }
 
 impl AmafMode {
-    /// The mode named `text` (`off`, `rave`, `grave`).
+    /// The mode named `text` (`off`, `rave`, `grave`, `auto`).
     pub fn parse(text: &str) -> Option<AmafMode> {
         match text {
             "off" => Some(AmafMode::Off),
             "rave" => Some(AmafMode::Rave),
             "grave" => Some(AmafMode::Grave),
+            "auto" => Some(AmafMode::Auto),
             _ => None,
         }
     }
@@ -172,6 +176,7 @@ impl AmafMode {
             AmafMode::Off => "off",
             AmafMode::Rave => "rave",
             AmafMode::Grave => "grave",
+            AmafMode::Auto => "auto",
         }
     }
 }

@@ -11,8 +11,8 @@ use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
 use crate::{
-    AmafMode, Expansion, Exploration, Factoring, HeuristicMode, MctsOptions, ParallelMcts, Player,
-    PlayoutPolicy, Search, SimultaneousRule,
+    AmafMode, AmafOptions, Expansion, Exploration, Factoring, HeuristicMode, MctsOptions,
+    ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule,
 };
 use gdl_runtime::Game;
 use gdl_runtime::sexpr;
@@ -25,7 +25,7 @@ pub const PLAY_USAGE: &str =
            [--playout uniform|mast|decisive|anti-decisive|auto]
            [--expansion auto|plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
-           [--amaf off|rave|grave] [--factoring auto|off] [--ponder on|off]
+           [--amaf off|rave|grave|auto] [--factoring auto|off] [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C, `auto`: from
                                            the length of random games; the search,
@@ -40,7 +40,9 @@ pub const PLAY_USAGE: &str =
                                            start clock, default auto: when it predicts;
                                            --amaf: selection mixes each move's mean with
                                            the goals of the iterations that played it
-                                           later (RAVE, GRAVE), default off;
+                                           later (RAVE, GRAVE), default auto: GRAVE
+                                           where moves are placements (never legal
+                                           again once played: hex, reversi);
                                            --factoring: a tree per independent part of
                                            the game when the start clock finds parts,
                                            default auto;
@@ -58,7 +60,7 @@ pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--ex
                                 [--playout uniform|mast|decisive|anti-decisive|auto] \
                                 [--expansion auto|plain|decisive|decisive-at-once] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
-                                [--heuristic off|on|auto] [--amaf off|rave|grave] \
+                                [--heuristic off|on|auto] [--amaf off|rave|grave|auto] \
                                 [--factoring auto|off] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
@@ -92,9 +94,14 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
         ..ServerOptions::default()
     };
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // Playouts measured at the start clock unless asked (`PlayoutPolicy::Auto`).
+    // Playouts and AMAF measured at the start clock unless asked (`PlayoutPolicy::Auto`,
+    // `AmafMode::Auto`).
     let mut search = MctsOptions {
         playout: PlayoutPolicy::Auto,
+        amaf: AmafOptions {
+            mode: AmafMode::Auto,
+            ..AmafOptions::default()
+        },
         ..MctsOptions::default()
     };
     let mut it = args.iter();
@@ -352,6 +359,8 @@ mod tests {
         assert_eq!(a.search.heuristic.mode, HeuristicMode::Auto);
         let a = play_args("g", &args(&["--heuristic=on"])).unwrap();
         assert_eq!(a.search.heuristic.mode, HeuristicMode::On);
+        assert_eq!(a.search.amaf.mode, AmafMode::Auto);
+        let a = play_args("g", &args(&["--amaf", "off"])).unwrap();
         assert_eq!(a.search.amaf.mode, AmafMode::Off);
         let a = play_args("g", &args(&["--amaf", "grave"])).unwrap();
         assert_eq!(a.search.amaf.mode, AmafMode::Grave);

@@ -17,7 +17,10 @@
 //! proven is scored at its exact goal and one proven worse than another never taken, as in
 //! [`super::select::pick`].
 
+use std::time::Instant;
+
 use super::move_ids::MoveIds;
+use super::placement::{self, Placements};
 use super::select::{excluded, inv_sqrt, lower_bound, sqrt_ln};
 use super::store::{Kind, NONE, Slot, Store};
 use crate::{AmafMode, AmafOptions};
@@ -177,9 +180,9 @@ impl Prior<'_> {
 }
 
 impl Amaf {
-    /// AMAF as `options` say (`None` when off).
+    /// AMAF as `options` say (`None` when off, or [`AmafMode::Auto`] not yet measured).
     pub(super) fn new(options: AmafOptions) -> Option<Amaf> {
-        (options.mode != AmafMode::Off).then(|| Amaf {
+        matches!(options.mode, AmafMode::Rave | AmafMode::Grave).then(|| Amaf {
             options,
             seen: Seen::default(),
             reference: Vec::new(),
@@ -310,6 +313,51 @@ impl Amaf {
             }
         }
     }
+}
+
+/// The least share of placements among the moves of random games ([`placement`]) for which
+/// [`AmafMode::Auto`] plays GRAVE.
+pub(super) const MIN_PLACEMENTS: f64 = 0.99;
+
+/// The fewest moves [`AmafMode::Auto`] decides on.
+pub(super) const MIN_CHOICES: u32 = 30;
+
+/// What the start clock chose for [`AmafMode::Auto`], for the report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Chosen {
+    pub(super) mode: AmafMode,
+    pub(super) placements: Placements,
+}
+
+impl std::fmt::Display for Chosen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mode = match self.mode {
+            AmafMode::Off => "no AMAF",
+            m => m.name(),
+        };
+        write!(f, "{mode} ({})", self.placements)
+    }
+}
+
+/// The mode for `asked` on `game`: [`AmafMode::Auto`] is measured until `deadline` (GRAVE
+/// when at least [`MIN_CHOICES`] moves were looked at and [`MIN_PLACEMENTS`] of them are
+/// placements, else off); `None` for another mode, kept as asked.
+pub(super) fn at_start<G: Game>(
+    game: &G,
+    asked: AmafMode,
+    seed: u64,
+    deadline: Instant,
+) -> Option<Chosen> {
+    if asked != AmafMode::Auto {
+        return None;
+    }
+    let placements = placement::measure(game, seed, deadline);
+    let mode = if placements.choices >= MIN_CHOICES && placements.rate() >= MIN_PLACEMENTS {
+        AmafMode::Grave
+    } else {
+        AmafMode::Off
+    };
+    Some(Chosen { mode, placements })
 }
 
 /// The move index role `r` takes in node `n` with AMAF statistics `prior` (see the module's

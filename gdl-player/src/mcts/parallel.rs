@@ -79,11 +79,13 @@ where
             Trees::Baseline(b) => return b.start(game, role, deadline),
         };
         // One evaluation and one measurement for every tree, before they search.
+        let amaf = trees.first().and_then(|t| t.choose_amaf(game, deadline));
         let exploration = trees.first().map(|t| t.explore(game, deadline));
         let heuristic = trees.first().and_then(|t| t.learn(game, deadline));
         let tuned = trees.first().and_then(|t| t.tune(game, deadline));
         let found = trees.first().and_then(|t| t.find_factors(game, deadline));
         for t in trees.iter_mut() {
+            t.set_amaf(amaf);
             if let Some(e) = exploration {
                 t.exploration = e;
             }

@@ -83,8 +83,10 @@ pub struct Args {
     pub heuristic: String,
     /// Whether selection mixes each move's mean goal with the goals of the iterations in
     /// which the same role played it later (all moves as first): `off`, `rave` (a node's own
-    /// statistics) or `grave` (those of the closest ancestor with enough iterations).
-    #[arg(long, default_value = "off", value_parser = ["off", "rave", "grave"])]
+    /// statistics), `grave` (those of the closest ancestor with enough iterations) or `auto`
+    /// (GRAVE where the start clock finds the moves are placements, never legal again once
+    /// played: hex, reversi; else off).
+    #[arg(long, default_value = "auto", value_parser = ["off", "rave", "grave", "auto"])]
     pub amaf: String,
     /// Whether a game made of independent parts (two boards played side by side) is
     /// searched with a tree per part: `auto` (when the start clock's measurement finds two or

@@ -741,10 +741,12 @@ impl MatchEngine for Universal {
         // The network's move, checked legal by the interpreter.
         if let Network::Playing(search) = &mut self.network {
             let nodes = search.mcts.tree_size();
-            match search.choose() {
+            let chosen = search.choose();
+            let searched = search.mcts.report().unwrap_or_default();
+            match chosen {
                 Some(text) if self.legal_here(&text) => {
                     self.report = Some(format!(
-                        "{by}{} iterations of the network, {nodes} nodes",
+                        "{by}{} iterations of the network, {nodes} nodes; {searched}",
                         iterations.propnet
                     ));
                     self.played_by = Some("propnet");
