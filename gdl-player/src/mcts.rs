@@ -139,6 +139,25 @@ impl<G: Game> Mcts<G> {
         self.stats
     }
 
+    /// What the start clock chose, for a report: each part after `, ` or `; ` (empty when it
+    /// chose nothing).
+    pub fn settings(&self) -> String {
+        let mut settings = heuristic::describe(self.heuristic.as_ref());
+        if let Some(t) = &self.tuned {
+            settings.push_str(&format!("; playout auto: {t}"));
+        }
+        if let Some(a) = self.amaf_chosen.filter(|_| self.factored.is_none()) {
+            settings.push_str(&format!("; amaf auto: {a}"));
+        }
+        if self.exploration.length.is_some() {
+            settings.push_str(&format!("; {}", self.exploration));
+        }
+        if let Some(f) = &self.factored {
+            settings.push_str(&format!("; a tree per factor: {}", f.describe()));
+        }
+        settings
+    }
+
     /// What the decisive steps of this match's playouts found (decisive and anti-decisive
     /// playouts).
     fn decisive_counts(&self) -> Option<decisive::Counts> {
@@ -603,24 +622,7 @@ impl<G: Game> Player<G> for Mcts<G> {
     }
 
     fn report(&self) -> Option<String> {
-        let mut report = format!(
-            "{}{}",
-            self.stats,
-            heuristic::describe(self.heuristic.as_ref())
-        );
-        if let Some(t) = &self.tuned {
-            report.push_str(&format!("; playout auto: {t}"));
-        }
-        if let Some(a) = self.amaf_chosen.filter(|_| self.factored.is_none()) {
-            report.push_str(&format!("; amaf auto: {a}"));
-        }
-        if self.exploration.length.is_some() {
-            report.push_str(&format!("; {}", self.exploration));
-        }
-        if let Some(f) = &self.factored {
-            report.push_str(&format!("; a tree per factor: {}", f.describe()));
-        }
-        Some(report)
+        Some(format!("{}{}", self.stats, self.settings()))
     }
 
     fn start(&mut self, game: &G, role: RoleIndex, deadline: Instant) {

@@ -742,11 +742,11 @@ impl MatchEngine for Universal {
         if let Network::Playing(search) = &mut self.network {
             let nodes = search.mcts.tree_size();
             let chosen = search.choose();
-            let searched = search.mcts.report().unwrap_or_default();
+            let settings = search.mcts.settings();
             match chosen {
                 Some(text) if self.legal_here(&text) => {
                     self.report = Some(format!(
-                        "{by}{} iterations of the network, {nodes} nodes; {searched}",
+                        "{by}{} iterations of the network, {nodes} nodes{settings}",
                         iterations.propnet
                     ));
                     self.played_by = Some("propnet");
