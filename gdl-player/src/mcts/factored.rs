@@ -75,6 +75,10 @@ pub(super) struct Factored<G: Game> {
     choice: Vec<Option<usize>>,
     /// The slots picked on the way down.
     path: Vec<u32>,
+    /// With the checks: per slot picked on the way down, its factor and its node.
+    trail: Vec<(u32, u32)>,
+    /// Per factor: the node of the pick below, going up [`Factored::trail`].
+    below: Vec<Option<u32>>,
     goals: Vec<f64>,
 }
 
@@ -119,6 +123,8 @@ impl<G: Game> Factored<G> {
             joint: Vec::with_capacity(roles),
             choice: vec![None; roles],
             path: Vec::new(),
+            trail: Vec::new(),
+            below: Vec::new(),
             goals: Vec::new(),
         }
     }
@@ -296,6 +302,50 @@ impl<G: Game> Factored<G> {
         }
     }
 
+    /// The marks found below, going up this iteration's picks in each factor (with the
+    /// checks): a move after which the next role to choose in the factor is a rival with a
+    /// move marked a win is marked a loss; one after which every move of that rival is marked
+    /// a loss is marked a win (it threatens two wins at once, say); after which the same role
+    /// chooses again, the best of its marks there. Only moves still open are marked: so the
+    /// marks of a factor's tree grow into proofs as deep as the checked nodes go.
+    fn prove(&mut self) {
+        if self.trail.len() != self.path.len() {
+            return;
+        }
+        self.below.clear();
+        self.below.resize(self.tables.len(), None);
+        for k in (0..self.path.len()).rev() {
+            let (f, n) = self.trail[k];
+            let i = self.path[k] as usize;
+            let child = self.below[f as usize].replace(n);
+            let Some(child) = child else { continue };
+            if self.slots[i].mark != Mark::Open {
+                continue;
+            }
+            if let Some(mark) = self.mark_above(child, self.slots[i].role) {
+                self.slots[i].mark = mark;
+            }
+        }
+    }
+
+    /// The mark of a move of `role` after which the factor's next choice is in node `n`
+    /// ([`Factored::prove`]), when its marks say.
+    fn mark_above(&self, n: u32, role: u32) -> Option<Mark> {
+        let node = self.nodes[n as usize];
+        let slots = &self.slots[node.start as usize..(node.start + node.len) as usize];
+        let chooser = slots.first()?.role;
+        if !node.checked || slots.iter().any(|s| s.role != chooser) {
+            return None;
+        }
+        let win = slots.iter().any(|s| s.mark == Mark::Win);
+        let lost = slots.iter().all(|s| s.mark == Mark::Loss);
+        match (chooser == role, win, lost) {
+            (false, true, _) | (true, _, true) => Some(Mark::Loss),
+            (false, _, true) | (true, true, _) => Some(Mark::Win),
+            _ => None,
+        }
+    }
+
     /// UCB1's pick of role `r`'s slot in node `n` among its legal moves (`None`: the node
     /// holds none of them); a move not tried yet first, at random.
     fn pick(&self, n: u32, r: RoleIndex, c: f64, rng: &mut SplitMix64) -> Option<u32> {
@@ -360,6 +410,7 @@ impl<G: Game> Factored<G> {
     fn iterate(&mut self, game: &G, rng: &mut SplitMix64, limits: &Limits) {
         let roles = self.legal.len();
         self.path.clear();
+        self.trail.clear();
         let (Some(mut state), Some(mut next)) = (self.state.take(), self.next.take()) else {
             return;
         };
@@ -379,7 +430,8 @@ impl<G: Game> Factored<G> {
             };
             for r in 0..roles {
                 let Some(f) = self.choice[r] else { continue };
-                let picked = match self.node(f, bits) {
+                let found = self.node(f, bits);
+                let picked = match found {
                     Some((n, fresh)) => {
                         made |= fresh;
                         if !fresh && !self.nodes[n as usize].checked {
@@ -392,6 +444,9 @@ impl<G: Game> Factored<G> {
                 self.joint[r] = match picked {
                     Some(i) => {
                         self.path.push(i);
+                        if let Some((n, _)) = self.checker.as_ref().and(found) {
+                            self.trail.push((f as u32, n));
+                        }
                         self.slots[i as usize].mv
                     }
                     None => self.legal[r][rng.below(self.legal[r].len())],
@@ -411,6 +466,7 @@ impl<G: Game> Factored<G> {
             slot.visits += 1;
             slot.sum += self.goals[slot.role as usize];
         }
+        self.prove();
         self.state = Some(state);
         self.next = Some(next);
     }
@@ -475,7 +531,12 @@ impl<G: Game> Factored<G> {
                 mv: s.mv,
                 visits: u64::from(s.visits),
                 sum: s.sum,
-                proven: None,
+                // A move marked a win is played, one marked a loss avoided.
+                proven: match s.mark {
+                    Mark::Win => Some(1.0),
+                    Mark::Loss => Some(0.0),
+                    Mark::Open => None,
+                },
             })
             .collect()
     }

@@ -337,3 +337,27 @@ fn the_checks_mark_a_win_at_once_and_a_move_that_lets_the_rival_win() {
     p.choose(&game, &threat, far());
     assert!(p.root_marks(0).iter().all(|&(_, m)| m == Mark::Open));
 }
+
+#[test]
+fn a_move_after_which_every_reply_lets_the_mover_win_is_marked_a_win() {
+    let game = PAIRS;
+    // On an empty board of four cells, the first to move takes cell 1 or 2: two pairs
+    // threatened at once, and the rival blocks one. No move wins at once, so only the marks
+    // found below (every reply marked a loss) make a win of either (once one is, the search
+    // keeps to it).
+    let mut p = checking(&game, 2_000);
+    let mv = p.choose(&game, &game.initial_state(), far());
+    let marks = p.root_marks(0);
+    let wins: Vec<u8> = marks
+        .iter()
+        .filter(|&&(_, m)| m == Mark::Win)
+        .map(|&(c, _)| c)
+        .collect();
+    assert!(
+        !wins.is_empty() && wins.iter().all(|c| [1, 2].contains(c)),
+        "{marks:?}"
+    );
+    assert_eq!(mv, Some(wins[0]), "{marks:?}");
+    let proven: Vec<Option<f64>> = p.root_moves().iter().map(|m| m.proven).collect();
+    assert_eq!(proven[usize::from(wins[0])], Some(1.0), "{proven:?}");
+}
