@@ -683,13 +683,9 @@ impl<G: Game> Mcts<G> {
         exploration::at_start(game, self.options.exploration, self.options.seed, deadline)
     }
 
-    /// The AMAF mode chosen at the start clock, as the options say ([`amaf::at_start`]):
-    /// the measurement takes at most a tenth of the time left, and a second.
+    /// The AMAF mode chosen at the start clock, as the options say ([`amaf::at_start`]).
     fn choose_amaf(&self, game: &G, deadline: Instant) -> Option<amaf::Chosen> {
-        let now = Instant::now();
-        let share = deadline.saturating_duration_since(now).div_f64(10.0);
-        let until = now + share.min(std::time::Duration::from_secs(1));
-        amaf::at_start(game, self.amaf_asked, self.options.seed, until)
+        amaf::at_start(game, self.amaf_asked, self.options.seed, deadline)
     }
 
     /// Plays the match with the AMAF mode chosen (with `None`, as asked).

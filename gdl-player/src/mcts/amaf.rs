@@ -17,7 +17,7 @@
 //! proven is scored at its exact goal and one proven worse than another never taken, as in
 //! [`super::select::pick`].
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::move_ids::MoveIds;
 use super::placement::{self, Placements};
@@ -319,6 +319,11 @@ impl Amaf {
 /// [`AmafMode::Auto`] plays GRAVE.
 pub(super) const MIN_PLACEMENTS: f64 = 0.99;
 
+/// The share of the start clock the measurement of [`AmafMode::Auto`] may take.
+const TIME_SHARE: f64 = 0.1;
+/// The most time that measurement takes, whatever the start clock.
+const MAX_TIME: Duration = Duration::from_secs(1);
+
 /// The fewest moves [`AmafMode::Auto`] decides on.
 pub(super) const MIN_CHOICES: u32 = 30;
 
@@ -339,9 +344,10 @@ impl std::fmt::Display for Chosen {
     }
 }
 
-/// The mode for `asked` on `game`: [`AmafMode::Auto`] is measured until `deadline` (GRAVE
-/// when at least [`MIN_CHOICES`] moves were looked at and [`MIN_PLACEMENTS`] of them are
-/// placements, else off); `None` for another mode, kept as asked.
+/// The mode for `asked` on `game`: [`AmafMode::Auto`] is measured within [`TIME_SHARE`] of
+/// the time to `deadline`, at most [`MAX_TIME`] (GRAVE when at least [`MIN_CHOICES`] moves
+/// were looked at and [`MIN_PLACEMENTS`] of them are placements, else off); `None` for
+/// another mode, kept as asked.
 pub(super) fn at_start<G: Game>(
     game: &G,
     asked: AmafMode,
@@ -351,7 +357,9 @@ pub(super) fn at_start<G: Game>(
     if asked != AmafMode::Auto {
         return None;
     }
-    let placements = placement::measure(game, seed, deadline);
+    let left = deadline.saturating_duration_since(Instant::now());
+    let until = Instant::now() + left.mul_f64(TIME_SHARE).min(MAX_TIME);
+    let placements = placement::measure(game, seed, until);
     let mode = if placements.choices >= MIN_CHOICES && placements.rate() >= MIN_PLACEMENTS {
         AmafMode::Grave
     } else {
