@@ -724,7 +724,8 @@ impl<G: Game> Mcts<G> {
             let initial = game.initial_state();
             let playout = Playout::new(game, &initial, self.options.playout)
                 .with_decisive_steps(self.options.decisive_steps)
-                .with_heuristic(self.heuristic.clone());
+                .with_heuristic(self.heuristic.clone())
+                .with_parts(&found);
             let checks = self.options.expansion != Expansion::Plain;
             factored::Factored::new(game, found, self.options.max_nodes, playout, checks)
         });

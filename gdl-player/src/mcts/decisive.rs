@@ -1,7 +1,11 @@
 //! Decisive playouts: in a turn (exactly one role, not GDL-II's `random`, has more than one
 //! legal move) the mover plays a move that ends the game with its win when it has one; with
 //! `anti`, it also avoids, when it can, a move after which the next mover has such a win.
-//! Every other step (simultaneous choices, forced moves, `random`) is uniform.
+//! In a game of independent parts ([`super::factors`]), a step where each role with a choice
+//! chooses in a part of its own is a turn in each of them: each such role takes a win, and
+//! with `anti` avoids giving one to the next role to choose in the part it moves in, with the
+//! other roles' moves drawn at random (they change other parts only). Every other step
+//! (simultaneous choices, forced moves, `random`) is uniform.
 //!
 //! A *win* for role `r` is a terminal state where `r`'s goal is at least the highest goal `r`
 //! has had in a terminal state of a playout so far (100 before any) and above every other
@@ -17,6 +21,7 @@
 //! reply, drawn in a random order, is usually the first), the next mover's legal moves and
 //! the states after those of them seen to end the game.
 
+use super::factors::Found;
 use super::move_ids::MoveIds;
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
@@ -41,6 +46,10 @@ pub(super) struct Decisive<G: Game> {
     pub(super) counts: Counts,
     /// Whether the checks changed a turn of this playout.
     changed: bool,
+    /// The parts of a factored game ([`Decisive::with_parts`]), and the roles choosing in a
+    /// part of their own at the step, with their parts.
+    parts: Option<Found<G>>,
+    movers: Vec<(RoleIndex, usize)>,
 }
 
 /// What decisive steps found, for the measurement at the start clock.
@@ -107,7 +116,16 @@ impl<G: Game> Decisive<G> {
             ids: MoveIds::new(game),
             ending: vec![Vec::new(); roles],
             counts: Counts::default(),
+            parts: None,
+            movers: Vec::new(),
         }
+    }
+
+    /// The checks also at steps where each role with a choice chooses in a part of its own
+    /// among `parts`.
+    pub(super) fn with_parts(mut self, parts: Found<G>) -> Self {
+        self.parts = Some(parts);
+        self
     }
 
     /// Notes the goals of the terminal `state` a playout reached.
@@ -188,7 +206,11 @@ impl<G: Game> Decisive<G> {
             self.joint.push(moves[rng.below(moves.len())]);
         }
         let Some(m) = Self::mover(game, &self.moves) else {
-            game.next_state(state, &self.joint, next);
+            if self.turns_in_parts(game) {
+                self.part_step(game, state, rng, next);
+            } else {
+                game.next_state(state, &self.joint, next);
+            }
             return true;
         };
         self.counts.turns += 1;
@@ -241,6 +263,127 @@ impl<G: Game> Decisive<G> {
             self.saw_ending(game, m, mv);
         }
         true
+    }
+
+    /// Whether the roles with a choice at this step (two or more, not `random`) choose in
+    /// parts of their own; they are then [`Decisive::movers`].
+    fn turns_in_parts(&mut self, game: &G) -> bool {
+        self.movers.clear();
+        let Some(parts) = &self.parts else {
+            return false;
+        };
+        for (r, moves) in self.moves.iter().enumerate() {
+            if moves.len() < 2 {
+                continue;
+            }
+            let part = parts.factors.of_choice(&parts.ids, game, r, moves);
+            match part {
+                Some(p) if !game.is_random_role(r) && self.movers.iter().all(|&(_, q)| q != p) => {
+                    self.movers.push((r, p));
+                }
+                _ => return false,
+            }
+        }
+        self.movers.len() > 1
+    }
+
+    /// A step where each of [`Decisive::movers`] has a turn in its own part: each takes a
+    /// win when it has one (the others' moves as drawn), else with `anti` the first of its
+    /// moves from a random one that gives the next role to choose in its part no win at
+    /// once.
+    fn part_step(&mut self, game: &G, state: &G::State, rng: &mut SplitMix64, next: &mut G::State) {
+        for k in 0..self.movers.len() {
+            let (m, _) = self.movers[k];
+            self.counts.turns += 1;
+            let drawn = self.joint[m];
+            let mut tried = false;
+            for i in 0..self.moves[m].len() {
+                let mv = self.moves[m][i];
+                if !self.ends(game, m, mv) {
+                    continue;
+                }
+                tried = true;
+                self.joint[m] = mv;
+                game.next_state(state, &self.joint, next);
+                if game.is_terminal(next) && self.wins(game, next, m) {
+                    self.counts.tried += 1;
+                    self.counts.wins += 1;
+                    self.note_change();
+                    return;
+                }
+            }
+            self.counts.tried += u64::from(tried);
+            self.joint[m] = drawn;
+        }
+        if self.anti {
+            for k in 0..self.movers.len() {
+                let (m, part) = self.movers[k];
+                let n = self.moves[m].len();
+                let offset = rng.below(n);
+                for j in 0..n {
+                    let mv = self.moves[m][(offset + j) % n];
+                    self.joint[m] = mv;
+                    game.next_state(state, &self.joint, next);
+                    if !self.gives_a_win_in(game, next, m, part) {
+                        self.avoided(j > 0);
+                        break;
+                    }
+                    if j + 1 == n {
+                        self.joint[m] = self.moves[m][offset];
+                    }
+                }
+            }
+        }
+        game.next_state(state, &self.joint, next);
+        if game.is_terminal(next) {
+            for k in 0..self.movers.len() {
+                let (m, _) = self.movers[k];
+                self.saw_ending(game, m, self.joint[m]);
+            }
+        }
+    }
+
+    /// Whether in `state`, reached by a move of `me` in part `part`, another role choosing in
+    /// that part next has a move seen to end the game that wins at once (the other roles
+    /// playing their first legal moves).
+    fn gives_a_win_in(&mut self, game: &G, state: &G::State, me: RoleIndex, part: usize) -> bool {
+        let Some(parts) = &self.parts else {
+            return false;
+        };
+        if game.is_terminal(state) {
+            return false;
+        }
+        self.reply_joint.clear();
+        let mut rival = None;
+        for r in 0..game.role_count() {
+            let replies = &mut self.after_moves[r];
+            game.legal_moves(state, r, replies);
+            let Some(&first) = replies.first() else {
+                return false;
+            };
+            self.reply_joint.push(first);
+            if r != me
+                && !game.is_random_role(r)
+                && parts.factors.of_choice(&parts.ids, game, r, replies) == Some(part)
+            {
+                rival = Some(r);
+            }
+        }
+        let Some(o) = rival else {
+            return false;
+        };
+        for i in 0..self.after_moves[o].len() {
+            let reply = self.after_moves[o][i];
+            if !self.ends(game, o, reply) {
+                continue;
+            }
+            self.reply_joint[o] = reply;
+            game.next_state(state, &self.reply_joint, &mut self.after_reply);
+            if game.is_terminal(&self.after_reply) && self.wins(game, &self.after_reply, o) {
+                return true;
+            }
+        }
+        false
     }
 
     /// What `state`, reached by a move of `me`, is: terminal, or another role is the mover

@@ -361,3 +361,57 @@ fn a_move_after_which_every_reply_lets_the_mover_win_is_marked_a_win() {
     let proven: Vec<Option<f64>> = p.root_moves().iter().map(|m| m.proven).collect();
     assert_eq!(proven[usize::from(wins[0])], Some(1.0), "{proven:?}");
 }
+
+/// The states one step of anti-decisive playouts reaches from `from` on `game` over 200
+/// draws, after 300 playouts taught them which moves end the game (from the initial state
+/// and from the one where the roles play the other boards first); with the parts the
+/// measurement finds, when `parts`.
+fn anti_steps(game: &TwinBoards, from: &[u64], parts: bool) -> Vec<Vec<u64>> {
+    use crate::mcts::decisive::Decisive;
+    use gdl_runtime::SplitMix64;
+    let initial = game.initial_state();
+    let mut d = Decisive::new(game, &initial, true);
+    if parts {
+        d = d.with_parts(detect(game, 1, far(), &DetectOptions::default()).expect("factors"));
+    }
+    let mut rng = SplitMix64::new(5);
+    let (mut state, mut next) = (initial.clone(), initial.clone());
+    for k in 0..300 {
+        d.restart();
+        state.clone_from(&initial);
+        state[0] |= (k & 1) << 16;
+        while !game.is_terminal(&state) && d.step(game, &state, &mut rng, &mut next) {
+            std::mem::swap(&mut state, &mut next);
+        }
+        d.saw_end(game, &state);
+    }
+    let from = from.to_vec();
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        d.restart();
+        assert!(d.step(game, &from, &mut rng, &mut next));
+        if !seen.contains(&next) {
+            seen.push(next.clone());
+        }
+    }
+    seen
+}
+
+#[test]
+fn anti_decisive_playouts_take_and_stop_pairs_on_each_board() {
+    let game = PAIRS;
+    // The first role plays the first board and holds its cell 0: cell 1 (bit 2) is a pair,
+    // whatever the second role does on the other board.
+    let win = [1 << 0];
+    let seen = anti_steps(&game, &win, true);
+    assert!(seen.iter().all(|s| s[0] & 1 << 2 != 0), "{seen:?}");
+    // The second role holds cell 3 of the first board and plays it next: the first role takes
+    // cell 2 (bit 4), the only one that stops the pair.
+    let threat = [1 << 7];
+    let seen = anti_steps(&game, &threat, true);
+    assert!(seen.iter().all(|s| s[0] & 1 << 4 != 0), "{seen:?}");
+    assert!(seen.len() >= 3, "the second role's moves stay random: {seen:?}");
+    // Without the parts both roles choose at once: the step is uniform.
+    let seen = anti_steps(&game, &threat, false);
+    assert!(seen.iter().any(|s| s[0] & 1 << 4 == 0), "{seen:?}");
+}

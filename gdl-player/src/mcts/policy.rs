@@ -104,6 +104,13 @@ impl<G: Game> Playout<G> {
         self
     }
 
+    /// Decisive and anti-decisive playouts check the turns each role has in its own part of
+    /// a factored game too ([`Decisive::with_parts`]).
+    pub(super) fn with_parts(mut self, parts: &super::factors::Found<G>) -> Self {
+        self.decisive = self.decisive.map(|d| d.with_parts(parts.clone()));
+        self
+    }
+
     /// The playouts cut short and scored by `heuristic`, when given.
     pub(super) fn with_heuristic(mut self, heuristic: Option<Heuristic>) -> Self {
         self.heuristic = heuristic;
