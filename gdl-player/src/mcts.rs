@@ -161,6 +161,9 @@ impl<G: Game> Mcts<G> {
     /// What the decisive steps of this match's playouts found (decisive and anti-decisive
     /// playouts).
     fn decisive_counts(&self) -> Option<decisive::Counts> {
+        if let Some(f) = &self.factored {
+            return f.decisive_counts();
+        }
         self.scratch.as_ref()?.playout.decisive_counts()
     }
 
@@ -630,9 +633,9 @@ impl<G: Game> Player<G> for Mcts<G> {
         self.set_amaf(amaf);
         self.exploration = self.explore(game, deadline);
         self.heuristic = self.learn(game, deadline);
-        let tuned = self.tune(game, deadline);
-        self.set_tuned(tuned.as_ref());
         let found = self.find_factors(game, deadline);
+        let tuned = self.tune(game, deadline, found.as_ref());
+        self.set_tuned(tuned.as_ref());
         self.set_factors(game, found);
         self.begin(game, role, deadline);
     }
@@ -700,12 +703,18 @@ impl<G: Game> Mcts<G> {
     }
 
     /// The measurement at the start clock of what the options leave to it ([`tuning`]).
-    fn tune(&self, game: &G, deadline: Instant) -> Option<tuning::Tuned> {
+    fn tune(
+        &self,
+        game: &G,
+        deadline: Instant,
+        parts: Option<&factors::Found<G>>,
+    ) -> Option<tuning::Tuned> {
         let asked = MctsOptions {
             playout: self.asked,
             ..self.options.clone()
         };
-        tuning::auto_playout(game, &asked, &tuning::TuningOptions::default(), deadline)
+        let tuning = tuning::TuningOptions::default();
+        tuning::auto_playout_in_parts(game, &asked, &tuning, deadline, parts)
     }
 
     /// The factors of the game when the options leave it to the start clock and its

@@ -379,6 +379,12 @@ impl<G: Game> Factored<G> {
         ours.max_by(|&a, &b| score(a).total_cmp(&score(b)))
     }
 
+    /// What the decisive steps of the playouts found so far (decisive and anti-decisive
+    /// playouts).
+    pub(super) fn decisive_counts(&self) -> Option<super::decisive::Counts> {
+        self.playout.decisive_counts()
+    }
+
     /// Iterations from the root until the limits; how many ran.
     /// Also stops soon after `stop` is set.
     pub(super) fn search(

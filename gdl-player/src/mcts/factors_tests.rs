@@ -410,8 +410,33 @@ fn anti_decisive_playouts_take_and_stop_pairs_on_each_board() {
     let threat = [1 << 7];
     let seen = anti_steps(&game, &threat, true);
     assert!(seen.iter().all(|s| s[0] & 1 << 4 != 0), "{seen:?}");
-    assert!(seen.len() >= 3, "the second role's moves stay random: {seen:?}");
+    assert!(
+        seen.len() >= 3,
+        "the second role's moves stay random: {seen:?}"
+    );
     // Without the parts both roles choose at once: the step is uniform.
     let seen = anti_steps(&game, &threat, false);
     assert!(seen.iter().any(|s| s[0] & 1 << 4 == 0), "{seen:?}");
+}
+
+#[test]
+fn the_start_clock_times_the_playouts_in_the_parts() {
+    use crate::PlayoutPolicy;
+    use crate::mcts::tuning::{TuningOptions, auto_playout};
+    let auto = |factoring| MctsOptions {
+        playout: PlayoutPolicy::Auto,
+        factoring,
+        ..MctsOptions::default()
+    };
+    // Trees of a few nodes: the game is so small that larger ones hold it whole, and the
+    // playouts would have no turns left to check.
+    let tuning = TuningOptions {
+        max_nodes: 4,
+        ..TuningOptions::default()
+    };
+    // Each step both roles choose, each on its own board: only the parts make them turns.
+    let parts = auto_playout(&PAIRS, &auto(Factoring::Auto), &tuning, far()).expect("auto");
+    assert_eq!(parts.chosen, "anti-decisive", "{}", parts.summary);
+    let whole = auto_playout(&PAIRS, &auto(Factoring::Off), &tuning, far()).expect("auto");
+    assert_eq!(whole.chosen, "uniform", "{}", whole.summary);
 }

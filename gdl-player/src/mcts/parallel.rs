@@ -82,8 +82,10 @@ where
         let amaf = trees.first().and_then(|t| t.choose_amaf(game, deadline));
         let exploration = trees.first().map(|t| t.explore(game, deadline));
         let heuristic = trees.first().and_then(|t| t.learn(game, deadline));
-        let tuned = trees.first().and_then(|t| t.tune(game, deadline));
         let found = trees.first().and_then(|t| t.find_factors(game, deadline));
+        let tuned = trees
+            .first()
+            .and_then(|t| t.tune(game, deadline, found.as_ref()));
         for t in trees.iter_mut() {
             t.set_amaf(amaf);
             if let Some(e) = exploration {

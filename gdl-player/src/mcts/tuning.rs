@@ -26,7 +26,10 @@ use std::time::{Duration, Instant};
 
 use super::Mcts;
 use super::decisive::Counts;
-use crate::{HeuristicMode, HeuristicOptions, MctsOptions, Player, PlayoutPolicy, scaled_goal};
+use super::factors::{self, Found};
+use crate::{
+    Factoring, HeuristicMode, HeuristicOptions, MctsOptions, Player, PlayoutPolicy, scaled_goal,
+};
 use gdl_runtime::{Game, SplitMix64};
 
 /// A setting measured at the start clock.
@@ -160,7 +163,7 @@ pub fn tune<G: Game>(
         let length = super::exploration::mean_length(game, 7, until, 0);
         let timed: Vec<Timing> = candidates
             .iter()
-            .map(|c| speed(game, &c.options, tuning, until))
+            .map(|c| speed(game, &c.options, tuning, until, None))
             .collect();
         speeds = timed.iter().map(|t| t.speed).collect();
         counts = timed.iter().map(|t| t.counts).collect();
@@ -339,12 +342,31 @@ impl DecisiveRule {
 /// With [`PlayoutPolicy::Auto`] in `options`: the playout policy for the match on `game`,
 /// chosen before `deadline`; `None` for another policy. Anti-decisive playouts when
 /// [`DecisiveRule`] says so; else uniform playouts (the module's documentation says why not
-/// MAST).
+/// MAST). In a game the options let the start clock factor, both are timed in the search of
+/// the parts found, as a match plays them.
 pub fn auto_playout<G: Game>(
     game: &G,
     options: &MctsOptions,
     tuning: &TuningOptions,
     deadline: Instant,
+) -> Option<Tuned> {
+    if options.playout != PlayoutPolicy::Auto {
+        return None;
+    }
+    let parts = (options.factoring != Factoring::Off && game.role_count() > 1)
+        .then(|| factors::detect_for_play(game, options.seed, deadline))
+        .flatten();
+    auto_playout_in_parts(game, options, tuning, deadline, parts.as_ref())
+}
+
+/// [`auto_playout`] with the parts the start clock found (`None`: one tree over the whole
+/// state).
+pub(super) fn auto_playout_in_parts<G: Game>(
+    game: &G,
+    options: &MctsOptions,
+    tuning: &TuningOptions,
+    deadline: Instant,
+    parts: Option<&Found<G>>,
 ) -> Option<Tuned> {
     if options.playout != PlayoutPolicy::Auto {
         return None;
@@ -356,8 +378,8 @@ pub fn auto_playout<G: Game>(
         + deadline
             .saturating_duration_since(began)
             .mul_f64(tuning.share.clamp(0.0, 1.0));
-    let uniform_speed = speed(game, &uniform.options, tuning, until);
-    let anti_speed = speed(game, &anti.options, tuning, until);
+    let uniform_speed = speed(game, &uniform.options, tuning, until, parts);
+    let anti_speed = speed(game, &anti.options, tuning, until, parts);
     let figures = format!(
         "anti-decisive at {:.0}k it/s, uniform at {:.0}k it/s{}",
         anti_speed.speed / 1000.0,
@@ -394,12 +416,14 @@ struct Match<'a> {
 }
 
 /// The iterations a second of a search with `options` from the initial state of `game`,
-/// timed for [`TuningOptions::timing`] (not past `until`), and what its decisive steps found.
+/// timed for [`TuningOptions::timing`] (not past `until`), and what its decisive steps found;
+/// a tree per part of `parts`, when given.
 fn speed<G: Game>(
     game: &G,
     options: &MctsOptions,
     tuning: &TuningOptions,
     until: Instant,
+    parts: Option<&Found<G>>,
 ) -> Timing {
     let mut p = Mcts::new(MctsOptions {
         max_iterations: None,
@@ -407,6 +431,9 @@ fn speed<G: Game>(
         ..options.clone()
     });
     p.start(game, 0, Instant::now());
+    if parts.is_some() {
+        p.set_factors(game, parts.cloned());
+    }
     let began = Instant::now();
     let state = game.initial_state();
     p.choose(game, &state, (began + tuning.timing).min(until));
