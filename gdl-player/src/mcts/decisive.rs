@@ -50,6 +50,10 @@ pub(super) struct Decisive<G: Game> {
     /// part of their own at the step, with their parts.
     parts: Option<Found<G>>,
     movers: Vec<(RoleIndex, usize)>,
+    /// The parts whose next mover this step found without a win at once, and those the last
+    /// step found.
+    safe_parts: Vec<usize>,
+    safe_before: Vec<usize>,
 }
 
 /// What decisive steps found, for the measurement at the start clock.
@@ -118,6 +122,8 @@ impl<G: Game> Decisive<G> {
             counts: Counts::default(),
             parts: None,
             movers: Vec::new(),
+            safe_parts: Vec::new(),
+            safe_before: Vec::new(),
         }
     }
 
@@ -192,6 +198,8 @@ impl<G: Game> Decisive<G> {
     ) -> bool {
         self.joint.clear();
         let known = std::mem::take(&mut self.pending);
+        std::mem::swap(&mut self.safe_parts, &mut self.safe_before);
+        self.safe_parts.clear();
         if known {
             std::mem::swap(&mut self.moves, &mut self.after_moves);
         }
@@ -216,7 +224,9 @@ impl<G: Game> Decisive<G> {
         self.counts.turns += 1;
         let n = self.moves[m].len();
         let mut tried = false;
-        for i in 0..n {
+        // After an anti-decisive step that found a safe move, the mover has no win: that step
+        // checked its replies.
+        for i in (0..n).filter(|_| !known) {
             let mv = self.moves[m][i];
             if !self.ends(game, m, mv) {
                 continue;
@@ -293,11 +303,13 @@ impl<G: Game> Decisive<G> {
     /// once.
     fn part_step(&mut self, game: &G, state: &G::State, rng: &mut SplitMix64, next: &mut G::State) {
         for k in 0..self.movers.len() {
-            let (m, _) = self.movers[k];
+            let (m, part) = self.movers[k];
             self.counts.turns += 1;
             let drawn = self.joint[m];
             let mut tried = false;
-            for i in 0..self.moves[m].len() {
+            // The last step checked this mover's replies in its part: it has no win there.
+            let checked = self.safe_before.contains(&part);
+            for i in (0..self.moves[m].len()).filter(|_| !checked) {
                 let mv = self.moves[m][i];
                 if !self.ends(game, m, mv) {
                     continue;
@@ -324,7 +336,11 @@ impl<G: Game> Decisive<G> {
                     let mv = self.moves[m][(offset + j) % n];
                     self.joint[m] = mv;
                     game.next_state(state, &self.joint, next);
-                    if !self.gives_a_win_in(game, next, m, part) {
+                    let gives = self.gives_a_win_in(game, next, m, part);
+                    if gives != Some(true) {
+                        if gives == Some(false) {
+                            self.safe_parts.push(part);
+                        }
                         self.avoided(j > 0);
                         break;
                     }
@@ -345,22 +361,25 @@ impl<G: Game> Decisive<G> {
 
     /// Whether in `state`, reached by a move of `me` in part `part`, another role choosing in
     /// that part next has a move seen to end the game that wins at once (the other roles
-    /// playing their first legal moves).
-    fn gives_a_win_in(&mut self, game: &G, state: &G::State, me: RoleIndex, part: usize) -> bool {
-        let Some(parts) = &self.parts else {
-            return false;
-        };
+    /// playing their first legal moves); `None` when no such role was checked (the game is
+    /// over, or none chooses there next).
+    fn gives_a_win_in(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        me: RoleIndex,
+        part: usize,
+    ) -> Option<bool> {
+        let parts = self.parts.as_ref()?;
         if game.is_terminal(state) {
-            return false;
+            return None;
         }
         self.reply_joint.clear();
         let mut rival = None;
         for r in 0..game.role_count() {
             let replies = &mut self.after_moves[r];
             game.legal_moves(state, r, replies);
-            let Some(&first) = replies.first() else {
-                return false;
-            };
+            let &first = replies.first()?;
             self.reply_joint.push(first);
             if r != me
                 && !game.is_random_role(r)
@@ -369,9 +388,7 @@ impl<G: Game> Decisive<G> {
                 rival = Some(r);
             }
         }
-        let Some(o) = rival else {
-            return false;
-        };
+        let o = rival?;
         for i in 0..self.after_moves[o].len() {
             let reply = self.after_moves[o][i];
             if !self.ends(game, o, reply) {
@@ -380,10 +397,10 @@ impl<G: Game> Decisive<G> {
             self.reply_joint[o] = reply;
             game.next_state(state, &self.reply_joint, &mut self.after_reply);
             if game.is_terminal(&self.after_reply) && self.wins(game, &self.after_reply, o) {
-                return true;
+                return Some(true);
             }
         }
-        false
+        Some(false)
     }
 
     /// What `state`, reached by a move of `me`, is: terminal, or another role is the mover
@@ -443,6 +460,7 @@ impl<G: Game> Decisive<G> {
     /// A playout starts: the next step computes its legal moves.
     pub(super) fn restart(&mut self) {
         self.pending = false;
+        self.safe_parts.clear();
         self.changed = false;
         self.counts.playouts += 1;
     }
