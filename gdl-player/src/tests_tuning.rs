@@ -216,3 +216,58 @@ fn when_every_move_loses_the_longest_resistance_is_played() {
         );
     }
 }
+
+/// Nim for three roles in turn: whoever takes the last wins (100, the others 0).
+struct ThreeNim;
+
+impl Game for ThreeNim {
+    /// (pile, role to move)
+    type State = (u32, usize);
+    type Move = u8;
+    fn role_count(&self) -> usize {
+        3
+    }
+    fn role_name(&self, role: RoleIndex) -> &str {
+        ["first", "second", "third"][role.min(2)]
+    }
+    fn initial_state(&self) -> (u32, usize) {
+        (30, 0)
+    }
+    fn is_terminal(&self, s: &(u32, usize)) -> bool {
+        s.0 == 0
+    }
+    fn legal_moves(&self, s: &(u32, usize), role: RoleIndex, out: &mut Vec<u8>) {
+        out.clear();
+        match (role == s.1, s.0 >= 2) {
+            (false, _) => out.push(0),
+            (true, false) => out.push(1),
+            (true, true) => out.extend([1, 2]),
+        }
+    }
+    fn next_state(&self, s: &(u32, usize), joint: &[u8], next: &mut (u32, usize)) {
+        *next = (s.0.saturating_sub(u32::from(joint[s.1])), (s.1 + 1) % 3);
+    }
+    fn goal(&self, s: &(u32, usize), role: RoleIndex) -> Option<i32> {
+        Some(if (role + 1) % 3 == s.1 { 100 } else { 0 })
+    }
+    fn write_move(&self, _role: RoleIndex, mv: u8, out: &mut String) {
+        out.push_str(&mv.to_string());
+    }
+    fn parse_move(&self, _role: RoleIndex, _text: &str) -> Option<u8> {
+        None
+    }
+    fn write_state(&self, _s: &(u32, usize), _out: &mut Vec<String>) {}
+}
+
+#[test]
+fn auto_plays_uniform_playouts_with_three_roles() {
+    let auto = MctsOptions {
+        playout: PlayoutPolicy::Auto,
+        ..MctsOptions::default()
+    };
+    let deadline = Instant::now() + Duration::from_millis(400);
+    let tuned = tuning::auto_playout(&ThreeNim, &auto, &TuningOptions::default(), deadline);
+    let tuned = tuned.expect("auto measures");
+    assert_eq!(tuned.chosen, "uniform", "{}", tuned.summary);
+    assert!(tuned.summary.contains("3 roles"), "{}", tuned.summary);
+}

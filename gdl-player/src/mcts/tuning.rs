@@ -17,8 +17,8 @@
 //! the deadline is dropped: the measurement never runs past it.
 //!
 //! [`auto_playout`] chooses the playouts of [`PlayoutPolicy::Auto`]: anti-decisive ones when a
-//! timed search shows their checks change enough playouts at a bearable cost ([`DecisiveRule`]),
-//! else uniform ones. MAST playouts are not a candidate there: the short games chose them on
+//! timed search shows their checks change enough playouts at a bearable cost in a game of two
+//! roles ([`DecisiveRule`]), else uniform ones. MAST playouts are not a candidate there: the short games chose them on
 //! breakthrough, where they then lost to uniform playouts at a match's clock (BENCHMARKS.md).
 //! [`tune`] measures any other list of candidates.
 
@@ -304,19 +304,24 @@ impl Timing {
     }
 }
 
-/// When [`auto_playout`] plays anti-decisive playouts: when their checks change at least
-/// [`DecisiveRule::min_changed`] of the playouts (a playout with a turn where a win was taken,
-/// or a move that gave the next mover a win avoided), at a speed of at least
+/// When [`auto_playout`] plays anti-decisive playouts: in a game of at most
+/// [`DecisiveRule::max_players`] roles (not counting `random`), when their checks change at
+/// least [`DecisiveRule::min_changed`] of the playouts (a playout with a turn where a win was
+/// taken, or a move that gave the next mover a win avoided), at a speed of at least
 /// [`DecisiveRule::min_speed`] times uniform playouts' (both timed from the initial state).
 /// Measured shares: ticTacToe 81%, connectFour 100%, breakthrough 97% (though only 2.9% of its
-/// turns), englishDraughts 2%, reversi 0%. Short measuring games cannot tell this: at a few
-/// milliseconds a move the faster policy wins them (on connectFour uniform playouts win them),
-/// where at a match's clock the better playouts do (anti-decisive ones won 17-0-3 at 0.25 s a
-/// move on connectFour, 15-0-5 at 0.5 s on breakthrough). Their speed against uniform
-/// playouts': connectFour 0.25, breakthrough 0.27, where they pay; 3pConnectFour 0.11 to 0.12,
-/// where uniform playouts won 13-0-7 against them at 2 s a move.
+/// turns), connectFourSimultaneous 100% (in its parts' trees), englishDraughts 2%, reversi 0%.
+/// Short measuring games cannot tell this: at a few milliseconds a move the faster policy wins
+/// them (on connectFour uniform playouts win them), where at a match's clock the better
+/// playouts do (anti-decisive ones won 17-0-3 at 0.25 s a move on connectFour, 15-0-5 at 0.5 s
+/// on breakthrough, 8-1-1 at 2 s on connectFourSimultaneous). Their speed against uniform
+/// playouts': connectFour 0.25, breakthrough 0.27, connectFourSimultaneous 0.14 to 0.18, where
+/// they pay. The checks look at the next mover only, which with three roles or more leaves the
+/// others' wins unchecked: on 3pConnectFour uniform playouts won 13-0-7 against them at a
+/// speed of 0.11 and 14-0-6 at 0.17 (2 s a move).
 #[derive(Clone, Copy, Debug)]
 pub struct DecisiveRule {
+    pub max_players: usize,
     pub min_changed: f64,
     pub min_speed: f64,
 }
@@ -324,17 +329,19 @@ pub struct DecisiveRule {
 impl Default for DecisiveRule {
     fn default() -> Self {
         DecisiveRule {
+            max_players: 2,
             min_changed: 0.25,
-            min_speed: 0.15,
+            min_speed: 0.1,
         }
     }
 }
 
 impl DecisiveRule {
     /// Whether anti-decisive playouts timed as `anti` pay against uniform ones timed as
-    /// `uniform`.
-    pub fn pays(&self, uniform: &Timing, anti: &Timing) -> bool {
-        anti.changed().is_some_and(|c| c >= self.min_changed)
+    /// `uniform` in a game of `players` roles (not counting `random`).
+    pub fn pays(&self, players: usize, uniform: &Timing, anti: &Timing) -> bool {
+        players <= self.max_players
+            && anti.changed().is_some_and(|c| c >= self.min_changed)
             && anti.speed >= self.min_speed * uniform.speed
     }
 }
@@ -374,24 +381,34 @@ pub(super) fn auto_playout_in_parts<G: Game>(
     let began = Instant::now();
     let uniform = playout_candidate(options, PlayoutPolicy::Uniform);
     let anti = playout_candidate(options, PlayoutPolicy::AntiDecisive);
-    let until = began
-        + deadline
-            .saturating_duration_since(began)
-            .mul_f64(tuning.share.clamp(0.0, 1.0));
-    let uniform_speed = speed(game, &uniform.options, tuning, until, parts);
-    let anti_speed = speed(game, &anti.options, tuning, until, parts);
-    let figures = format!(
-        "anti-decisive at {:.0}k it/s, uniform at {:.0}k it/s{}",
-        anti_speed.speed / 1000.0,
-        uniform_speed.speed / 1000.0,
-        anti_speed
-            .counts
-            .map_or(String::new(), |c| format!(", {}", c.describe()))
-    );
-    let (chosen, why) = if DecisiveRule::default().pays(&uniform_speed, &anti_speed) {
-        (anti, figures)
+    let rule = DecisiveRule::default();
+    let players = (0..game.role_count())
+        .filter(|&r| !game.is_random_role(r))
+        .count();
+    let (chosen, why) = if players > rule.max_players {
+        let why =
+            format!("not anti-decisive: {players} roles, its checks see the next mover's only");
+        (uniform, why)
     } else {
-        (uniform, format!("not {figures}"))
+        let until = began
+            + deadline
+                .saturating_duration_since(began)
+                .mul_f64(tuning.share.clamp(0.0, 1.0));
+        let uniform_speed = speed(game, &uniform.options, tuning, until, parts);
+        let anti_speed = speed(game, &anti.options, tuning, until, parts);
+        let figures = format!(
+            "anti-decisive at {:.0}k it/s, uniform at {:.0}k it/s{}",
+            anti_speed.speed / 1000.0,
+            uniform_speed.speed / 1000.0,
+            anti_speed
+                .counts
+                .map_or(String::new(), |c| format!(", {}", c.describe()))
+        );
+        if rule.pays(players, &uniform_speed, &anti_speed) {
+            (anti, figures)
+        } else {
+            (uniform, format!("not {figures}"))
+        }
     };
     Some(Tuned {
         summary: format!(

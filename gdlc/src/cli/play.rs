@@ -56,8 +56,8 @@ pub struct Args {
     /// How the search's playouts choose moves: `uniform` (uniformly random), `mast` (each
     /// role's moves by their mean goal so far, with some random ones), `decisive` (a mover
     /// takes a win in one), `anti-decisive` (and avoids giving one) or `auto` (the one that
-    /// the start clock chooses: anti-decisive where a timed search shows their checks
-    /// change enough playouts, else uniform).
+    /// the start clock chooses: anti-decisive in a game of two roles where a timed search
+    /// shows their checks change enough playouts, else uniform).
     #[arg(long, default_value = "auto", value_parser = ["uniform", "mast", "decisive", "anti-decisive", "auto"])]
     pub playout: String,
     /// What the search does when it makes a node: `plain` (nothing more) or `decisive` (the
