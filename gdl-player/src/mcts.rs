@@ -724,7 +724,10 @@ impl<G: Game> Mcts<G> {
         if self.options.factoring == crate::Factoring::Off || game.role_count() < 2 {
             return None;
         }
-        factors::detect_for_play(game, self.options.seed, deadline)
+        // At most half the time left: the playouts are timed in the parts found after it.
+        let now = Instant::now();
+        let until = now + deadline.saturating_duration_since(now) / 2;
+        factors::detect_for_play(game, self.options.seed, until)
     }
 
     /// Searches the match with a tree per factor of `found` (with `None`, one tree).

@@ -271,3 +271,21 @@ fn auto_plays_uniform_playouts_with_three_roles() {
     assert_eq!(tuned.chosen, "uniform", "{}", tuned.summary);
     assert!(tuned.summary.contains("3 roles"), "{}", tuned.summary);
 }
+
+#[test]
+fn a_short_start_clock_times_both_playouts() {
+    let auto = MctsOptions {
+        playout: PlayoutPolicy::Auto,
+        ..MctsOptions::default()
+    };
+    // 10 ms for the timings (half the time left): each policy gets its half.
+    let deadline = Instant::now() + Duration::from_millis(20);
+    let tuned = tuning::auto_playout(
+        &Nim { pile: 300 },
+        &auto,
+        &TuningOptions::default(),
+        deadline,
+    );
+    let tuned = tuned.expect("auto measures");
+    assert_eq!(tuned.chosen, "anti-decisive", "{}", tuned.summary);
+}

@@ -394,7 +394,9 @@ pub(super) fn auto_playout_in_parts<G: Game>(
             + deadline
                 .saturating_duration_since(began)
                 .mul_f64(tuning.share.clamp(0.0, 1.0));
-        let uniform_speed = speed(game, &uniform.options, tuning, until, parts);
+        // Each gets half the time when it is short.
+        let half = began + until.saturating_duration_since(began) / 2;
+        let uniform_speed = speed(game, &uniform.options, tuning, half, parts);
         let anti_speed = speed(game, &anti.options, tuning, until, parts);
         let figures = format!(
             "anti-decisive at {:.0}k it/s, uniform at {:.0}k it/s{}",
