@@ -223,25 +223,11 @@ impl<G: Game> Decisive<G> {
         };
         self.counts.turns += 1;
         let n = self.moves[m].len();
-        let mut tried = false;
         // After an anti-decisive step that found a safe move, the mover has no win: that step
         // checked its replies.
-        for i in (0..n).filter(|_| !known) {
-            let mv = self.moves[m][i];
-            if !self.ends(game, m, mv) {
-                continue;
-            }
-            tried = true;
-            self.joint[m] = mv;
-            game.next_state(state, &self.joint, next);
-            if game.is_terminal(next) && self.wins(game, next, m) {
-                self.counts.tried += 1;
-                self.counts.wins += 1;
-                self.note_change();
-                return true;
-            }
+        if !known && self.take_win(game, state, m, next) {
+            return true;
         }
-        self.counts.tried += u64::from(tried);
         let offset = rng.below(n);
         if self.anti {
             for k in 0..n {
@@ -275,6 +261,30 @@ impl<G: Game> Decisive<G> {
         true
     }
 
+    /// Whether mover `m` has a move seen to end the game that wins at once, the other roles
+    /// playing their moves in [`Decisive::joint`]: then that move is in the joint and `next`
+    /// is the state after it.
+    fn take_win(&mut self, game: &G, state: &G::State, m: RoleIndex, next: &mut G::State) -> bool {
+        let mut tried = false;
+        for i in 0..self.moves[m].len() {
+            let mv = self.moves[m][i];
+            if !self.ends(game, m, mv) {
+                continue;
+            }
+            tried = true;
+            self.joint[m] = mv;
+            game.next_state(state, &self.joint, next);
+            if game.is_terminal(next) && self.wins(game, next, m) {
+                self.counts.tried += 1;
+                self.counts.wins += 1;
+                self.note_change();
+                return true;
+            }
+        }
+        self.counts.tried += u64::from(tried);
+        false
+    }
+
     /// Whether the roles with a choice at this step (two or more, not `random`) choose in
     /// parts of their own; they are then [`Decisive::movers`].
     fn turns_in_parts(&mut self, game: &G) -> bool {
@@ -306,25 +316,10 @@ impl<G: Game> Decisive<G> {
             let (m, part) = self.movers[k];
             self.counts.turns += 1;
             let drawn = self.joint[m];
-            let mut tried = false;
             // The last step checked this mover's replies in its part: it has no win there.
-            let checked = self.safe_before.contains(&part);
-            for i in (0..self.moves[m].len()).filter(|_| !checked) {
-                let mv = self.moves[m][i];
-                if !self.ends(game, m, mv) {
-                    continue;
-                }
-                tried = true;
-                self.joint[m] = mv;
-                game.next_state(state, &self.joint, next);
-                if game.is_terminal(next) && self.wins(game, next, m) {
-                    self.counts.tried += 1;
-                    self.counts.wins += 1;
-                    self.note_change();
-                    return;
-                }
+            if !self.safe_before.contains(&part) && self.take_win(game, state, m, next) {
+                return;
             }
-            self.counts.tried += u64::from(tried);
             self.joint[m] = drawn;
         }
         if self.anti {
