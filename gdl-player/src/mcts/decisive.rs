@@ -384,6 +384,13 @@ impl<G: Game> Decisive<G> {
             }
         }
         let o = rival?;
+        Some(self.reply_wins(game, state, o))
+    }
+
+    /// Whether role `o` has, among its legal moves in `state` ([`Decisive::after_moves`]), one
+    /// seen to end the game that wins at once, the others playing their moves in
+    /// [`Decisive::reply_joint`].
+    fn reply_wins(&mut self, game: &G, state: &G::State, o: RoleIndex) -> bool {
         for i in 0..self.after_moves[o].len() {
             let reply = self.after_moves[o][i];
             if !self.ends(game, o, reply) {
@@ -392,10 +399,10 @@ impl<G: Game> Decisive<G> {
             self.reply_joint[o] = reply;
             game.next_state(state, &self.reply_joint, &mut self.after_reply);
             if game.is_terminal(&self.after_reply) && self.wins(game, &self.after_reply, o) {
-                return Some(true);
+                return true;
             }
         }
-        Some(false)
+        false
     }
 
     /// What `state`, reached by a move of `me`, is: terminal, or another role is the mover
@@ -419,21 +426,10 @@ impl<G: Game> Decisive<G> {
                 }
             }
         }
-        let Some(o) = mover else {
-            return After::Known;
-        };
-        for i in 0..self.after_moves[o].len() {
-            let reply = self.after_moves[o][i];
-            if !self.ends(game, o, reply) {
-                continue;
-            }
-            self.reply_joint[o] = reply;
-            game.next_state(state, &self.reply_joint, &mut self.after_reply);
-            if game.is_terminal(&self.after_reply) && self.wins(game, &self.after_reply, o) {
-                return After::GivesAWin;
-            }
+        match mover {
+            Some(o) if self.reply_wins(game, state, o) => After::GivesAWin,
+            _ => After::Known,
         }
-        After::Known
     }
 
     /// Counts a turn whose move the checks changed to avoid giving a win, when `changed`.
