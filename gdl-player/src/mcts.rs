@@ -418,6 +418,15 @@ impl<G: Game> Mcts<G> {
 }
 
 /// An empty store for `game` as `options` say.
+/// The instant `share` (0..1) of the time from now to `deadline` from now: the part of a start
+/// clock one of its measurements may take.
+fn share_of_time(deadline: Instant, share: f64) -> Instant {
+    let now = Instant::now();
+    now + deadline
+        .saturating_duration_since(now)
+        .mul_f64(share.clamp(0.0, 1.0))
+}
+
 fn new_store<G: Game>(game: &G, options: &MctsOptions) -> Store<G> {
     let mut store = Store::new(game.role_count(), options.max_nodes);
     if amaf::Amaf::new(options.amaf).is_some() {
@@ -725,9 +734,7 @@ impl<G: Game> Mcts<G> {
             return None;
         }
         // At most half the time left: the playouts are timed in the parts found after it.
-        let now = Instant::now();
-        let until = now + deadline.saturating_duration_since(now) / 2;
-        factors::detect_for_play(game, self.options.seed, until)
+        factors::detect_for_play(game, self.options.seed, share_of_time(deadline, 0.5))
     }
 
     /// Searches the match with a tree per factor of `found` (with `None`, one tree).

@@ -357,8 +357,7 @@ pub(super) fn at_start<G: Game>(
     if asked != AmafMode::Auto {
         return None;
     }
-    let left = deadline.saturating_duration_since(Instant::now());
-    let until = Instant::now() + left.mul_f64(TIME_SHARE).min(MAX_TIME);
+    let until = super::share_of_time(deadline, TIME_SHARE).min(Instant::now() + MAX_TIME);
     let placements = placement::measure(game, seed, until);
     let mode = if placements.choices >= MIN_CHOICES && placements.rate() >= MIN_PLACEMENTS {
         AmafMode::Grave

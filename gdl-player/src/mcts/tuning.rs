@@ -24,9 +24,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::Mcts;
 use super::decisive::Counts;
 use super::factors::{self, Found};
+use super::{Mcts, share_of_time};
 use crate::{
     Factoring, HeuristicMode, HeuristicOptions, MctsOptions, Player, PlayoutPolicy, scaled_goal,
 };
@@ -148,8 +148,7 @@ pub fn tune<G: Game>(
     let roles = game.role_count();
     // The seats a candidate takes: GDL-II's `random` is drawn uniformly, never searched.
     let seats: Vec<usize> = (0..roles).filter(|&r| !game.is_random_role(r)).collect();
-    let left = deadline.saturating_duration_since(began);
-    let until = began + left.mul_f64(tuning.share.clamp(0.0, 1.0));
+    let until = share_of_time(deadline, tuning.share);
     // One role: the default plays its own games to compare with.
     let measured: Vec<usize> = match roles {
         1 => (0..candidates.len()).collect(),
@@ -390,12 +389,9 @@ pub(super) fn auto_playout_in_parts<G: Game>(
             format!("not anti-decisive: {players} roles, its checks see the next mover's only");
         (uniform, why)
     } else {
-        let until = began
-            + deadline
-                .saturating_duration_since(began)
-                .mul_f64(tuning.share.clamp(0.0, 1.0));
+        let until = share_of_time(deadline, tuning.share);
         // Each gets half the time when it is short.
-        let half = began + until.saturating_duration_since(began) / 2;
+        let half = share_of_time(until, 0.5);
         let uniform_speed = speed(game, &uniform.options, tuning, half, parts);
         let anti_speed = speed(game, &anti.options, tuning, until, parts);
         let figures = format!(
