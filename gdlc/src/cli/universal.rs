@@ -17,6 +17,7 @@
 //! middle of a move.
 
 mod network;
+mod takeover;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -30,6 +31,7 @@ use gdl_runtime::Game;
 use gdlc::interp::Interpreter;
 
 use self::network::{GroundRequest, NetSearch, Network};
+use self::takeover::Clock;
 use super::Loaded;
 use super::cache::{self, CargoOutput, CompileArgs, Flavour, Wanted};
 
@@ -39,18 +41,6 @@ pub const SLICE: Duration = Duration::from_millis(50);
 /// How long past its deadline a reply of the compiled engine is waited for before the
 /// interpreter answers instead.
 const SLACK: Duration = Duration::from_millis(500);
-
-/// How long a search started during a match (the network grounded, or the compiled game
-/// built, after START) may take for what the start clock measures (`--playout auto` and the
-/// like), at most a quarter of the time to the deadline at hand.
-const MEASURE: Duration = Duration::from_millis(200);
-
-/// The end of the start-clock measurements of a search started now, during a match whose
-/// next deadline is `until` ([`MEASURE`]).
-fn measure_until(until: Instant) -> Instant {
-    let now = Instant::now();
-    now + MEASURE.min(until.saturating_duration_since(now) / 4)
-}
 
 /// After this many late replies in a row, or failed starts, the compiled engine is given up.
 const MAX_LATE: u32 = 3;
@@ -262,7 +252,7 @@ impl Universal {
         };
         let deadline = start.arrived + budget;
         universal.await_network(deadline);
-        let iterations = universal.think(deadline);
+        let iterations = universal.think(Clock::Start(deadline));
         log(&format!(
             "{}: playing {} with {} ({} iterations in the start clock)",
             universal.match_id,
@@ -293,25 +283,28 @@ impl Universal {
         };
         // At START too the network's measurements are brief: a compiled game found in the
         // cache takes over at the next look at the build, with the rest of the start clock.
-        self.network_arrived(arrived, measure_until(deadline));
+        self.network_arrived(arrived, Clock::Start(deadline).measure_until());
     }
 
-    /// Looks whether the network is ready; if so, it plays from now on (its start-clock
-    /// measurements [`measure_until`] `until`).
-    fn poll_network(&mut self, until: Instant) {
+    /// Looks whether the network is ready; if so, and `clock` does not make it wait, it plays
+    /// from now on ([`takeover`]).
+    fn poll_network(&mut self, clock: Clock) {
         let Network::Grounding(receiver) = &self.network else {
             return;
         };
+        if clock.waits() {
+            return;
+        }
         let arrived = match receiver.try_recv() {
             Ok(grounded) => grounded,
             Err(mpsc::TryRecvError::Empty) => return,
             Err(mpsc::TryRecvError::Disconnected) => Err("grounding stopped".to_string()),
         };
-        self.network_arrived(arrived, measure_until(until));
+        self.network_arrived(arrived, clock.measure_until());
     }
 
     /// The network (or why there is none) arrived: it plays from the current state, its
-    /// search started with `measure_until` for the start clock's measurements.
+    /// start-clock measurements until `measure_until`.
     fn network_arrived(
         &mut self,
         arrived: Result<network::Grounded, String>,
@@ -346,18 +339,20 @@ impl Universal {
         }
     }
 
-    /// Searches with the best engine in this process until `deadline` (or a proven root),
-    /// switching to the network or the compiled engine if either is ready meanwhile (the
-    /// compiled engine then searches until `deadline`); while the network is being ground,
-    /// nothing searches in this process (the interpreter then chooses from the tree it has).
-    /// Returns the iterations of each engine.
-    fn think(&mut self, deadline: Instant) -> Iterations {
+    /// Searches with the best engine in this process until the deadline of `clock` (or a
+    /// proven root), switching to the network or the compiled engine if either is ready
+    /// meanwhile and the move has time for it ([`takeover`]; the compiled engine then searches
+    /// until the deadline); while the network is being ground, nothing searches in this
+    /// process (the interpreter then chooses from the tree it has). Returns the iterations of
+    /// each engine.
+    fn think(&mut self, clock: Clock) -> Iterations {
+        let deadline = clock.deadline().unwrap_or_else(Instant::now);
         let mut iterations = Iterations::default();
         loop {
-            if self.poll_build(deadline) {
+            if self.poll_build(clock) {
                 return iterations;
             }
-            self.poll_network(deadline);
+            self.poll_network(clock);
             let now = Instant::now();
             if now >= deadline {
                 return iterations;
@@ -370,9 +365,11 @@ impl Universal {
                 }
                 // Grounding has the core: the network is waited for. (An iteration of the
                 // interpreter may take seconds on a large game, past the deadline: chess.)
+                // Too late in the move for the network to take over: it does between requests.
+                Network::Grounding(_) if clock.waits() => return iterations,
                 Network::Grounding(receiver) => {
                     match receiver.recv_timeout(until.saturating_duration_since(now)) {
-                        Ok(arrived) => self.network_arrived(arrived, measure_until(deadline)),
+                        Ok(arrived) => self.network_arrived(arrived, clock.measure_until()),
                         Err(mpsc::RecvTimeoutError::Timeout) => {}
                         Err(mpsc::RecvTimeoutError::Disconnected) => self
                             .network_arrived(Err("grounding stopped".to_string()), Instant::now()),
@@ -395,10 +392,10 @@ impl Universal {
             }
         }
     }
-    /// Looks at the build; when it is done, starts the compiled engine (searching until
-    /// `search_until`) and replays the match's moves into it. True when the compiled engine
-    /// plays from now on.
-    fn poll_build(&mut self, search_until: Instant) -> bool {
+    /// Looks at the build; when it is done, and `clock` does not make it wait ([`takeover`]),
+    /// starts the compiled engine and replays the match's moves into it. True when the
+    /// compiled engine plays from now on.
+    fn poll_build(&mut self, clock: Clock) -> bool {
         match &self.compiled {
             Compiled::Running { .. } => return true,
             Compiled::Off(_) => return false,
@@ -436,9 +433,12 @@ impl Universal {
         let Compiled::Built { binary, attempts } = &mut self.compiled else {
             return false;
         };
+        if clock.waits() {
+            return false;
+        }
         *attempts += 1;
         let (binary, attempts) = (binary.clone(), *attempts);
-        match self.launch(&binary, search_until) {
+        match self.launch(&binary, clock) {
             Ok(engine) => {
                 log(&format!(
                     "{}: the compiled game plays from step {}",
@@ -475,13 +475,13 @@ impl Universal {
         }
     }
 
-    /// Runs the compiled game's engine and brings it to the current state, by `search_until`
-    /// (it searches until then at START, when there are no moves to replay) and a little
-    /// [`SLACK`].
+    /// Runs the compiled game's engine and brings it to the current state: at START it
+    /// searches until the deadline; during a match it measures until `clock` says
+    /// ([`takeover`]), then gets the moves played so far, within a little [`SLACK`] more.
     fn launch(
         &self,
         binary: &std::path::Path,
-        search_until: Instant,
+        clock: Clock,
     ) -> Result<subprocess::Engine, EngineError> {
         let mut command = Command::new(binary);
         command
@@ -517,11 +517,9 @@ impl Universal {
                 self.mcts_options.factoring.name()
             ));
         let mut engine = subprocess::Engine::spawn(command)?;
-        // During a match, the engine's start-clock measurements take a moment of the move.
-        let search_until = if self.history.is_empty() {
-            search_until
-        } else {
-            measure_until(search_until)
+        let search_until = match clock {
+            Clock::Start(deadline) => deadline,
+            Clock::Play(_) | Clock::Between => clock.measure_until(),
         };
         engine.start(self.game.role_name(self.role), search_until, SLACK)?;
         let patience = search_until.max(Instant::now() + SLACK);
@@ -679,10 +677,10 @@ impl MatchEngine for Universal {
     /// process that plays: the network, else the interpreter (while the network is being
     /// ground nothing searches: grounding has the core).
     fn ponder(&mut self, until: Instant) -> u64 {
-        if self.beliefs.used() || self.poll_build(until) {
+        if self.beliefs.used() || self.poll_build(Clock::Between) {
             return 0;
         }
-        self.poll_network(until);
+        self.poll_network(Clock::Between);
         match &mut self.network {
             Network::Playing(search) => search.search(until),
             Network::Grounding(_) => 0,
@@ -725,7 +723,7 @@ impl MatchEngine for Universal {
                 return Ok(text);
             }
         } else {
-            iterations = self.think(deadline);
+            iterations = self.think(Clock::Play(deadline));
             // Built while this process searched: the compiled game searches what is left.
             if matches!(self.compiled, Compiled::Running { .. })
                 && let Some(text) = self.compiled_move(deadline)
@@ -768,25 +766,5 @@ impl MatchEngine for Universal {
         ));
         self.played_by = Some("interpreted");
         Ok(text)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{MEASURE, measure_until};
-    use std::time::{Duration, Instant};
-
-    #[test]
-    fn a_search_started_in_a_match_measures_briefly() {
-        let began = Instant::now();
-        let far = measure_until(began + Duration::from_secs(10));
-        assert!(
-            far >= began + MEASURE && far < Instant::now() + MEASURE + Duration::from_millis(1)
-        );
-        // A quarter of the time left at most, and nothing past the deadline.
-        let near = measure_until(began + Duration::from_millis(100));
-        assert!(near <= Instant::now() + Duration::from_millis(25));
-        let gone = measure_until(began);
-        assert!(gone <= Instant::now());
     }
 }
