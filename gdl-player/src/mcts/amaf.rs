@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use super::move_ids::MoveIds;
 use super::placement::{self, Placements};
-use super::select::{excluded, inv_sqrt, lower_bound, sqrt_ln};
-use super::store::{Kind, NONE, Slot, Store};
+use super::select::{Known, Proofs, inv_sqrt, sqrt_ln};
+use super::store::{NONE, Slot, Store};
 use crate::{AmafMode, AmafOptions};
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
@@ -381,11 +381,7 @@ pub(super) fn pick<G: Game>(
     let count = moves.len();
     let node = &store.nodes[n as usize];
     let explore = c * EXPLORATION_SCALE * sqrt_ln(node.total.max(1));
-    let solved = match node.kind {
-        Kind::Turn(m) if m as usize == r => store.solved(n),
-        _ => None,
-    };
-    let lower = solved.and_then(|_| lower_bound(store, n, r));
+    let proofs = Proofs::of(store, n, r);
     // Ties (and moves never tried) go to the first from a random start.
     let offset = rng.below(count);
     let mut best = offset;
@@ -397,10 +393,10 @@ pub(super) fn pick<G: Game>(
             offset + k - count
         };
         let m = &moves[i];
-        let mean = match solved {
-            Some(s) if excluded(s, lower, i) => continue,
-            Some(s) if !s[i].is_nan() => Some(s[i]),
-            _ => prior.value(i, m.visits, m.sum),
+        let mean = match proofs.as_ref().map_or(Known::Open, |p| p.known(i)) {
+            Known::Skip => continue,
+            Known::Exact(v) => Some(v),
+            Known::Open => prior.value(i, m.visits, m.sum),
         };
         let Some(mean) = mean else {
             return i as u32;

@@ -15,18 +15,55 @@ use super::amaf;
 use super::store::{Kind, Store};
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
-/// Whether the mover's move `i` is proven no better than another of its moves: its goal is
-/// below the best the mover is sure of (`lower`), or 0.
-pub(super) fn excluded(solved: &[f64], lower: Option<f64>, i: usize) -> bool {
-    let v = solved[i];
-    !v.is_nan() && (v <= 0.0 || lower.is_some_and(|l| v < l))
+/// What the proofs of a node say of the mover's moves in selection ([`Proofs::known`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Known {
+    /// Not to be taken: proven no better than another move, or, in a puzzle, proven while
+    /// another move is open.
+    Skip,
+    /// Proven: this is its goal.
+    Exact(f64),
+    /// Not proven.
+    Open,
 }
 
-/// The best goal the mover of node `n` is sure of (its best proven child), if a child is
-/// proven.
-pub(super) fn lower_bound<G: Game>(store: &Store<G>, n: u32, mover: RoleIndex) -> Option<f64> {
-    let node = &store.nodes[n as usize];
-    (node.proof_count > 0 && matches!(node.kind, Kind::Turn(_))).then(|| store.goals(n)[mover])
+/// The proofs of the mover's moves in a turn node, as selection reads them.
+pub(super) struct Proofs<'a> {
+    /// The proven goal of each move (NaN: not proven).
+    solved: &'a [f64],
+    /// The best goal the mover is sure of (its best proven move), if a move is proven.
+    lower: Option<f64>,
+    /// Skip every proven move: a puzzle (one role) with a move still open, where a proven
+    /// move has nothing more to teach (its goal is the best line through it) and the search
+    /// goes where a better goal may be.
+    open_only: bool,
+}
+
+impl<'a> Proofs<'a> {
+    /// The proofs of role `r`'s moves in node `n`, when `r` moves there and a move is proven.
+    pub(super) fn of<G: Game>(store: &'a Store<G>, n: u32, r: RoleIndex) -> Option<Self> {
+        let node = &store.nodes[n as usize];
+        let solved = match node.kind {
+            Kind::Turn(m) if m as usize == r => store.solved(n)?,
+            _ => return None,
+        };
+        Some(Proofs {
+            solved,
+            lower: (node.proof_count > 0).then(|| store.goals(n)[r]),
+            open_only: store.roles() == 1 && solved.iter().any(|v| v.is_nan()),
+        })
+    }
+
+    /// What selection knows of move `i`: a move proven at 0, or below the best the mover
+    /// is sure of, is skipped.
+    pub(super) fn known(&self, i: usize) -> Known {
+        let v = self.solved[i];
+        match v {
+            _ if v.is_nan() => Known::Open,
+            _ if v <= 0.0 || self.open_only || self.lower.is_some_and(|l| v < l) => Known::Skip,
+            _ => Known::Exact(v),
+        }
+    }
 }
 
 /// Visit counts below this have their `1 / sqrt(v)` and `sqrt(ln(v))` in a table (most
@@ -80,7 +117,7 @@ pub(super) fn sqrt_ln(v: u32) -> f64 {
 /// The move index role `r` takes in node `n`: its only move; a uniform one for GDL-II's
 /// `random`; an untried one while there is one (the first after a uniform start); else the best UCB1 score
 /// with constant `c`, a proven move scored at its exact goal and a move proven worse than
-/// another never taken. With AMAF statistics (`prior`), [`amaf::pick`] instead, past the
+/// another never taken (in a puzzle, a proven move is not taken while another is open). With AMAF statistics (`prior`), [`amaf::pick`] instead, past the
 /// first two cases.
 pub(super) fn pick<G: Game>(
     store: &Store<G>,
@@ -113,36 +150,19 @@ pub(super) fn pick<G: Game>(
             .unwrap_or(offset) as u32;
     }
     let explore = c * sqrt_ln(node.total);
-    let solved = match node.kind {
-        Kind::Turn(m) if m as usize == r => store.solved(n),
-        _ => None,
-    };
+    let proofs = Proofs::of(store, n, r);
     let mut best = 0;
     let mut best_score = f64::NEG_INFINITY;
-    match solved {
-        None => {
-            for (i, m) in moves.iter().enumerate() {
-                let score = m.sum / f64::from(m.visits) + explore * inv_sqrt(m.visits);
-                if score > best_score {
-                    best_score = score;
-                    best = i;
-                }
-            }
-        }
-        Some(s) => {
-            let lower = lower_bound(store, n, r);
-            for (i, m) in moves.iter().enumerate() {
-                let mean = match s[i] {
-                    _ if excluded(s, lower, i) => continue,
-                    v if !v.is_nan() => v,
-                    _ => m.sum / f64::from(m.visits),
-                };
-                let score = mean + explore * inv_sqrt(m.visits);
-                if score > best_score {
-                    best_score = score;
-                    best = i;
-                }
-            }
+    for (i, m) in moves.iter().enumerate() {
+        let mean = match proofs.as_ref().map_or(Known::Open, |p| p.known(i)) {
+            Known::Skip => continue,
+            Known::Exact(v) => v,
+            Known::Open => m.sum / f64::from(m.visits),
+        };
+        let score = mean + explore * inv_sqrt(m.visits);
+        if score > best_score {
+            best_score = score;
+            best = i;
         }
     }
     best as u32
