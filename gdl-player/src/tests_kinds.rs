@@ -181,7 +181,12 @@ fn a_puzzle_search_looks_past_a_proven_line() {
         });
         p.start(&game, 0, Instant::now());
         assert_eq!(p.choose(&game, &game.initial_state(), far()), Some(1));
-        assert_eq!(p.root_proven(), Some(&[1.0][..]), "seed {seed}: {:?}", p.stats());
+        assert_eq!(
+            p.root_proven(),
+            Some(&[1.0][..]),
+            "seed {seed}: {:?}",
+            p.stats()
+        );
     }
 }
 
