@@ -36,6 +36,7 @@ mod factored;
 mod factors;
 mod heuristic;
 mod move_ids;
+mod nested;
 mod parallel;
 mod placement;
 mod policy;
@@ -74,6 +75,9 @@ struct Scratch<G: Game> {
     simultaneous: Strategies,
     /// The best line found in a game of one role.
     best: puzzle::BestLine<G>,
+    /// The nested Monte Carlo search that offers `best` lines in a game of one role, when the
+    /// search is timed.
+    nested: Option<nested::Nested<G>>,
     /// Decisive expansion's buffers, when the options ask for it.
     expand: Option<expand::Expander<G>>,
     /// RAVE / GRAVE's state of an iteration, when on.
@@ -298,6 +302,7 @@ impl<G: Game> Mcts<G> {
             goals: Vec::new(),
             simultaneous: Strategies::new(self.options.simultaneous),
             best: puzzle::BestLine::new(),
+            nested: None,
             expand: match self.options.expansion {
                 Expansion::Auto | Expansion::Plain => None,
                 Expansion::Decisive => Some(expand::Expander::new(state, false)),
@@ -316,6 +321,12 @@ impl<G: Game> Mcts<G> {
         if keep_line && scratch.playout.line().is_none() {
             scratch.playout.keep_line();
         }
+        // A timed search of a puzzle takes turns with nested Monte Carlo search.
+        let nested = keep_line && self.options.max_iterations.is_none();
+        let mut until = match nested {
+            true => nested::turn(game, store, self.root, scratch, &self.options, deadline),
+            false => deadline,
+        };
         let mut done = 0u64;
         while self.options.max_iterations.is_none_or(|m| done < m) {
             let root = &store.nodes[self.root as usize];
@@ -323,11 +334,21 @@ impl<G: Game> Mcts<G> {
                 stop.store(true, Ordering::Relaxed);
                 break;
             }
-            // The clock is read every few iterations: a playout is short next to a deadline.
-            if root.kind == Kind::Leaf
-                || done % 8 == 0 && (stop.load(Ordering::Relaxed) || Instant::now() >= deadline)
-            {
+            if root.kind == Kind::Leaf {
                 break;
+            }
+            // The clock is read every few iterations: a playout is short next to a deadline.
+            if done % 8 == 0 {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let now = Instant::now();
+                if now >= until {
+                    if !nested || now >= deadline {
+                        break;
+                    }
+                    until = nested::turn(game, store, self.root, scratch, &self.options, deadline);
+                }
             }
             self.tick += 1;
             let search = Search {
@@ -472,6 +493,7 @@ impl<G: Game> Search<'_, G> {
             goals,
             simultaneous,
             best: _,
+            nested: _,
             expand,
             amaf,
         } = scratch;

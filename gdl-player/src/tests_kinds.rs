@@ -162,6 +162,26 @@ fn a_proven_puzzle_stops_the_search_and_is_played() {
 }
 
 #[test]
+fn a_timed_puzzle_search_ends_with_its_proof() {
+    // Nested Monte Carlo search takes turns with the tree (half of each 20 ms), so a puzzle
+    // proven at once ends a long search at once, its line played.
+    let game = Lock {
+        digits: 2,
+        steps: 3,
+    };
+    let mut p = Mcts::new(MctsOptions {
+        exploration: Exploration::Fixed(1.0),
+        ..MctsOptions::default()
+    });
+    p.start(&game, 0, Instant::now());
+    let began = Instant::now();
+    let deadline = began + std::time::Duration::from_secs(60);
+    assert_eq!(p.choose(&game, &game.initial_state(), deadline), Some(1));
+    assert!(p.stats().proven, "{:?}", p.stats());
+    assert!(began.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
 fn a_puzzle_search_looks_past_a_proven_line() {
     // The road's lines are proven early (its best is 90), and scored at their exact goal
     // they drew every iteration of the nodes where they were proven, leaving the lock's
