@@ -43,6 +43,7 @@ mod policy;
 mod puzzle;
 mod select;
 mod simultaneous;
+mod solve;
 mod store;
 pub mod tuning;
 
@@ -78,6 +79,9 @@ struct Scratch<G: Game> {
     /// The nested Monte Carlo search that offers `best` lines in a game of one role, when the
     /// search is timed.
     nested: Option<nested::Nested<G>>,
+    /// The exact search that offers `best` lines in a game of one role, when the search is
+    /// timed.
+    solver: Option<solve::Solver<G>>,
     /// Decisive expansion's buffers, when the options ask for it.
     expand: Option<expand::Expander<G>>,
     /// RAVE / GRAVE's state of an iteration, when on.
@@ -303,6 +307,7 @@ impl<G: Game> Mcts<G> {
             simultaneous: Strategies::new(self.options.simultaneous),
             best: puzzle::BestLine::new(),
             nested: None,
+            solver: None,
             expand: match self.options.expansion {
                 Expansion::Auto | Expansion::Plain => None,
                 Expansion::Decisive => Some(expand::Expander::new(state, false)),
@@ -321,10 +326,11 @@ impl<G: Game> Mcts<G> {
         if keep_line && scratch.playout.line().is_none() {
             scratch.playout.keep_line();
         }
-        // A timed search of a puzzle takes turns with nested Monte Carlo search.
+        // A timed search of a puzzle takes turns with nested Monte Carlo search and the exact
+        // search.
         let nested = keep_line && self.options.max_iterations.is_none();
         let mut until = match nested {
-            true => nested::turn(game, store, self.root, scratch, &self.options, deadline),
+            true => puzzle::turn(game, store, self.root, scratch, &self.options, deadline),
             false => deadline,
         };
         let mut done = 0u64;
@@ -347,7 +353,7 @@ impl<G: Game> Mcts<G> {
                     if !nested || now >= deadline {
                         break;
                     }
-                    until = nested::turn(game, store, self.root, scratch, &self.options, deadline);
+                    until = puzzle::turn(game, store, self.root, scratch, &self.options, deadline);
                 }
             }
             self.tick += 1;
@@ -494,6 +500,7 @@ impl<G: Game> Search<'_, G> {
             simultaneous,
             best: _,
             nested: _,
+            solver: _,
             expand,
             amaf,
         } = scratch;

@@ -9,50 +9,10 @@
 //! playout at a time (so that it works in slices of any length), and starts again when the
 //! root changes.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use super::store::Store;
-use super::{MctsOptions, Scratch, share_of_time};
 use crate::scaled_goal;
 use gdl_runtime::{Game, SplitMix64};
-
-/// The share of a puzzle's search time given to nested Monte Carlo search.
-const SHARE: f64 = 0.5;
-
-/// How long a turn of nested Monte Carlo search and the tree lasts in a puzzle.
-const TURN: Duration = Duration::from_millis(20);
-
-/// In a timed search of a puzzle: the nested search's share of the next turn (its lines
-/// offered to the best line from the root), then the instant the tree's share of the turn
-/// ends ([`TURN`], not past `deadline`).
-pub(super) fn turn<G: Game>(
-    game: &G,
-    store: &Store<G>,
-    root: u32,
-    scratch: &mut Scratch<G>,
-    options: &MctsOptions,
-    deadline: Instant,
-) -> Instant {
-    let end = deadline.min(Instant::now() + TURN);
-    if store.nodes[root as usize].proven {
-        return end;
-    }
-    let Scratch { nested, best, .. } = scratch;
-    let state = &store.states[root as usize];
-    nested
-        .get_or_insert_with(|| Nested::new(state, options.seed, options.max_playout_steps))
-        .work(game, state, share_of_time(end, SHARE), |line| {
-            best.offer(
-                game,
-                store,
-                state,
-                std::iter::empty(),
-                &line.moves,
-                line.goal,
-            )
-        });
-    end
-}
 
 /// A line of moves from a state and the goal (0..1) it reaches.
 #[derive(Clone, Debug, Default)]

@@ -9,13 +9,71 @@
 //! unless a move is proven at least as good ([`prefer`]), and the line shortens as its moves
 //! are played ([`BestLine::advance`]). A line that ends at a proven node that is not terminal
 //! is followed to that node, where the proof takes over.
+//!
+//! A timed search of a puzzle gives part of each [`TURN`] to two searches that offer their
+//! lines to the best line: the exact search ([`super::solve`]) while it searches, and nested
+//! Monte Carlo search ([`super::nested`]).
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
+use super::nested::{Line, Nested};
+use super::solve::{Progress, Solver};
 use super::store::{Store, state_hash};
+use super::{MctsOptions, Scratch, share_of_time};
 use crate::root::RootMove;
 use crate::scaled_goal;
 use gdl_runtime::Game;
+
+/// The share of a puzzle's search time given to the searches beside the tree: half of it to
+/// the exact search while it searches.
+const SHARE: f64 = 0.5;
+
+/// How long a turn of the searches and the tree lasts in a puzzle.
+const TURN: Duration = Duration::from_millis(20);
+
+/// In a timed search of a puzzle: the next turn of the exact search and nested Monte Carlo
+/// search (their lines offered to the best line from the root), then the instant the tree's
+/// share of the turn ends ([`TURN`], not past `deadline`).
+pub(super) fn turn<G: Game>(
+    game: &G,
+    store: &Store<G>,
+    root: u32,
+    scratch: &mut Scratch<G>,
+    options: &MctsOptions,
+    deadline: Instant,
+) -> Instant {
+    let end = deadline.min(Instant::now() + TURN);
+    if store.nodes[root as usize].proven {
+        return end;
+    }
+    let split = share_of_time(end, SHARE);
+    let Scratch {
+        nested,
+        solver,
+        best,
+        ..
+    } = scratch;
+    let state = &store.states[root as usize];
+    let mut offer = |line: &Line<G::Move>| {
+        best.offer(
+            game,
+            store,
+            state,
+            std::iter::empty(),
+            &line.moves,
+            line.goal,
+        )
+    };
+    let solver = solver.get_or_insert_with(|| Solver::new(state, options.max_playout_steps));
+    if solver.progress() == Progress::Searching {
+        solver.work(game, state, share_of_time(split, 0.5), &mut offer);
+    }
+    nested
+        .get_or_insert_with(|| Nested::new(state, options.seed, options.max_playout_steps))
+        .work(game, state, split, &mut offer);
+    end
+}
 
 /// The best line found from a state.
 pub(super) struct BestLine<G: Game> {

@@ -175,9 +175,12 @@ pub(super) fn state_hash<S: Hash>(state: &S) -> u64 {
     h.finish()
 }
 
+/// A table keyed by state hashes ([`state_hash`]).
+pub(super) type HashTable<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
 /// The transposition table's hasher: its keys are hashes already.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(super) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn write(&mut self, _bytes: &[u8]) {}
@@ -205,7 +208,7 @@ pub(super) struct Store<G: Game> {
     slots: Arena<Slot<G::Move>>,
     edges: Arena<Edge>,
     solved: Arena<f64>,
-    table: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    table: HashTable<u32>,
     free: Vec<u32>,
     live: usize,
     /// The sweep's buffer of (stamp, node).
