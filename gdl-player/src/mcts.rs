@@ -37,6 +37,7 @@ mod factors;
 mod heuristic;
 mod move_ids;
 mod nested;
+mod opponents;
 mod parallel;
 mod placement;
 mod policy;
@@ -112,6 +113,8 @@ pub struct Mcts<G: Game> {
     heuristic: Option<Heuristic>,
     /// The exploration constant of UCB1, as set at the start clock.
     exploration: exploration::Chosen,
+    /// What the match showed of the other roles ([`opponents`]).
+    opponents: opponents::Opponents,
     /// The trees of a game the start clock found factored ([`factors`]); then the search
     /// runs there, not in `store`.
     factored: Option<factored::Factored<G>>,
@@ -138,6 +141,7 @@ impl<G: Game> Mcts<G> {
             tuned: None,
             heuristic: None,
             exploration,
+            opponents: opponents::Opponents::default(),
             factored: None,
         }
     }
@@ -162,6 +166,9 @@ impl<G: Game> Mcts<G> {
         }
         if let Some(f) = &self.factored {
             settings.push_str(&format!("; a tree per factor: {}", f.describe()));
+        }
+        if let Some(o) = self.opponents.describe() {
+            settings.push_str(&format!("; {o}"));
         }
         settings
     }
@@ -254,7 +261,10 @@ impl<G: Game> Mcts<G> {
         }
         self.tick += 1;
         let options = &self.options;
-        let store = self.store.get_or_insert_with(|| new_store(game, options));
+        let random = self.opponents.random();
+        let store = self
+            .store
+            .get_or_insert_with(|| new_store(game, options, random));
         if store.len() > 0 && store.states[self.root as usize] == *state {
             return;
         }
@@ -265,7 +275,7 @@ impl<G: Game> Mcts<G> {
             Some(r) => self.root = r,
             // A full store of nodes all visited now cannot be: start again.
             None => {
-                *store = new_store(game, options);
+                *store = new_store(game, options, random);
                 self.root = store.add(game, state, hash, self.tick, 0).unwrap_or(0);
             }
         }
@@ -454,8 +464,10 @@ fn share_of_time(deadline: Instant, share: f64) -> Instant {
         .mul_f64(share.clamp(0.0, 1.0))
 }
 
-fn new_store<G: Game>(game: &G, options: &MctsOptions) -> Store<G> {
+/// An empty store; `random`: the roles searched as random ([`opponents`]).
+fn new_store<G: Game>(game: &G, options: &MctsOptions, random: u64) -> Store<G> {
     let mut store = Store::new(game.role_count(), options.max_nodes);
+    store.search_as_random(random);
     if amaf::Amaf::new(options.amaf).is_some() {
         store.keep_amaf(game);
     }
@@ -702,6 +714,19 @@ impl<G: Game> Player<G> for Mcts<G> {
         let Some(store) = &self.store else {
             return;
         };
+        if opponents::weigh_move(
+            game,
+            &mut self.opponents,
+            store,
+            self.root,
+            self.role,
+            joint,
+        ) {
+            // A role judged random: the tree is searched again with its nodes as chance.
+            self.store = None;
+            self.scratch = None;
+            return self.set_root(game, next);
+        }
         let child = joint_key(store, self.root, joint)
             .and_then(|key| store.edge_index(self.root, &key))
             .and_then(|e| store.child(self.root, e))
@@ -791,6 +816,7 @@ impl<G: Game> Mcts<G> {
         self.role = role;
         self.store = None;
         self.scratch = None;
+        self.opponents = opponents::Opponents::default();
         self.tick = 0;
         let initial = game.initial_state();
         self.set_root(game, &initial);

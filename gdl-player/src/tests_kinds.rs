@@ -245,3 +245,55 @@ fn each_of_three_roles_maximises_its_own_goal() {
         assert_eq!(q.choose(&game, &TableState::At(1), far()), Some(0));
     }
 }
+
+#[test]
+fn a_role_seen_playing_at_random_is_searched_as_chance() {
+    // At 0 the second role keeps the game going (a long game that it wins half the time) or
+    // ends it with nothing for anyone. At 1 the first role ends the game (50 each) or hands
+    // the choice to the second, which picks between (100, 0, 0) and (20, 40, 100).
+    let game = Table {
+        roles: vec!["first", "second", "third"],
+        positions: vec![
+            Pos::Moves(vec![1, 4, 1], vec![To::Long, To::At(3), To::At(3), To::At(3)]),
+            Pos::Moves(vec![2, 1, 1], vec![To::At(4), To::At(2)]),
+            Pos::Moves(vec![1, 2, 1], vec![To::At(5), To::At(6)]),
+            Pos::End(vec![0, 0, 0]),
+            Pos::End(vec![50, 50, 50]),
+            Pos::End(vec![100, 0, 0]),
+            Pos::End(vec![20, 40, 100]),
+        ],
+        long: 200,
+    };
+    let options = MctsOptions {
+        max_iterations: Some(3000),
+        seed: 5,
+        ..MctsOptions::default()
+    };
+    // Who expects the second role to play its best keeps the choice from it (50 against 20).
+    let mut p = Mcts::new(options.clone());
+    p.start(&game, 0, Instant::now());
+    assert_eq!(p.choose(&game, &TableState::At(1), far()), Some(0));
+    // Seen ending the game for nothing, again and again, the second role plays at random:
+    // handing it the choice is worth 60.
+    let mut q = Mcts::new(options);
+    q.start(&game, 0, Instant::now());
+    for _ in 0..6 {
+        q.choose(&game, &TableState::At(0), far());
+        q.observe(&game, &[0, 2, 0], &TableState::At(3));
+    }
+    let report = q.report().unwrap_or_default();
+    assert!(report.contains("searched as random: second"), "{report}");
+    assert_eq!(q.choose(&game, &TableState::At(1), far()), Some(1));
+    // Playing its best, it is not judged random.
+    let mut r = Mcts::new(MctsOptions {
+        max_iterations: Some(3000),
+        seed: 5,
+        ..MctsOptions::default()
+    });
+    r.start(&game, 0, Instant::now());
+    for _ in 0..6 {
+        r.choose(&game, &TableState::At(0), far());
+        r.observe(&game, &[0, 0, 0], &TableState::Long { left: 200, sum: 0 });
+    }
+    assert!(!r.report().unwrap_or_default().contains("random"));
+}

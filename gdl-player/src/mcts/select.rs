@@ -133,7 +133,7 @@ pub(super) fn pick<G: Game>(
     if count <= 1 {
         return 0;
     }
-    if game.is_random_role(r) {
+    if store.is_random(game, r) {
         return rng.below(count) as u32;
     }
     if let Some(p) = prior {

@@ -275,7 +275,11 @@ mod tests {
 
     /// Works from `root` in slices until the solver stops searching (at most 5 s): the goals
     /// offered and the last line.
-    fn solve(game: &Lock, solver: &mut Solver<Lock>, root: &<Lock as Game>::State) -> (Vec<f64>, Vec<u8>) {
+    fn solve(
+        game: &Lock,
+        solver: &mut Solver<Lock>,
+        root: &<Lock as Game>::State,
+    ) -> (Vec<f64>, Vec<u8>) {
         let mut offered = Vec::new();
         let mut line = Vec::new();
         let deadline = Instant::now() + Duration::from_secs(5);

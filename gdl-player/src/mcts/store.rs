@@ -217,6 +217,9 @@ pub(super) struct Store<G: Game> {
     scratch: Vec<G::Move>,
     /// The AMAF statistics beside the slots, when kept ([`Store::keep_amaf`]).
     pub(super) amaf: Option<super::amaf::Table<G>>,
+    /// The roles searched as random though the game does not say so, a bit each
+    /// ([`super::opponents`]).
+    random: u64,
 }
 
 impl<G: Game> Store<G> {
@@ -237,7 +240,19 @@ impl<G: Game> Store<G> {
             candidates: Vec::new(),
             scratch: Vec::new(),
             amaf: None,
+            random: 0,
         }
+    }
+
+    /// Nodes made from now on search the roles of `random` (a bit each) as random: a node
+    /// where one of them is the only role to choose is a chance node.
+    pub(super) fn search_as_random(&mut self, random: u64) {
+        self.random = random;
+    }
+
+    /// Whether role `r` is searched as random: the game's `random`, or judged so.
+    pub(super) fn is_random(&self, game: &G, r: RoleIndex) -> bool {
+        game.is_random_role(r) || r < 64 && self.random >> r & 1 == 1
     }
 
     /// From now on, nodes made keep AMAF statistics per move ([`super::amaf`]).
@@ -494,7 +509,7 @@ impl<G: Game> Store<G> {
         }
         let kind = match choosers {
             0 => Kind::Turn(0),
-            1 if game.is_random_role(chooser) => Kind::Chance(chooser as u32),
+            1 if self.is_random(game, chooser) => Kind::Chance(chooser as u32),
             1 => Kind::Turn(chooser as u32),
             _ => Kind::Simultaneous,
         };
