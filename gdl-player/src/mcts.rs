@@ -41,6 +41,8 @@ mod opponents;
 mod parallel;
 mod placement;
 mod policy;
+#[cfg(test)]
+mod probes;
 mod puzzle;
 mod select;
 mod simultaneous;
@@ -408,53 +410,8 @@ impl<G: Game> Mcts<G> {
         };
         chosen.map(|c| c.mv)
     }
-
-    /// Role `role`'s moves at the root of a factored search with their tactical marks, for
-    /// tests.
-    #[cfg(test)]
-    fn root_marks(&self, role: RoleIndex) -> Vec<(G::Move, factor_checks::Mark)> {
-        self.factored
-            .as_ref()
-            .map_or_else(Vec::new, |f| f.root_marks(role))
-    }
-
-    /// The root's index in the store and its iterations, for tests.
-    #[cfg(test)]
-    pub(super) fn root_node(&self) -> Option<(u32, u32)> {
-        let store = self.store.as_ref()?;
-        Some((self.root, store.nodes[self.root as usize].total))
-    }
-
-    /// The node of `state`, if the store holds one, and how many live nodes hold that state,
-    /// for tests (after checking the store's invariants).
-    #[cfg(test)]
-    pub(super) fn nodes_of(&self, state: &G::State) -> Result<(Option<u32>, usize), String> {
-        let store = self.store.as_ref().ok_or("no store")?;
-        store.check()?;
-        let count = (0..store.nodes.len())
-            .filter(|&i| store.nodes[i].live && store.states[i] == *state)
-            .count();
-        Ok((store.find(state_hash(state), state), count))
-    }
-
-    /// MAST's mean goal of role `r`'s move `mv`, for tests.
-    #[cfg(test)]
-    pub(super) fn mast_mean(&mut self, game: &G, r: RoleIndex, mv: G::Move) -> Option<f64> {
-        self.scratch.as_mut()?.playout.mast_mean(game, r, mv)
-    }
-
-    /// The child the root's edge for `joint` (a move per role) leads to, for tests.
-    #[cfg(test)]
-    pub(super) fn child_of(&self, joint: &[G::Move]) -> Option<u32> {
-        let store = self.store.as_ref()?;
-        let key = joint_key(store, self.root, joint)?;
-        store
-            .edge_index(self.root, &key)
-            .and_then(|e| store.child(self.root, e))
-    }
 }
 
-/// An empty store for `game` as `options` say.
 /// The instant `share` (0..1) of the time from now to `deadline` from now: the part of a start
 /// clock one of its measurements may take.
 fn share_of_time(deadline: Instant, share: f64) -> Instant {
@@ -464,7 +421,8 @@ fn share_of_time(deadline: Instant, share: f64) -> Instant {
         .mul_f64(share.clamp(0.0, 1.0))
 }
 
-/// An empty store; `random`: the roles searched as random ([`opponents`]).
+/// An empty store for `game` as `options` say; `random`: the roles searched as random
+/// ([`opponents`]).
 fn new_store<G: Game>(game: &G, options: &MctsOptions, random: u64) -> Store<G> {
     let mut store = Store::new(game.role_count(), options.max_nodes);
     store.search_as_random(random);

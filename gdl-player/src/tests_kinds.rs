@@ -254,7 +254,10 @@ fn a_role_seen_playing_at_random_is_searched_as_chance() {
     let game = Table {
         roles: vec!["first", "second", "third"],
         positions: vec![
-            Pos::Moves(vec![1, 4, 1], vec![To::Long, To::At(3), To::At(3), To::At(3)]),
+            Pos::Moves(
+                vec![1, 4, 1],
+                vec![To::Long, To::At(3), To::At(3), To::At(3)],
+            ),
             Pos::Moves(vec![2, 1, 1], vec![To::At(4), To::At(2)]),
             Pos::Moves(vec![1, 2, 1], vec![To::At(5), To::At(6)]),
             Pos::End(vec![0, 0, 0]),
