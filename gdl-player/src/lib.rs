@@ -53,7 +53,7 @@ pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
 pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
 pub use options::{
     AmafMode, AmafOptions, Expansion, Exploration, Factoring, HeuristicMode, HeuristicOptions,
-    MctsOptions, PlayoutPolicy, Search, SearchStats, SimultaneousRule,
+    MctsOptions, OpponentModel, PlayoutPolicy, Search, SearchStats, SimultaneousRule,
 };
 pub use root::RootMove;
 

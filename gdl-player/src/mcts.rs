@@ -672,14 +672,16 @@ impl<G: Game> Player<G> for Mcts<G> {
         let Some(store) = &self.store else {
             return;
         };
-        if opponents::weigh_move(
-            game,
-            &mut self.opponents,
-            store,
-            self.root,
-            self.role,
-            joint,
-        ) {
+        if self.options.opponents == crate::OpponentModel::Auto
+            && opponents::weigh_move(
+                game,
+                &mut self.opponents,
+                store,
+                self.root,
+                self.role,
+                joint,
+            )
+        {
             // A role judged random: the tree is searched again with its nodes as chance.
             self.store = None;
             self.scratch = None;

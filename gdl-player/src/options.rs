@@ -140,6 +140,36 @@ impl Factoring {
     }
 }
 
+/// Whether [`super::Mcts`] models the other roles of a game of three roles or more from the
+/// moves they play (`mcts/opponents.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OpponentModel {
+    /// A role whose moves the tree predicts no better than chance is searched as chance.
+    #[default]
+    Auto,
+    /// Every role is searched as a player who takes its best move.
+    Off,
+}
+
+impl OpponentModel {
+    /// The setting named `text` (`auto`, `off`).
+    pub fn parse(text: &str) -> Option<OpponentModel> {
+        match text {
+            "auto" => Some(OpponentModel::Auto),
+            "off" => Some(OpponentModel::Off),
+            _ => None,
+        }
+    }
+
+    /// The name [`OpponentModel::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpponentModel::Auto => "auto",
+            OpponentModel::Off => "off",
+        }
+    }
+}
+
 /// Whether selection in [`super::Mcts`] mixes each move's mean with its all-moves-as-first
 /// (AMAF) statistics: the goals of the iterations in which the same role played the same move
 /// later, in the tree or the playout (`mcts/amaf.rs`).
@@ -383,6 +413,8 @@ pub struct MctsOptions {
     pub amaf: AmafOptions,
     /// Whether a game of independent parts gets a tree per part.
     pub factoring: Factoring,
+    /// Whether a role seen playing at random is searched as chance (three roles or more).
+    pub opponents: OpponentModel,
 }
 
 impl Default for MctsOptions {
@@ -402,6 +434,7 @@ impl Default for MctsOptions {
             heuristic: HeuristicOptions::default(),
             amaf: AmafOptions::default(),
             factoring: Factoring::default(),
+            opponents: OpponentModel::default(),
         }
     }
 }

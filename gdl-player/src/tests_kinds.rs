@@ -278,15 +278,42 @@ fn a_role_seen_playing_at_random_is_searched_as_chance() {
     assert_eq!(p.choose(&game, &TableState::At(1), far()), Some(0));
     // Seen ending the game for nothing, again and again, the second role plays at random:
     // handing it the choice is worth 60.
-    let mut q = Mcts::new(options);
-    q.start(&game, 0, Instant::now());
-    for _ in 0..6 {
-        q.choose(&game, &TableState::At(0), far());
-        q.observe(&game, &[0, 2, 0], &TableState::At(3));
-    }
+    let seen_at_random = |options: MctsOptions| {
+        let mut q = Mcts::new(options);
+        q.start(&game, 0, Instant::now());
+        for _ in 0..6 {
+            q.choose(&game, &TableState::At(0), far());
+            q.observe(&game, &[0, 2, 0], &TableState::At(3));
+        }
+        q
+    };
+    let mut q = seen_at_random(options.clone());
     let report = q.report().unwrap_or_default();
     assert!(report.contains("searched as random: second"), "{report}");
     assert_eq!(q.choose(&game, &TableState::At(1), far()), Some(1));
+    // Without the model (`--opponents off`) it is still searched as a player.
+    let mut off = seen_at_random(MctsOptions {
+        opponents: OpponentModel::Off,
+        ..options
+    });
+    assert!(!off.report().unwrap_or_default().contains("random"));
+    assert_eq!(off.choose(&game, &TableState::At(1), far()), Some(0));
+    // Through the parallel player's report too.
+    let mut parallel = ParallelMcts::new(
+        MctsOptions {
+            max_iterations: Some(3000),
+            seed: 5,
+            ..MctsOptions::default()
+        },
+        1,
+    );
+    parallel.start(&game, 0, Instant::now());
+    for _ in 0..6 {
+        parallel.choose(&game, &TableState::At(0), far());
+        parallel.observe(&game, &[0, 2, 0], &TableState::At(3));
+    }
+    let report = parallel.report().unwrap_or_default();
+    assert!(report.contains("searched as random: second"), "{report}");
     // Playing its best, it is not judged random.
     let mut r = Mcts::new(MctsOptions {
         max_iterations: Some(3000),

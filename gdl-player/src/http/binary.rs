@@ -12,7 +12,7 @@ use super::{
 };
 use crate::{
     AmafMode, AmafOptions, Expansion, Exploration, Factoring, HeuristicMode, MctsOptions,
-    ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule,
+    OpponentModel, ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule,
 };
 use gdl_runtime::Game;
 use gdl_runtime::sexpr;
@@ -25,7 +25,8 @@ pub const PLAY_USAGE: &str =
            [--playout uniform|mast|decisive|anti-decisive|auto]
            [--expansion auto|plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
-           [--amaf off|rave|grave|auto] [--factoring auto|off] [--ponder on|off]
+           [--amaf off|rave|grave|auto] [--factoring auto|off] [--opponents auto|off]
+           [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
                                            most N tree nodes, UCB1 constant C, `auto`: from
                                            the length of random games; the search,
@@ -46,6 +47,9 @@ pub const PLAY_USAGE: &str =
                                            --factoring: a tree per independent part of
                                            the game when the start clock finds parts,
                                            default auto;
+                                           --opponents: with three roles or more, a
+                                           role the tree predicts no better than
+                                           chance is searched as chance, default auto;
                                            --ponder: search on the opponents' time,
                                            default on;
                                            --margin: seconds kept before the play clock
@@ -61,7 +65,7 @@ pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--ex
                                 [--expansion auto|plain|decisive|decisive-at-once] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
                                 [--heuristic off|on|auto] [--amaf off|rave|grave|auto] \
-                                [--factoring auto|off] [--ponder on|off]";
+                                [--factoring auto|off] [--opponents auto|off] [--ponder on|off]";
 
 /// The rules of a description as a set of canonical S-expressions (`None`: not readable), so
 /// that layout, comments and order do not matter.
@@ -178,6 +182,9 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
                 .is_some(),
             "--factoring" => Factoring::parse(value)
                 .map(|v| search.factoring = v)
+                .is_some(),
+            "--opponents" => OpponentModel::parse(value)
+                .map(|v| search.opponents = v)
                 .is_some(),
             _ => false,
         };
@@ -372,6 +379,10 @@ mod tests {
         let a = play_args("g", &args(&["--factoring=off"])).unwrap();
         assert_eq!(a.search.factoring, Factoring::Off);
         assert!(play_args("g", &args(&["--factoring", "on"])).is_err());
+        assert_eq!(a.search.opponents, OpponentModel::Auto);
+        let a = play_args("g", &args(&["--opponents", "off"])).unwrap();
+        assert_eq!(a.search.opponents, OpponentModel::Off);
+        assert!(play_args("g", &args(&["--opponents", "random"])).is_err());
         for bad in [
             ["--search", "uct"],
             ["--playout", "gibbs"],

@@ -168,25 +168,11 @@ where
     }
 
     fn report(&self) -> Option<String> {
-        let (tuned, heuristic, exploration) = match &self.trees {
-            Trees::Mcts(trees) => trees.first().map_or((None, None, None), |t| {
-                (t.tuned.as_deref(), t.heuristic(), Some(t.exploration))
-            }),
-            Trees::Baseline(_) => (None, None, None),
+        let settings = match &self.trees {
+            Trees::Mcts(trees) => trees.first().map(Mcts::settings).unwrap_or_default(),
+            Trees::Baseline(_) => String::new(),
         };
-        let mut described = format!("{}{}", self.stats(), super::heuristic::describe(heuristic));
-        if let Some(t) = tuned {
-            described.push_str(&format!("; playout auto: {t}"));
-        }
-        if let Some(e) = exploration.filter(|e| e.length.is_some()) {
-            described.push_str(&format!("; {e}"));
-        }
-        if let Trees::Mcts(trees) = &self.trees
-            && let Some(f) = trees.first().and_then(|t| t.factored.as_ref())
-        {
-            described.push_str(&format!("; a tree per factor: {}", f.describe()));
-        }
-        Some(described)
+        Some(format!("{}{settings}", self.stats()))
     }
 
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use gdl_player::http::{EngineFactory, MatchEngine, Ponder, ServerOptions, StartRequest};
 use gdl_player::{
     AmafMode, AmafOptions, Expansion, Factoring, HeuristicMode, HeuristicOptions, MctsOptions,
-    PlayoutPolicy, Search, SimultaneousRule,
+    OpponentModel, PlayoutPolicy, Search, SimultaneousRule,
 };
 use gdlc::interp::Interpreter;
 use gdlc::{CheckOptions, Program, Source};
@@ -93,6 +93,11 @@ pub struct Args {
     /// more parts) or `off` (one tree over the whole state).
     #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
     pub factoring: String,
+    /// In a game of three roles or more, whether a role whose moves the tree predicted no
+    /// better than chance (four moves or more) is searched as chance for the rest of the
+    /// match: `auto`, or `off` (every role searched as a player who takes its best move).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
+    pub opponents: String,
     /// The engine that plays: `compiled` is the compiled game with root-parallel MCTS (with
     /// FILE, built through the cache before the player starts; without, built in the
     /// background at each START while the network plays, which the compiled game then takes
@@ -186,6 +191,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--heuristic={}", args.heuristic),
                             format!("--amaf={}", args.amaf),
                             format!("--factoring={}", args.factoring),
+                            format!("--opponents={}", args.opponents),
                         ]
                         .into_iter()
                         .chain(args.case_fold.then(|| "--case-fold".to_string()))
@@ -228,6 +234,7 @@ pub fn run(args: Args) -> ExitCode {
                 ..AmafOptions::default()
             },
             factoring: Factoring::parse(&args.factoring).unwrap_or_default(),
+            opponents: OpponentModel::parse(&args.opponents).unwrap_or_default(),
             ..MctsOptions::default()
         },
         // A player of one game given by FILE that is asked for the interpreter keeps to it.

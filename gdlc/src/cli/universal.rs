@@ -515,6 +515,10 @@ impl Universal {
             .arg(format!(
                 "--factoring={}",
                 self.mcts_options.factoring.name()
+            ))
+            .arg(format!(
+                "--opponents={}",
+                self.mcts_options.opponents.name()
             ));
         let mut engine = subprocess::Engine::spawn(command)?;
         let search_until = match clock {
