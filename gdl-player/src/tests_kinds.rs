@@ -278,52 +278,34 @@ fn a_role_seen_playing_at_random_is_searched_as_chance() {
     assert_eq!(p.choose(&game, &TableState::At(1), far()), Some(0));
     // Seen ending the game for nothing, again and again, the second role plays at random:
     // handing it the choice is worth 60.
-    let seen_at_random = |options: MctsOptions| {
-        let mut q = Mcts::new(options);
-        q.start(&game, 0, Instant::now());
+    // Six moves of the second role, each ending the game (`[0, 2, 0]`) or keeping it going.
+    let watch = |p: &mut dyn Player<Table>, joint: [u8; 3], next: TableState| {
+        p.start(&game, 0, Instant::now());
         for _ in 0..6 {
-            q.choose(&game, &TableState::At(0), far());
-            q.observe(&game, &[0, 2, 0], &TableState::At(3));
+            p.choose(&game, &TableState::At(0), far());
+            p.observe(&game, &joint, &next);
         }
-        q
     };
-    let mut q = seen_at_random(options.clone());
+    let mut q = Mcts::new(options.clone());
+    watch(&mut q, [0, 2, 0], TableState::At(3));
     let report = q.report().unwrap_or_default();
     assert!(report.contains("searched as random: second"), "{report}");
     assert_eq!(q.choose(&game, &TableState::At(1), far()), Some(1));
     // Without the model (`--opponents off`) it is still searched as a player.
-    let mut off = seen_at_random(MctsOptions {
+    let mut off = Mcts::new(MctsOptions {
         opponents: OpponentModel::Off,
-        ..options
+        ..options.clone()
     });
+    watch(&mut off, [0, 2, 0], TableState::At(3));
     assert!(!off.report().unwrap_or_default().contains("random"));
     assert_eq!(off.choose(&game, &TableState::At(1), far()), Some(0));
     // Through the parallel player's report too.
-    let mut parallel = ParallelMcts::new(
-        MctsOptions {
-            max_iterations: Some(3000),
-            seed: 5,
-            ..MctsOptions::default()
-        },
-        1,
-    );
-    parallel.start(&game, 0, Instant::now());
-    for _ in 0..6 {
-        parallel.choose(&game, &TableState::At(0), far());
-        parallel.observe(&game, &[0, 2, 0], &TableState::At(3));
-    }
+    let mut parallel = ParallelMcts::new(options.clone(), 1);
+    watch(&mut parallel, [0, 2, 0], TableState::At(3));
     let report = parallel.report().unwrap_or_default();
     assert!(report.contains("searched as random: second"), "{report}");
     // Playing its best, it is not judged random.
-    let mut r = Mcts::new(MctsOptions {
-        max_iterations: Some(3000),
-        seed: 5,
-        ..MctsOptions::default()
-    });
-    r.start(&game, 0, Instant::now());
-    for _ in 0..6 {
-        r.choose(&game, &TableState::At(0), far());
-        r.observe(&game, &[0, 0, 0], &TableState::Long { left: 200, sum: 0 });
-    }
+    let mut r = Mcts::new(options);
+    watch(&mut r, [0, 0, 0], TableState::Long { left: 200, sum: 0 });
     assert!(!r.report().unwrap_or_default().contains("random"));
 }
