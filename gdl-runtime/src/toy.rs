@@ -204,6 +204,19 @@ pub struct Lock {
     pub steps: u8,
 }
 
+impl Lock {
+    /// The state after `moves` from the initial state.
+    pub fn after(&self, moves: &[u8]) -> LockState {
+        let mut state = self.initial_state();
+        for &mv in moves {
+            let mut next = state;
+            self.next_state(&state, &[mv], &mut next);
+            state = next;
+        }
+        state
+    }
+}
+
 /// A state of [`Lock`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct LockState {

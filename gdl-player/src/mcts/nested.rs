@@ -292,12 +292,7 @@ mod tests {
         assert_eq!(offered.last(), Some(&1.0), "{offered:?}");
         assert!(offered.windows(2).all(|w| w[0] < w[1]), "{offered:?}");
         // The line replays to the goal it claims.
-        let mut state = root;
-        for &mv in &best_line {
-            let mut next = state;
-            game.next_state(&state, &[mv], &mut next);
-            state = next;
-        }
+        let state = game.after(&best_line);
         assert!(game.is_terminal(&state));
         assert_eq!(game.goal(&state, 0), Some(100));
     }

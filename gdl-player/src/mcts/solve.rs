@@ -262,17 +262,6 @@ mod tests {
     use gdl_runtime::toy::Lock;
     use std::time::{Duration, Instant};
 
-    /// The state after `moves` from the lock's initial state.
-    fn after(game: &Lock, moves: &[u8]) -> <Lock as Game>::State {
-        let mut state = game.initial_state();
-        for &mv in moves {
-            let mut next = state;
-            game.next_state(&state, &[mv], &mut next);
-            state = next;
-        }
-        state
-    }
-
     /// Works from `root` in slices until the solver stops searching (at most 5 s): the goals
     /// offered and the last line.
     fn solve(
@@ -306,7 +295,7 @@ mod tests {
         assert_eq!(offered.last(), Some(&1.0), "{offered:?}");
         assert!(offered.windows(2).all(|w| w[0] < w[1]), "{offered:?}");
         // The line replays to the goal it claims.
-        let end = after(&game, &line);
+        let end = game.after(&line);
         assert!(game.is_terminal(&end));
         assert_eq!(game.goal(&end, 0), Some(100));
     }
@@ -318,7 +307,7 @@ mod tests {
             digits: 3,
             steps: 6,
         };
-        let road = after(&game, &[0]);
+        let road = game.after(&[0]);
         let mut solver = Solver::new(&road, 100);
         let (offered, line) = solve(&game, &mut solver, &road);
         assert_eq!(solver.progress(), Progress::Solved);
@@ -326,7 +315,7 @@ mod tests {
         assert_eq!(line, vec![1; 6]);
         // From the next root, everything below it is in the table already.
         let entries = solver.entries();
-        let next = after(&game, &[0, 1]);
+        let next = game.after(&[0, 1]);
         let (offered, _) = solve(&game, &mut solver, &next);
         assert_eq!(solver.progress(), Progress::Solved);
         assert!(offered.is_empty(), "{offered:?}");
