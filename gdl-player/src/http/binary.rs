@@ -38,7 +38,8 @@ pub const PLAY_USAGE: &str =
                                            simultaneous moves, whether a puzzle plays the
                                            best line found, default on; --heuristic: cut
                                            playouts short with an evaluation learnt at the
-                                           start clock, default auto: when it predicts;
+                                           start clock, default auto: when it predicts
+                                           and the roles mostly move in turn;
                                            --amaf: selection mixes each move's mean with
                                            the goals of the iterations that played it
                                            later (RAVE, GRAVE), default auto: GRAVE

@@ -143,6 +143,44 @@ fn the_feature_that_decides_the_game_is_learnt() {
     assert!(v[0] > 0.8 && v[1] < 0.2, "{v:?}");
     h.evaluate(&all_tails, &mut v);
     assert!(v[0] < 0.2 && v[1] > 0.8, "{v:?}");
+    // Both roles choose at every step: `auto` leaves the evaluation out, however well it
+    // predicts.
+    assert_eq!(h.simultaneous, 1.0);
+    assert!(!h.predicts());
+}
+
+#[test]
+fn auto_uses_an_evaluation_that_predicts_in_a_game_of_turns() {
+    let h = Heuristic {
+        features: Vec::new(),
+        weights: Vec::new(),
+        r2: 0.33,
+        ceiling: 0.42,
+        samples: 1_000,
+        cutoff: 8,
+        simultaneous: 0.0,
+    };
+    assert!(h.predicts());
+    let weak = Heuristic {
+        r2: 0.1,
+        ..h.clone()
+    };
+    assert!(!weak.predicts(), "below MIN_R2");
+    let far_below = Heuristic {
+        ceiling: 0.9,
+        ..h.clone()
+    };
+    assert!(!far_below.predicts(), "below MIN_SHARE of the ceiling");
+    let mostly_simultaneous = Heuristic {
+        simultaneous: 0.6,
+        ..h.clone()
+    };
+    assert!(!mostly_simultaneous.predicts(), "above MAX_SIMULTANEOUS");
+    let sometimes = Heuristic {
+        simultaneous: 0.4,
+        ..h
+    };
+    assert!(sometimes.predicts());
 }
 
 #[test]
@@ -184,7 +222,7 @@ fn the_search_with_cut_playouts_finds_the_winning_toss() {
     let mut p = Mcts::new(MctsOptions {
         max_iterations: Some(2_000),
         heuristic: HeuristicOptions {
-            mode: HeuristicMode::Auto,
+            mode: HeuristicMode::On,
             cutoff: 0,
         },
         ..MctsOptions::default()

@@ -78,7 +78,7 @@ pub struct Args {
     pub best_line: String,
     /// Whether the search cuts playouts short with an evaluation learnt at the start clock
     /// from piece counts and the like: `off`, `on`, or `auto` (when it predicts the results
-    /// of sample playouts well enough).
+    /// of sample playouts well enough, in a game whose roles mostly move in turn).
     #[arg(long, default_value = "auto", value_parser = ["off", "on", "auto"])]
     pub heuristic: String,
     /// Whether selection mixes each move's mean goal with the goals of the iterations in
