@@ -21,7 +21,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Full, Limited};
@@ -41,7 +41,7 @@ mod wire;
 
 pub use binary::{PLAY_USAGE, main_with_player, rule_set};
 pub use client::{SendError, send};
-pub use engine::{Beliefs, EngineFactory, GameEngine, MatchEngine, StartRequest};
+pub use engine::{Beliefs, EngineFactory, GameEngine, MatchEngine, StartRequest, fallback_move};
 pub use fold::folding_merges;
 pub use wire::ReadError;
 
@@ -75,6 +75,13 @@ pub struct ServerOptions {
 /// 10-30 ms after the search's deadline, rarely a few hundred ms on a loaded machine (the
 /// 1 s of grace managers give on PLAY covers those).
 pub const DEFAULT_MARGIN: Duration = Duration::from_millis(300);
+
+/// How long after the play clock the server stops waiting for the match thread and sends the
+/// legal move the engine left for the case ([`super::MatchEngine::play_with_fallback`]):
+/// within the grace managers give on PLAY (ggp-base and Dresden 1 s, Tiltyard 5 s), so that a
+/// search stalled past it (seen once: 3.2 s late, on a core shared with a build) costs a
+/// random legal move of our own rather than a timeout charged to us.
+pub const FALLBACK_AFTER_CLOCK: Duration = Duration::from_millis(500);
 
 /// What START keeps in hand beyond [`ServerOptions::margin`]: managers give no grace on it.
 pub const START_EXTRA_MARGIN: Duration = Duration::from_millis(200);
@@ -393,17 +400,45 @@ async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> 
     };
     let deadline = arrived + play_clock.saturating_sub(shared.options.margin);
     let (tx, rx) = oneshot::channel();
+    let fallback = Arc::new(OnceLock::new());
     let job = Job::Play {
         turn,
         arrived,
         deadline,
         clock: arrived + play_clock,
         queued: Instant::now(),
+        fallback: Arc::clone(&fallback),
         reply: tx,
     };
-    match shared.jobs.send(job) {
-        Ok(()) => rx.await.unwrap_or_else(|_| reply::BUSY.to_string()),
-        Err(_) => reply::BUSY.to_string(),
+    if shared.jobs.send(job).is_err() {
+        return reply::BUSY.to_string();
+    }
+    let give_up = arrived + play_clock + FALLBACK_AFTER_CLOCK;
+    answer_or_fallback(rx, &fallback, give_up, match_id).await
+}
+
+/// The match thread's answer; if none has come by `give_up`, the fallback move its engine
+/// left, if any (else the answer, whenever it comes).
+async fn answer_or_fallback(
+    mut answer: oneshot::Receiver<String>,
+    fallback: &OnceLock<String>,
+    give_up: Instant,
+    match_id: &str,
+) -> String {
+    let busy = || reply::BUSY.to_string();
+    let at = tokio::time::Instant::from_std(give_up);
+    match tokio::time::timeout_at(at, &mut answer).await {
+        Ok(answered) => answered.unwrap_or_else(|_| busy()),
+        Err(_) => match fallback.get() {
+            Some(m) => {
+                log(&format!(
+                    "{match_id}: no move {} ms after the play clock: sent the fallback {m}",
+                    FALLBACK_AFTER_CLOCK.as_millis()
+                ));
+                m.clone()
+            }
+            None => answer.await.unwrap_or_else(|_| busy()),
+        },
     }
 }
 

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::{BeliefOptions, BeliefPlayer, Player};
-use gdl_runtime::Game;
+use gdl_runtime::{Game, SplitMix64};
 
 /// What a match needs from the match thread: the engine of one match, made at START.
 pub trait MatchEngine {
@@ -14,6 +14,18 @@ pub trait MatchEngine {
     /// PLAY: the last joint move (`None` at the first PLAY), and the move to play, chosen
     /// before `deadline`; an error when the moves are not legal in this game.
     fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
+    /// [`MatchEngine::play`] that hands `fallback` a legal move of the state reached as soon
+    /// as the joint move is applied, before the search: the server sends it if the answer has
+    /// not come [`super::FALLBACK_AFTER_CLOCK`] after the play clock. By default none.
+    fn play_with_fallback(
+        &mut self,
+        moves: Option<&[String]>,
+        deadline: Instant,
+        fallback: &mut dyn FnMut(String),
+    ) -> Result<String, String> {
+        let _ = fallback;
+        self.play(moves, deadline)
+    }
     /// What the search of the last PLAY did, for the log (e.g. `1200 iterations, 5000 nodes,
     /// value 0.63`), if the engine can say.
     fn last_stats(&self) -> Option<String> {
@@ -38,6 +50,23 @@ pub trait MatchEngine {
         let _ = until;
         0
     }
+}
+
+/// A legal move of `role` at `state`, drawn at random (as a manager would for a player that
+/// does not answer in time), as text: the fallback of [`MatchEngine::play_with_fallback`].
+pub fn fallback_move<G: Game>(
+    game: &G,
+    state: &G::State,
+    role: usize,
+    legal: &mut Vec<G::Move>,
+) -> Option<String> {
+    game.legal_moves(state, role, legal);
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let drawn = SplitMix64::new(seed).below(legal.len().max(1));
+    let m = *legal.get(drawn)?;
+    Some(game.move_text(role, m))
 }
 
 /// Makes the engine of a match at START (`Err`: the player will not play it, and answers
@@ -235,6 +264,15 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
     }
 
     fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+        self.play_with_fallback(moves, deadline, &mut |_| {})
+    }
+
+    fn play_with_fallback(
+        &mut self,
+        moves: Option<&[String]>,
+        deadline: Instant,
+        fallback: &mut dyn FnMut(String),
+    ) -> Result<String, String> {
         if let Some(moves) = moves {
             if moves.len() != self.game.role_count() {
                 return Err(format!(
@@ -256,6 +294,9 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
             std::mem::swap(&mut self.state, &mut self.next);
         } else {
             self.timing.observe = Duration::ZERO;
+        }
+        if let Some(m) = fallback_move(&self.game, &self.state, self.role, &mut self.legal) {
+            fallback(m);
         }
         let chosen = self.player.choose(&self.game, &self.state, deadline);
         self.timing.late = Instant::now().saturating_duration_since(deadline);

@@ -8,6 +8,8 @@
 //! slice. When the engine has nothing to search (its root is proven, or it does not ponder),
 //! the thread waits on its queue instead, looking again every [`IDLE`].
 
+use std::sync::Arc;
+use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
@@ -29,6 +31,9 @@ pub(super) enum Job {
         clock: Instant,
         /// When the server queued the job.
         queued: Instant,
+        /// Where the engine leaves a legal move as soon as it has one, for the server to send
+        /// if the answer is too late.
+        fallback: Arc<OnceLock<String>>,
         reply: oneshot::Sender<String>,
     },
     /// The match ended (STOP or ABORT): drop its engine.
@@ -118,12 +123,13 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
                 deadline,
                 clock,
                 queued,
+                fallback,
                 reply,
             } => {
                 // A ponder slice, at most, if the thread was pondering.
                 let waited = queued.elapsed();
                 let (answer, line) = match playing.as_mut() {
-                    Some(p) => match guarded(|| Ok(p.play(&turn, arrived, deadline))) {
+                    Some(p) => match guarded(|| Ok(p.play(&turn, arrived, deadline, &fallback))) {
                         Ok(played) => played,
                         Err(why) => {
                             let line = format!("{}: {why}: the match is dropped", p.match_id);
@@ -186,11 +192,18 @@ impl Playing {
         turn: &Turn,
         arrived: Instant,
         deadline: Instant,
+        fallback: &OnceLock<String>,
     ) -> (String, Option<String>) {
         self.steps += 1;
         let pondered = std::mem::take(&mut self.pondered);
+        let mut leave = |m: String| {
+            let _ = fallback.set(m);
+        };
         let result = match turn {
-            Turn::Moves(moves) => self.engine.play(moves.as_deref(), deadline),
+            Turn::Moves(moves) => {
+                self.engine
+                    .play_with_fallback(moves.as_deref(), deadline, &mut leave)
+            }
             Turn::Percepts {
                 turn,
                 last_move,

@@ -619,3 +619,122 @@ fn deadlines_keep_the_margin_and_start_keeps_more() {
         "{left:?}"
     );
 }
+
+/// An engine whose search stalls for `stall` past its deadline: with `leaves`, it leaves the
+/// fallback `(stalled)` first.
+struct Stalling {
+    stall: Duration,
+    leaves: bool,
+}
+
+impl MatchEngine for Stalling {
+    fn describe(&self) -> String {
+        "stalling".into()
+    }
+
+    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+        self.play_with_fallback(moves, deadline, &mut |_| {})
+    }
+
+    fn play_with_fallback(
+        &mut self,
+        _moves: Option<&[String]>,
+        deadline: Instant,
+        fallback: &mut dyn FnMut(String),
+    ) -> Result<String, String> {
+        if self.leaves {
+            fallback("(stalled)".into());
+        }
+        std::thread::sleep(deadline.saturating_duration_since(Instant::now()) + self.stall);
+        Ok("(searched)".into())
+    }
+}
+
+/// A server of [`Stalling`] engines (margin 0.3 s).
+fn stalling_server(stall: Duration, leaves: bool) -> std::net::SocketAddr {
+    serve_in_thread(
+        ServerOptions::default(),
+        Box::new(move |_: &StartRequest| {
+            Ok(Box::new(Stalling { stall, leaves }) as Box<dyn MatchEngine>)
+        }),
+    )
+}
+
+/// A search stalled past the play clock: the fallback the engine left goes half a second
+/// after the clock; a late answer in the grace, or one with no fallback, is waited for.
+#[test]
+fn a_stalled_search_is_answered_with_the_fallback_after_the_clock() {
+    let addr = stalling_server(Duration::from_secs(3), true);
+    assert_eq!(post(addr, "( START m only ((role only)) 10 1 )"), "ready");
+    let asked = Instant::now();
+    assert_eq!(post(addr, "( PLAY m NIL )"), "(stalled)");
+    let took = asked.elapsed();
+    // The clock (1 s) and FALLBACK_AFTER_CLOCK, not the 3.7 s of the search.
+    assert!(
+        took >= Duration::from_millis(1400) && took < Duration::from_millis(2500),
+        "{took:?}"
+    );
+    // The match goes on: the next PLAY waits for the thread, then is answered in turn.
+    assert_eq!(post(addr, "( PLAY m (noop) )"), "(stalled)");
+
+    // Late, but within FALLBACK_AFTER_CLOCK: the search's own move.
+    let addr = stalling_server(Duration::from_millis(100), true);
+    assert_eq!(post(addr, "( START m only ((role only)) 10 1 )"), "ready");
+    assert_eq!(post(addr, "( PLAY m NIL )"), "(searched)");
+
+    // No fallback left (the default of `play_with_fallback`): the answer, however late.
+    let addr = stalling_server(Duration::from_millis(1200), false);
+    assert_eq!(post(addr, "( START m only ((role only)) 10 1 )"), "ready");
+    let asked = Instant::now();
+    assert_eq!(post(addr, "( PLAY m NIL )"), "(searched)");
+    assert!(asked.elapsed() >= Duration::from_millis(1800));
+}
+
+/// The game engine leaves one of its legal moves as the fallback, after the joint move.
+#[test]
+fn the_game_engine_leaves_a_legal_move_as_the_fallback() {
+    let start = StartRequest {
+        match_id: "m".into(),
+        role: "only".into(),
+        rules: String::new(),
+        start_clock: Duration::from_millis(50),
+        play_clock: Duration::from_secs(1),
+        arrived: Instant::now(),
+        margin: Duration::ZERO,
+        case_fold: false,
+    };
+    let options = MctsOptions {
+        max_iterations: Some(50),
+        ..MctsOptions::default()
+    };
+    let game = Countdown::new(10);
+    let mut engine = GameEngine::new(game, Mcts::new(options), &start, "toy").expect("the role");
+    let far = Instant::now() + Duration::from_secs(60);
+    let mut left = Vec::new();
+    let first = engine
+        .play_with_fallback(None, far, &mut |m| left.push(m))
+        .expect("a move");
+    assert_eq!(left.len(), 1);
+    let legal_text = |state: &<Countdown as gdl_runtime::Game>::State| {
+        let mut moves = Vec::new();
+        gdl_runtime::Game::legal_moves(&game, state, 0, &mut moves);
+        moves
+            .into_iter()
+            .map(|m| gdl_runtime::Game::move_text(&game, 0, m))
+            .collect::<Vec<_>>()
+    };
+    let initial = gdl_runtime::Game::initial_state(&game);
+    assert!(legal_text(&initial).contains(&left[0]), "{left:?}");
+    // After the joint move: a legal move of the state it reached.
+    left.clear();
+    engine
+        .play_with_fallback(Some(std::slice::from_ref(&first)), far, &mut |m| {
+            left.push(m)
+        })
+        .expect("a move");
+    let mv = gdl_runtime::Game::parse_move(&game, 0, &first).expect("a move of the game");
+    let mut after = initial;
+    gdl_runtime::Game::next_state(&game, &initial, &[mv], &mut after);
+    assert_eq!(left.len(), 1);
+    assert!(legal_text(&after).contains(&left[0]), "{left:?}");
+}

@@ -24,7 +24,7 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use gdl_player::http::{Beliefs, MatchEngine, StartRequest};
+use gdl_player::http::{Beliefs, MatchEngine, StartRequest, fallback_move};
 use gdl_player::subprocess::{self, EngineError, Ponder};
 use gdl_player::{Mcts, MctsOptions, Player};
 use gdl_runtime::Game;
@@ -709,8 +709,23 @@ impl MatchEngine for Universal {
     }
 
     fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+        self.play_with_fallback(moves, deadline, &mut |_| {})
+    }
+
+    fn play_with_fallback(
+        &mut self,
+        moves: Option<&[String]>,
+        deadline: Instant,
+        fallback: &mut dyn FnMut(String),
+    ) -> Result<String, String> {
         if let Some(moves) = moves {
             self.apply(moves)?;
+        }
+        // The interpreter's legal moves: the fallback sent if this move stalls.
+        if let Some(m) = fallback_move(&self.game, &self.state, self.role, &mut Vec::new()) {
+            fallback(m);
+        }
+        if let Some(moves) = moves {
             // A slow reply (a big tree to cut) is not waited for beyond the deadline: the
             // engine reads the next request when it is done with this one.
             if let Compiled::Running { engine, .. } = &mut self.compiled {
