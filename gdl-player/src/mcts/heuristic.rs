@@ -378,7 +378,7 @@ impl Heuristic {
     /// Whether it predicts well enough for [`HeuristicMode::Auto`]: it explains at least
     /// `MIN_R2` of the results' variance, and at least `MIN_SHARE` of what the state
     /// explains ([`Heuristic::ceiling`]), in a game whose moves are mostly not simultaneous
-    /// (at most [`MAX_SIMULTANEOUS`] of the sample states).
+    /// (at most `MAX_SIMULTANEOUS` of the sample states).
     pub fn predicts(&self) -> bool {
         self.r2 >= MIN_R2
             && self.r2 >= MIN_SHARE * self.ceiling
