@@ -83,6 +83,10 @@ pub const DEFAULT_MARGIN: Duration = Duration::from_millis(300);
 /// random legal move of our own rather than a timeout charged to us.
 pub const FALLBACK_AFTER_CLOCK: Duration = Duration::from_millis(500);
 
+/// How often a PLAY past [`FALLBACK_AFTER_CLOCK`] looks for the fallback of an engine still
+/// busy with an earlier PLAY.
+const FALLBACK_POLL: Duration = Duration::from_millis(10);
+
 /// What START keeps in hand beyond [`ServerOptions::margin`]: managers give no grace on it.
 pub const START_EXTRA_MARGIN: Duration = Duration::from_millis(200);
 
@@ -418,27 +422,27 @@ async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> 
 }
 
 /// The match thread's answer; if none has come by `give_up`, the fallback move its engine
-/// left, if any (else the answer, whenever it comes).
+/// left, as soon as there is one (the thread may still be busy with an earlier PLAY), or the
+/// answer if it comes first.
 async fn answer_or_fallback(
     mut answer: oneshot::Receiver<String>,
     fallback: &OnceLock<String>,
     give_up: Instant,
     match_id: &str,
 ) -> String {
-    let busy = || reply::BUSY.to_string();
-    let at = tokio::time::Instant::from_std(give_up);
-    match tokio::time::timeout_at(at, &mut answer).await {
-        Ok(answered) => answered.unwrap_or_else(|_| busy()),
-        Err(_) => match fallback.get() {
-            Some(m) => {
-                log(&format!(
-                    "{match_id}: no move {} ms after the play clock: sent the fallback {m}",
-                    FALLBACK_AFTER_CLOCK.as_millis()
-                ));
-                m.clone()
-            }
-            None => answer.await.unwrap_or_else(|_| busy()),
-        },
+    let mut at = tokio::time::Instant::from_std(give_up);
+    loop {
+        if let Ok(answered) = tokio::time::timeout_at(at, &mut answer).await {
+            return answered.unwrap_or_else(|_| reply::BUSY.to_string());
+        }
+        if let Some(m) = fallback.get() {
+            log(&format!(
+                "{match_id}: no move {} ms after the play clock: sent the fallback {m}",
+                FALLBACK_AFTER_CLOCK.as_millis()
+            ));
+            return m.clone();
+        }
+        at = tokio::time::Instant::now() + FALLBACK_POLL;
     }
 }
 

@@ -674,8 +674,15 @@ fn a_stalled_search_is_answered_with_the_fallback_after_the_clock() {
         took >= Duration::from_millis(1400) && took < Duration::from_millis(2500),
         "{took:?}"
     );
-    // The match goes on: the next PLAY waits for the thread, then is answered in turn.
+    // The match goes on: the next PLAY (the thread still stalled in the first) gets the
+    // fallback as soon as the thread starts it and leaves one, not the stalled answer.
+    let asked = Instant::now();
     assert_eq!(post(addr, "( PLAY m (noop) )"), "(stalled)");
+    assert!(
+        asked.elapsed() < Duration::from_millis(3500),
+        "{:?}",
+        asked.elapsed()
+    );
 
     // Late, but within FALLBACK_AFTER_CLOCK: the search's own move.
     let addr = stalling_server(Duration::from_millis(100), true);
