@@ -60,12 +60,10 @@ pub fn fallback_move<G: Game>(
     role: usize,
     legal: &mut Vec<G::Move>,
 ) -> Option<String> {
-    game.legal_moves(state, role, legal);
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let drawn = SplitMix64::new(seed).below(legal.len().max(1));
-    let m = *legal.get(drawn)?;
+    let m = game.random_legal_move(state, role, &mut SplitMix64::new(seed), legal)?;
     Some(game.move_text(role, m))
 }
 

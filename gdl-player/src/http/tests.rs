@@ -539,10 +539,9 @@ fn nothing_to_ponder_is_no_busy_loop_and_off_is_off() {
     assert_eq!(ponders(&calls), 0);
 }
 
-/// A game engine ponders with its player: the search goes on from the last state.
-#[test]
-fn a_game_engine_ponders_with_its_player() {
-    let start = StartRequest {
+/// A START of the role `only` with no start clock (the engines' searches have budgets).
+fn countdown_start() -> StartRequest {
+    StartRequest {
         match_id: "m".into(),
         role: "only".into(),
         rules: String::new(),
@@ -551,7 +550,13 @@ fn a_game_engine_ponders_with_its_player() {
         arrived: Instant::now(),
         margin: Duration::ZERO,
         case_fold: false,
-    };
+    }
+}
+
+/// A game engine ponders with its player: the search goes on from the last state.
+#[test]
+fn a_game_engine_ponders_with_its_player() {
+    let start = countdown_start();
     let options = MctsOptions {
         max_iterations: Some(40),
         ..MctsOptions::default()
@@ -700,16 +705,7 @@ fn a_stalled_search_is_answered_with_the_fallback_after_the_clock() {
 /// The game engine leaves one of its legal moves as the fallback, after the joint move.
 #[test]
 fn the_game_engine_leaves_a_legal_move_as_the_fallback() {
-    let start = StartRequest {
-        match_id: "m".into(),
-        role: "only".into(),
-        rules: String::new(),
-        start_clock: Duration::from_millis(50),
-        play_clock: Duration::from_secs(1),
-        arrived: Instant::now(),
-        margin: Duration::ZERO,
-        case_fold: false,
-    };
+    let start = countdown_start();
     let options = MctsOptions {
         max_iterations: Some(50),
         ..MctsOptions::default()
