@@ -52,8 +52,9 @@ pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{BeliefOptions, BeliefPlayer, BeliefStats};
 pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
 pub use options::{
-    AmafMode, AmafOptions, Expansion, Exploration, Factoring, HeuristicMode, HeuristicOptions,
-    MctsOptions, OpponentModel, PlayoutPolicy, Search, SearchStats, SimultaneousRule,
+    AmafMode, AmafOptions, DEFAULT_MAX_MEMORY, Expansion, Exploration, Factoring, HeuristicMode,
+    HeuristicOptions, MctsOptions, OpponentModel, PlayoutPolicy, Search, SearchStats,
+    SimultaneousRule,
 };
 pub use root::RootMove;
 

@@ -28,6 +28,7 @@
 //! visited one of those not proven worse than another.
 
 mod amaf;
+mod arena;
 mod decisive;
 mod expand;
 mod exploration;
@@ -424,7 +425,7 @@ fn share_of_time(deadline: Instant, share: f64) -> Instant {
 /// An empty store for `game` as `options` say; `random`: the roles searched as random
 /// ([`opponents`]).
 fn new_store<G: Game>(game: &G, options: &MctsOptions, random: u64) -> Store<G> {
-    let mut store = Store::new(game.role_count(), options.max_nodes);
+    let mut store = Store::new(game.role_count(), options.max_nodes, options.max_memory);
     store.search_as_random(random);
     if amaf::Amaf::new(options.amaf).is_some() {
         store.keep_amaf(game);

@@ -379,6 +379,9 @@ impl std::fmt::Display for Exploration {
     }
 }
 
+/// [`MctsOptions::max_memory`] unless set: 2 GiB.
+pub const DEFAULT_MAX_MEMORY: usize = 2 << 30;
+
 /// Settings of [`super::Mcts`] and [`super::BaselineMcts`].
 #[derive(Clone, Debug)]
 pub struct MctsOptions {
@@ -387,6 +390,9 @@ pub struct MctsOptions {
     /// The most nodes the tree holds. [`super::Mcts`] then frees the nodes least recently
     /// visited; [`super::BaselineMcts`] stops growing (iterations still run, from the leaves).
     pub max_nodes: usize,
+    /// The most bytes the tree's nodes and move statistics take ([`super::Mcts`], which then
+    /// frees the nodes least recently visited, as for `max_nodes`).
+    pub max_memory: usize,
     /// Iterations per decision at most (`None`: until the deadline).
     pub max_iterations: Option<u64>,
     /// Playouts longer than this are scored 0.5 for every role.
@@ -422,6 +428,7 @@ impl Default for MctsOptions {
         MctsOptions {
             exploration: Exploration::Length,
             max_nodes: 1_000_000,
+            max_memory: DEFAULT_MAX_MEMORY,
             max_iterations: None,
             max_playout_steps: 10_000,
             seed: 1,

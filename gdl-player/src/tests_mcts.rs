@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::tests::{Nim, Pos, Table, TableState, To, far, turn_of_first};
 use super::*;
-use gdl_runtime::Game;
+use gdl_runtime::{Game, RoleIndex};
 
 fn nim_mcts(iterations: u64, seed: u64, options: MctsOptions) -> Mcts<Nim> {
     Mcts::new(MctsOptions {
@@ -275,4 +275,100 @@ fn parallel_search_runs_the_search_asked_for() {
     assert_eq!(Search::parse("baseline"), Some(Search::Baseline));
     assert_eq!(PlayoutPolicy::parse("mast"), Some(PlayoutPolicy::Mast));
     assert_eq!(PlayoutPolicy::parse("gibbs"), None);
+}
+
+/// Two roles taking turns among `moves` moves each, for `depth` turns; the state is the
+/// number of turns played and a hash of the moves, the first role wins when the hash is odd.
+struct Wide {
+    moves: u16,
+    depth: u32,
+}
+
+impl Game for Wide {
+    type State = (u32, u64);
+    type Move = u16;
+
+    fn role_count(&self) -> usize {
+        2
+    }
+
+    fn role_name(&self, role: RoleIndex) -> &str {
+        ["first", "second"][role]
+    }
+
+    fn initial_state(&self) -> (u32, u64) {
+        (0, 0)
+    }
+
+    fn is_terminal(&self, s: &(u32, u64)) -> bool {
+        s.0 >= self.depth
+    }
+
+    fn legal_moves(&self, s: &(u32, u64), role: RoleIndex, out: &mut Vec<u16>) {
+        out.clear();
+        match role == s.0 as usize % 2 {
+            true => out.extend(0..self.moves),
+            false => out.push(0),
+        }
+    }
+
+    fn next_state(&self, s: &(u32, u64), joint: &[u16], next: &mut (u32, u64)) {
+        let mv = u64::from(joint[s.0 as usize % 2]);
+        *next = (s.0 + 1, (s.1 ^ mv).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+
+    fn goal(&self, s: &(u32, u64), role: RoleIndex) -> Option<i32> {
+        Some(if (s.1 >> 63) as usize == role { 100 } else { 0 })
+    }
+
+    fn write_move(&self, _role: RoleIndex, mv: u16, out: &mut String) {
+        out.push_str(&mv.to_string());
+    }
+
+    fn parse_move(&self, _role: RoleIndex, text: &str) -> Option<u16> {
+        text.parse().ok()
+    }
+
+    fn write_state(&self, s: &(u32, u64), out: &mut Vec<String>) {
+        out.push(format!("(at {} {})", s.0, s.1));
+    }
+}
+
+#[test]
+fn the_memory_budget_bounds_a_wide_tree() {
+    // 300 moves a node: about 8 KB of move slots each, so the byte budget binds long before
+    // the node budget.
+    let game = Wide {
+        moves: 300,
+        depth: 12,
+    };
+    let max_memory = 1 << 20;
+    let mut p = Mcts::new(MctsOptions {
+        max_iterations: Some(5_000),
+        max_memory,
+        seed: 3,
+        ..MctsOptions::default()
+    });
+    p.start(&game, 0, Instant::now());
+    let mut state = game.initial_state();
+    for turn in 0..4u16 {
+        let mv = match turn % 2 {
+            0 => p.choose(&game, &state, far()).expect("a move"),
+            _ => 7,
+        };
+        let joint = if turn % 2 == 0 { [mv, 0] } else { [0, mv] };
+        let mut next = state;
+        game.next_state(&state, &joint, &mut next);
+        p.observe(&game, &joint, &next);
+        state = next;
+        let bytes = p.store_bytes().expect("the store's invariants hold");
+        // One node past the budget at most: the sweep runs before a node is made.
+        assert!(
+            bytes <= max_memory + (16 << 10),
+            "{bytes} bytes, {:?}",
+            p.stats()
+        );
+        assert!(p.tree_size() > 50, "{:?}", p.stats());
+    }
+    assert_eq!(p.stats().iterations, 5_000);
 }

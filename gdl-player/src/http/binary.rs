@@ -21,14 +21,15 @@ use gdl_tools::cli::{EXIT_USAGE, run_game};
 /// The usage of `play`.
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
-           [--max-nodes N] [--exploration C|auto] [--search mcts|baseline]
+           [--max-nodes N] [--max-memory MB] [--exploration C|auto] [--search mcts|baseline]
            [--playout uniform|mast|decisive|anti-decisive|auto]
            [--expansion auto|plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
            [--amaf off|rave|grave|auto] [--factoring auto|off] [--opponents auto|off]
            [--ponder on|off]
                                            a GGP player over HTTP for this game (MCTS: at
-                                           most N tree nodes, UCB1 constant C, `auto`: from
+                                           most N tree nodes and MB MiB of them, default
+                                           2048, UCB1 constant C, `auto`: from
                                            the length of random games; the search,
                                            how its playouts choose moves, default `auto`:
                                            measured at the start clock; --expansion decisive: a new
@@ -60,7 +61,8 @@ pub const PLAY_USAGE: &str =
                                            managers that upper-case messages, like Dresden)";
 
 /// The usage of `engine`.
-pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--exploration C|auto] \
+pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--max-memory MB] \
+                                [--exploration C|auto] \
                                 [--search mcts|baseline] \
                                 [--playout uniform|mast|decisive|anti-decisive|auto] \
                                 [--expansion auto|plain|decisive|decisive-at-once] \
@@ -150,6 +152,13 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
             "--max-nodes" => match value.parse::<usize>() {
                 Ok(n) if n > 0 => {
                     search.max_nodes = n;
+                    true
+                }
+                _ => false,
+            },
+            "--max-memory" => match value.parse::<usize>() {
+                Ok(mb) if mb > 0 => {
+                    search.max_memory = mb.saturating_mul(1 << 20);
                     true
                 }
                 _ => false,
@@ -339,6 +348,9 @@ mod tests {
         let a = play_args("g", &args(&["--exploration", "auto"])).unwrap();
         assert_eq!(a.search.exploration, Exploration::Length);
         assert!(play_args("g", &args(&["--max-nodes", "0"])).is_err());
+        let a = play_args("g", &args(&["--max-memory=64"])).unwrap();
+        assert_eq!(a.search.max_memory, 64 << 20);
+        assert!(play_args("g", &args(&["--max-memory", "0"])).is_err());
         assert!(play_args("g", &args(&["--exploration", "NaN"])).is_err());
         assert_eq!(play_args("g", &[]).unwrap().options.ponder, Ponder::On);
         let off = play_args("g", &args(&["--ponder", "off"])).unwrap();

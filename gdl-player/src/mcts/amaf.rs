@@ -19,6 +19,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::arena::Chunks;
 use super::move_ids::MoveIds;
 use super::placement::{self, Placements};
 use super::select::{Known, Proofs, inv_sqrt, sqrt_ln};
@@ -42,14 +43,14 @@ pub(super) struct Stat {
 /// The store's AMAF statistics: one [`Stat`] per slot of the store's slot arena (same
 /// index), and the ids of moves a game does not number.
 pub(super) struct Table<G: Game> {
-    pub(super) stats: Vec<Stat>,
+    pub(super) stats: Chunks<Stat>,
     ids: MoveIds<G>,
 }
 
 impl<G: Game> Table<G> {
     pub(super) fn new(game: &G) -> Self {
         Table {
-            stats: Vec::new(),
+            stats: Chunks::new(),
             ids: MoveIds::new(game),
         }
     }
@@ -59,22 +60,12 @@ impl<G: Game> Table<G> {
         self.ids.id(game, r, mv) as u32
     }
 
-    /// Fresh statistics for role `r`'s `moves`, whose slots start at `at`; `slots` is the
-    /// length of the slot arena.
-    pub(super) fn fill(
-        &mut self,
-        game: &G,
-        r: RoleIndex,
-        moves: &[Slot<G::Move>],
-        at: usize,
-        slots: usize,
-    ) {
-        if self.stats.len() < slots {
-            self.stats.resize(slots, Stat::default());
-        }
+    /// Fresh statistics for role `r`'s `moves`, whose slots start at `at`.
+    pub(super) fn fill(&mut self, game: &G, r: RoleIndex, moves: &[Slot<G::Move>], at: u32) {
+        self.stats.ensure(at, moves.len(), Stat::default());
         for (k, m) in moves.iter().enumerate() {
             let id = self.id(game, r, m.mv);
-            self.stats[at + k] = Stat {
+            self.stats.block_mut(at, moves.len())[k] = Stat {
                 id,
                 visits: 0,
                 sum: 0.0,
@@ -235,7 +226,7 @@ impl Amaf {
         let Some(table) = &store.amaf else { return };
         let (start, len) = store.range(reference, r);
         let by_id = &mut self.by_id[r];
-        for s in &table.stats[start..start + len] {
+        for s in table.stats.block(start as u32, len) {
             let id = s.id as usize;
             if by_id.len() <= id {
                 by_id.resize(id + 1, (0, 0, 0.0));
@@ -258,7 +249,7 @@ impl Amaf {
             .then(|| self.by_id.get(r).map(|t| (&t[..], self.iteration)))
             .flatten();
         Some(Prior {
-            own: &table.stats[start..start + len],
+            own: table.stats.block(start as u32, len),
             by_id,
             bias: self.options.bias,
         })
@@ -299,13 +290,13 @@ impl Amaf {
         for (r, &i) in key.iter().enumerate().take(roles) {
             let (start, len) = store.range(n, r);
             let Some(table) = &mut store.amaf else { return };
-            let id = table.stats[start + i as usize].id;
+            let id = table.stats.block(start as u32, len)[i as usize].id;
             self.seen.add(r, id);
             if len < 2 {
                 continue;
             }
             let g = goals.get(r).copied().unwrap_or(0.5);
-            for s in &mut table.stats[start..start + len] {
+            for s in table.stats.block_mut(start as u32, len) {
                 if self.seen.has(r, s.id) {
                     s.visits += 1;
                     s.sum += g;

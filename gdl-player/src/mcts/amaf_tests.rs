@@ -10,7 +10,7 @@ use gdl_runtime::SplitMix64;
 
 /// Nim's moves: 0 noop, 1 take 1, 2 take 2.
 fn store_with(game: &Nim, states: &[(u32, usize)]) -> (Store<Nim>, Vec<u32>) {
-    let mut store = Store::new(2, 100);
+    let mut store = Store::new(2, 100, usize::MAX);
     store.keep_amaf(game);
     let nodes = states
         .iter()
@@ -26,7 +26,7 @@ fn amaf_of(store: &Store<Nim>, n: u32, r: usize) -> Vec<(u8, u32, f64)> {
     store
         .moves(n, r)
         .iter()
-        .zip(&table.stats[start..start + len])
+        .zip(table.stats.block(start as u32, len))
         .map(|(m, s)| (m.mv, s.visits, s.sum))
         .collect()
 }
@@ -75,10 +75,10 @@ fn grave_reads_the_closest_ancestor_with_enough_iterations() {
     store.nodes[root as usize].total = 60;
     store.nodes[child as usize].total = 60;
     store.nodes[grandchild as usize].total = 3;
-    let (start, _) = store.range(root, 0);
+    let (start, len) = store.range(root, 0);
     let table = store.amaf.as_mut().expect("kept");
-    table.stats[start + 1].visits = 40;
-    table.stats[start + 1].sum = 40.0;
+    table.stats.block_mut(start as u32, len)[1].visits = 40;
+    table.stats.block_mut(start as u32, len)[1].sum = 40.0;
     let mut amaf = Amaf::new(grave()).expect("on");
     amaf.begin();
     for n in [root, child, grandchild] {
@@ -126,13 +126,13 @@ fn a_move_proven_lost_is_never_taken_whatever_its_amaf() {
     let n = nodes[0];
     store.nodes[n as usize].total = 100;
     // "take 1" proven lost; its AMAF all wins, "take 2"'s all losses.
-    store.solved_mut(n, 0)[0] = 0.0;
+    store.solved_mut(n, 0).expect("room")[0] = 0.0;
     store.nodes[n as usize].proof_count = 1;
-    let (start, _) = store.range(n, 0);
+    let (start, len) = store.range(n, 0);
     let table = store.amaf.as_mut().expect("kept");
-    table.stats[start].visits = 1000;
-    table.stats[start].sum = 1000.0;
-    table.stats[start + 1].visits = 1000;
+    table.stats.block_mut(start as u32, len)[0].visits = 1000;
+    table.stats.block_mut(start as u32, len)[0].sum = 1000.0;
+    table.stats.block_mut(start as u32, len)[1].visits = 1000;
     let mut amaf = Amaf::new(grave()).expect("on");
     amaf.begin();
     amaf.enter(&store, n);

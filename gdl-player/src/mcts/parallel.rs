@@ -29,8 +29,8 @@ where
     G::State: Send + Sync,
     G::Move: Send,
 {
-    /// `threads` trees (at least one), each with `options` (its node budget a share of
-    /// `max_nodes`) and its own seed.
+    /// `threads` trees (at least one), each with `options` (its budgets a share of
+    /// `max_nodes` and `max_memory`) and its own seed.
     pub fn new(options: MctsOptions, threads: usize) -> Self {
         let trees = match options.search {
             Search::Baseline => Trees::Baseline(ParallelBaseline::new(options, threads)),
@@ -40,6 +40,7 @@ where
                         Mcts::new(MctsOptions {
                             seed: options.seed.wrapping_add(t as u64 * 0x9E37_79B9),
                             max_nodes: options.max_nodes / threads.max(1),
+                            max_memory: options.max_memory / threads.max(1),
                             ..options.clone()
                         })
                     })

@@ -33,6 +33,14 @@ impl<G: Game> Mcts<G> {
         Ok((store.find(state_hash(state), state), count))
     }
 
+    /// The bytes the store holds ([`super::store::Store::bytes`]) and its nodes' bytes
+    /// apart from their moves, for tests (after checking the store's invariants).
+    pub(crate) fn store_bytes(&self) -> Result<usize, String> {
+        let store = self.store.as_ref().ok_or("no store")?;
+        store.check()?;
+        Ok(store.bytes())
+    }
+
     /// MAST's mean goal of role `r`'s move `mv`, for tests.
     pub(crate) fn mast_mean(&mut self, game: &G, r: RoleIndex, mv: G::Move) -> Option<f64> {
         self.scratch.as_mut()?.playout.mast_mean(game, r, mv)

@@ -200,7 +200,9 @@ pub(super) fn child_proven<G: Game>(
     let m = m as usize;
     let count = store.moves(n, m).len() as u32;
     let i = key[m] as usize;
-    let solved = store.solved_mut(n, m);
+    let Some(solved) = store.solved_mut(n, m) else {
+        return false;
+    };
     if !solved[i].is_nan() {
         return false;
     }

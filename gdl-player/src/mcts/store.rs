@@ -1,16 +1,17 @@
 //! The node store of [`super::Mcts`]: nodes as fixed-size records in one vector, their moves
-//! (with each move's visits and goal sum), child edges and proofs in flat arenas addressed by
-//! ranges, and a transposition table from a state's hash to its node, so that a state reached
-//! by two paths has one node.
+//! (with each move's visits and goal sum), child edges and proofs in arenas addressed by
+//! block ([`super::arena`]: they grow without moving what they hold), and a transposition
+//! table from a state's hash to its node, so that a state reached by two paths has one node.
 //!
-//! The store never holds more than its budget of nodes: when it is full, a sweep frees the
-//! nodes least recently visited (the root and the nodes of the current path never), and their
-//! slots are reused. An edge holds its child's index and the sequence number the child's slot
+//! The store never holds more than its budgets of nodes and of bytes (wide games reach the
+//! second first): when it is full, a sweep frees the sixteenth of its nodes least recently
+//! visited (the root and the nodes of the current path never), and their slots are reused. An edge holds its child's index and the sequence number the child's slot
 //! had when the edge was made: an edge to a freed (or reused) slot reads as unexpanded.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
+use super::arena::Arena;
 use crate::scaled_goal;
 use gdl_runtime::{Game, RoleIndex};
 
@@ -89,49 +90,6 @@ impl Edge {
     const EMPTY: Edge = Edge { node: NONE, seq: 0 };
 }
 
-/// A vector of items handed out in blocks of a power of two, with a free list per size.
-struct Arena<T> {
-    items: Vec<T>,
-    free: Vec<Vec<u32>>,
-}
-
-impl<T: Copy> Arena<T> {
-    fn new() -> Self {
-        Arena {
-            items: Vec::new(),
-            free: Vec::new(),
-        }
-    }
-
-    fn class(n: usize) -> usize {
-        n.max(1).next_power_of_two().trailing_zeros() as usize
-    }
-
-    /// A block of `n` items, all `fill`; its first index.
-    fn alloc(&mut self, n: usize, fill: T) -> u32 {
-        let class = Self::class(n);
-        let start = match self.free.get_mut(class).and_then(Vec::pop) {
-            Some(s) => s as usize,
-            None => {
-                let s = self.items.len();
-                self.items.resize(s + (1 << class), fill);
-                s
-            }
-        };
-        self.items[start..start + n].fill(fill);
-        start as u32
-    }
-
-    /// Gives back the block of `n` items at `start`.
-    fn release(&mut self, start: u32, n: usize) {
-        let class = Self::class(n);
-        if self.free.len() <= class {
-            self.free.resize_with(class + 1, Vec::new);
-        }
-        self.free[class].push(start);
-    }
-}
-
 /// A state's hash: FxHash's word mix with a final avalanche (the table uses the top bits).
 #[derive(Default)]
 struct StateHasher(u64);
@@ -197,6 +155,8 @@ impl Hasher for KeyHasher {
 pub(super) struct Store<G: Game> {
     roles: usize,
     max_nodes: usize,
+    /// The most bytes of node records and move slots ([`Store::bytes`]).
+    max_bytes: usize,
     pub(super) nodes: Vec<Node>,
     pub(super) states: Vec<G::State>,
     /// Per node and role (`node * roles + role`): the role's number of moves.
@@ -223,10 +183,12 @@ pub(super) struct Store<G: Game> {
 }
 
 impl<G: Game> Store<G> {
-    pub(super) fn new(roles: usize, max_nodes: usize) -> Self {
+    /// A store of at most `max_nodes` nodes and `max_bytes` bytes of nodes and moves.
+    pub(super) fn new(roles: usize, max_nodes: usize, max_bytes: usize) -> Self {
         Store {
             roles,
             max_nodes: max_nodes.max(2),
+            max_bytes,
             nodes: Vec::new(),
             states: Vec::new(),
             counts: Vec::new(),
@@ -255,7 +217,7 @@ impl<G: Game> Store<G> {
         game.is_random_role(r) || r < 64 && self.random >> r & 1 == 1
     }
 
-    /// From now on, nodes made keep AMAF statistics per move ([`super::amaf`]).
+    /// Nodes keep AMAF statistics per move ([`super::amaf`]); called before any is made.
     pub(super) fn keep_amaf(&mut self, game: &G) {
         self.amaf = Some(super::amaf::Table::new(game));
     }
@@ -263,6 +225,24 @@ impl<G: Game> Store<G> {
     /// The nodes held.
     pub(super) fn len(&self) -> usize {
         self.live
+    }
+
+    /// The bytes the store holds, about: its node records (with their states, goals and
+    /// table entries) and the blocks of its arenas in use.
+    pub(super) fn bytes(&self) -> usize {
+        let node = size_of::<Node>()
+            + size_of::<G::State>()
+            + self.roles * (size_of::<u32>() + size_of::<f64>())
+            + 2 * size_of::<(u64, u32)>();
+        let slot = size_of::<Slot<G::Move>>()
+            + self
+                .amaf
+                .as_ref()
+                .map_or(0, |_| size_of::<super::amaf::Stat>());
+        self.nodes.len() * node
+            + self.slots.in_use() * slot
+            + self.edges.in_use() * size_of::<Edge>()
+            + self.solved.in_use() * size_of::<f64>()
     }
 
     pub(super) fn roles(&self) -> usize {
@@ -280,13 +260,13 @@ impl<G: Game> Store<G> {
     #[inline]
     pub(super) fn moves(&self, n: u32, r: RoleIndex) -> &[Slot<G::Move>] {
         let (start, len) = self.range(n, r);
-        &self.slots.items[start..start + len]
+        self.slots.items.block(start as u32, len)
     }
 
     #[inline]
     pub(super) fn moves_mut(&mut self, n: u32, r: RoleIndex) -> &mut [Slot<G::Move>] {
         let (start, len) = self.range(n, r);
-        &mut self.slots.items[start..start + len]
+        self.slots.items.block_mut(start as u32, len)
     }
 
     /// Where role `r`'s moves in node `n` start in the slots, and how many. Every role but
@@ -329,18 +309,18 @@ impl<G: Game> Store<G> {
             return None;
         };
         let len = self.range(n, m as usize).1;
-        (node.solved != NONE)
-            .then(|| &self.solved.items[node.solved as usize..node.solved as usize + len])
+        (node.solved != NONE).then(|| self.solved.items.block(node.solved, len))
     }
 
-    /// The mover's proven goals in node `n`, made (all NaN) on first use.
-    pub(super) fn solved_mut(&mut self, n: u32, mover: RoleIndex) -> &mut [f64] {
+    /// The mover's proven goals in node `n`, made (all NaN) on first use (`None` if the
+    /// arena has no room left).
+    pub(super) fn solved_mut(&mut self, n: u32, mover: RoleIndex) -> Option<&mut [f64]> {
         let len = self.range(n, mover).1;
         if self.nodes[n as usize].solved == NONE {
-            self.nodes[n as usize].solved = self.solved.alloc(len, f64::NAN);
+            self.nodes[n as usize].solved = self.solved.alloc(len, f64::NAN)?;
         }
-        let start = self.nodes[n as usize].solved as usize;
-        &mut self.solved.items[start..start + len]
+        let start = self.nodes[n as usize].solved;
+        Some(self.solved.items.block_mut(start, len))
     }
 
     /// The edge of node `n` for joint move `key` (a move index per role), if the node keeps
@@ -368,7 +348,10 @@ impl<G: Game> Store<G> {
     pub(super) fn child(&self, n: u32, e: usize) -> Option<u32> {
         let edge = match self.nodes[n as usize].kind {
             Kind::Turn(m) | Kind::Chance(m) => self.moves(n, m as usize)[e].child,
-            _ => self.edges.items[self.nodes[n as usize].edges as usize + e],
+            _ => {
+                let node = &self.nodes[n as usize];
+                self.edges.items.block(node.edges, node.edge_count as usize)[e]
+            }
         };
         let child = self.nodes.get(edge.node as usize)?;
         (child.seq == edge.seq && child.live).then_some(edge.node)
@@ -382,15 +365,18 @@ impl<G: Game> Store<G> {
         match self.nodes[n as usize].kind {
             Kind::Turn(m) | Kind::Chance(m) => self.moves_mut(n, m as usize)[e].child = edge,
             _ => {
-                let at = self.nodes[n as usize].edges as usize + e;
-                self.edges.items[at] = edge;
+                let node = &self.nodes[n as usize];
+                self.edges
+                    .items
+                    .block_mut(node.edges, node.edge_count as usize)[e] = edge;
             }
         }
     }
 
     /// A new node for `state` (of hash `hash`), visited at `stamp`: its kind, moves and, for a
-    /// leaf, goals. When the store is full, the least recently visited nodes are freed first
-    /// (never `keep` nor a node visited at `stamp`); `None` when none can be.
+    /// leaf, goals. When the store is full (its nodes or its bytes), the least recently
+    /// visited nodes are freed first (never `keep` nor a node visited at `stamp`); `None` when
+    /// none can be.
     pub(super) fn add(
         &mut self,
         game: &G,
@@ -399,7 +385,9 @@ impl<G: Game> Store<G> {
         stamp: u64,
         keep: u32,
     ) -> Option<u32> {
-        if self.free.is_empty() && self.nodes.len() >= self.max_nodes {
+        if self.free.is_empty() && self.nodes.len() >= self.max_nodes
+            || self.bytes() >= self.max_bytes
+        {
             self.sweep(stamp, keep);
         }
         let n = match self.free.pop() {
@@ -485,27 +473,29 @@ impl<G: Game> Store<G> {
         let Some(&first) = self.scratch.first() else {
             return;
         };
-        let start = self.slots.alloc(
-            total,
-            Slot {
-                mv: first,
-                visits: 0,
-                sum: 0.0,
-                child: Edge::EMPTY,
-            },
-        );
-        let mut at = start as usize;
+        let fill = Slot {
+            mv: first,
+            visits: 0,
+            sum: 0.0,
+            child: Edge::EMPTY,
+        };
+        let Some(start) = self.slots.alloc(total, fill) else {
+            // No room for its moves (the arena's indices are used up): a leaf at 0.5.
+            self.counts[base..base + roles].fill(0);
+            return;
+        };
+        let block = self.slots.items.block_mut(start, total);
+        let mut at = 0;
         for r in 0..roles {
             game.legal_moves(state, r, &mut self.scratch);
-            for (slot, &mv) in self.slots.items[at..].iter_mut().zip(&self.scratch) {
+            let len = self.scratch.len();
+            for (slot, &mv) in block[at..at + len].iter_mut().zip(&self.scratch) {
                 slot.mv = mv;
             }
             if let Some(amaf) = &mut self.amaf {
-                let len = self.scratch.len();
-                let slots = self.slots.items.len();
-                amaf.fill(game, r, &self.slots.items[at..at + len], at, slots);
+                amaf.fill(game, r, &block[at..at + len], start + at as u32);
             }
-            at += self.scratch.len();
+            at += len;
         }
         let kind = match choosers {
             0 => Kind::Turn(0),
@@ -528,7 +518,10 @@ impl<G: Game> Store<G> {
         node.move_count = total as u32;
         node.edge_count = edge_count as u32;
         if edge_count > 0 && kind == Kind::Simultaneous {
-            node.edges = self.edges.alloc(edge_count, Edge::EMPTY);
+            match self.edges.alloc(edge_count, Edge::EMPTY) {
+                Some(e) => node.edges = e,
+                None => node.edge_count = 0,
+            }
         }
     }
 
@@ -557,10 +550,10 @@ impl<G: Game> Store<G> {
         self.free.push(n);
     }
 
-    /// Frees the least recently visited sixteenth of the nodes (not `keep`, nor a node visited
-    /// at `stamp`).
+    /// Frees the least recently visited sixteenth of the nodes held (not `keep`, nor a node
+    /// visited at `stamp`).
     fn sweep(&mut self, stamp: u64, keep: u32) {
-        let batch = (self.max_nodes / 16).max(1);
+        let batch = (self.live / 16).max(1);
         let mut candidates = std::mem::take(&mut self.candidates);
         candidates.clear();
         candidates.extend(

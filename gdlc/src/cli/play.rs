@@ -45,6 +45,10 @@ pub struct Args {
     /// The most nodes of the search tree.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_nodes: usize,
+    /// The most memory of the search tree's nodes and move statistics, in MiB: past it the
+    /// nodes least recently visited are freed, as past --max-nodes.
+    #[arg(long, default_value_t = (gdl_player::DEFAULT_MAX_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory: u64,
     /// The UCB1 exploration constant of the search (goals scaled to 0..1), or `auto`: set at
     /// the start clock from the length of random games, in choices (more for short games).
     #[arg(long, default_value_t = gdl_player::MctsOptions::default().exploration, value_parser = parse_exploration)]
@@ -181,6 +185,7 @@ pub fn run(args: Args) -> ExitCode {
                             format!("--margin={}", args.margin),
                             format!("--threads={}", args.threads.max(1)),
                             format!("--max-nodes={}", args.max_nodes.max(1)),
+                            format!("--max-memory={}", args.max_memory),
                             format!("--exploration={}", args.exploration),
                             format!("--ponder={}", args.ponder.as_str()),
                             format!("--search={}", args.search),
@@ -219,6 +224,9 @@ pub fn run(args: Args) -> ExitCode {
     let mut options = UniversalOptions {
         mcts: MctsOptions {
             max_nodes: args.max_nodes,
+            max_memory: usize::try_from(args.max_memory)
+                .unwrap_or(usize::MAX)
+                .saturating_mul(1 << 20),
             exploration: args.exploration,
             search: Search::parse(&args.search).unwrap_or_default(),
             playout: PlayoutPolicy::parse(&args.playout).unwrap_or_default(),

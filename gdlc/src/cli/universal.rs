@@ -491,6 +491,10 @@ impl Universal {
                 "--max-nodes={}",
                 self.mcts_options.max_nodes.max(1)
             ))
+            .arg(format!(
+                "--max-memory={}",
+                (self.mcts_options.max_memory >> 20).max(1)
+            ))
             .arg(format!("--exploration={}", self.mcts_options.exploration))
             .arg(format!("--ponder={}", self.ponder.as_str()))
             .arg(format!("--search={}", self.mcts_options.search.name()))
