@@ -253,12 +253,20 @@ impl Universal {
         let deadline = start.arrived + budget;
         universal.await_network(deadline);
         let iterations = universal.think(Clock::Start(deadline));
+        // The compiled engine searches the start clock in its own process and says how much
+        // at its first move; the count here is this process's.
+        let searched = match universal.engine_now() {
+            "compiled" => "its own search in the start clock".to_string(),
+            _ => format!(
+                "{} iterations in the start clock",
+                iterations.propnet + iterations.interpreted
+            ),
+        };
         log(&format!(
-            "{}: playing {} with {} ({} iterations in the start clock)",
+            "{}: playing {} with {} ({searched})",
             universal.match_id,
             universal.game.role_name(universal.role),
             universal.detail(),
-            iterations.propnet + iterations.interpreted
         ));
         Ok(universal)
     }
