@@ -198,6 +198,16 @@ impl<G: Game> Mcts<G> {
         self.store.as_ref().map_or(0, Store::len)
     }
 
+    /// Drops the tree (another engine plays on): what the start clock chose stays, and the
+    /// next search grows a fresh tree from its root.
+    pub fn forget_tree(&mut self, game: &G) {
+        self.store = None;
+        self.scratch = None;
+        if let Some(f) = &mut self.factored {
+            f.clear(game);
+        }
+    }
+
     /// The state at the root of the tree, if there is a tree.
     pub fn root_state(&self) -> Option<&G::State> {
         if let Some(f) = &self.factored {

@@ -372,3 +372,76 @@ fn the_memory_budget_bounds_a_wide_tree() {
     }
     assert_eq!(p.stats().iterations, 5_000);
 }
+
+/// Nim counting the states it makes (`next_state` calls).
+struct CountedNim {
+    nim: Nim,
+    steps: std::cell::Cell<u64>,
+}
+
+impl Game for CountedNim {
+    type State = (u32, usize);
+    type Move = u8;
+
+    fn role_count(&self) -> usize {
+        self.nim.role_count()
+    }
+
+    fn role_name(&self, role: RoleIndex) -> &str {
+        self.nim.role_name(role)
+    }
+
+    fn initial_state(&self) -> (u32, usize) {
+        self.nim.initial_state()
+    }
+
+    fn is_terminal(&self, s: &(u32, usize)) -> bool {
+        self.nim.is_terminal(s)
+    }
+
+    fn legal_moves(&self, s: &(u32, usize), role: RoleIndex, out: &mut Vec<u8>) {
+        self.nim.legal_moves(s, role, out);
+    }
+
+    fn next_state(&self, s: &(u32, usize), joint: &[u8], next: &mut (u32, usize)) {
+        self.steps.set(self.steps.get() + 1);
+        self.nim.next_state(s, joint, next);
+    }
+
+    fn goal(&self, s: &(u32, usize), role: RoleIndex) -> Option<i32> {
+        self.nim.goal(s, role)
+    }
+
+    fn write_move(&self, role: RoleIndex, mv: u8, out: &mut String) {
+        self.nim.write_move(role, mv, out);
+    }
+
+    fn parse_move(&self, role: RoleIndex, text: &str) -> Option<u8> {
+        self.nim.parse_move(role, text)
+    }
+
+    fn write_state(&self, s: &(u32, usize), out: &mut Vec<String>) {
+        self.nim.write_state(s, out);
+    }
+}
+
+#[test]
+fn a_start_clock_already_over_plays_no_game() {
+    // Games of about 60,000 steps: one random game would be seen. (A slow engine, the
+    // interpreter on a large game, makes a few such games cost seconds past the clock.)
+    let game = CountedNim {
+        nim: Nim { pile: 90_000 },
+        steps: std::cell::Cell::new(0),
+    };
+    let mut p = Mcts::new(MctsOptions::default());
+    p.start(&game, 0, Instant::now());
+    assert!(game.steps.get() < 100, "{} steps", game.steps.get());
+    // Later, with time, the measurements run and the search plays.
+    let mut p = Mcts::new(MctsOptions::default());
+    p.start(
+        &game,
+        0,
+        Instant::now() + std::time::Duration::from_millis(300),
+    );
+    assert!(game.steps.get() > 10_000, "{} steps", game.steps.get());
+}

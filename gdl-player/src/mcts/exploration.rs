@@ -47,8 +47,8 @@ impl std::fmt::Display for Chosen {
     }
 }
 
-/// The constant for `asked`: measured on `game` (at least three random games, then up to
-/// [`GAMES`] while `deadline` allows) for [`Exploration::Length`].
+/// The constant for `asked`: measured on `game` (up to [`GAMES`] random games while
+/// `deadline` allows) for [`Exploration::Length`]; with no time for a game, the baseline's.
 pub(super) fn at_start<G: Game>(
     game: &G,
     asked: Exploration,
@@ -60,8 +60,12 @@ pub(super) fn at_start<G: Game>(
             constant: c,
             length: None,
         },
+        Exploration::Length if Instant::now() >= deadline => Chosen {
+            constant: asked.constant_or_baseline(),
+            length: None,
+        },
         Exploration::Length => {
-            let length = mean_length(game, seed ^ 0x9e37_79b9, deadline, 3);
+            let length = mean_length(game, seed ^ 0x9e37_79b9, deadline, 1);
             Chosen {
                 constant: for_length(length),
                 length: Some(length),
@@ -125,7 +129,7 @@ mod tests {
     }
 
     #[test]
-    fn a_fixed_constant_is_kept_and_a_length_is_measured_even_past_the_deadline() {
+    fn a_fixed_constant_is_kept_and_a_length_is_measured_while_there_is_time() {
         let past = Instant::now();
         let fixed = at_start(&Countdown::new(10), Exploration::Fixed(0.7), 1, past);
         assert_eq!(
@@ -135,7 +139,16 @@ mod tests {
                 length: None
             }
         );
-        let measured = at_start(&Countdown::new(10), Exploration::Length, 1, past);
+        // Past the deadline no game is played: the baseline's constant.
+        assert_eq!(
+            at_start(&Countdown::new(10), Exploration::Length, 1, past),
+            Chosen {
+                constant: Exploration::Length.constant_or_baseline(),
+                length: None
+            }
+        );
+        let soon = Instant::now() + std::time::Duration::from_millis(50);
+        let measured = at_start(&Countdown::new(10), Exploration::Length, 1, soon);
         let length = measured.length.expect("measured");
         // Countdown from 10 by 1 or 2: 5 to 10 steps.
         assert!((5.0..=10.0).contains(&length), "{length}");

@@ -158,6 +158,12 @@ impl<G: Game> Factored<G> {
         self.find_root(game);
     }
 
+    /// Frees every node; the root's choices are made again.
+    pub(super) fn clear(&mut self, game: &G) {
+        self.keep(|_| false);
+        self.find_root(game);
+    }
+
     /// Frees the half of the nodes visited least recently.
     fn free_half(&mut self) {
         let mut stamps: Vec<u64> = self.nodes.iter().map(|n| n.stamp).collect();

@@ -456,8 +456,7 @@ impl Universal {
                 self.compiled = Compiled::Running { engine, late: 0 };
                 // The trees in this process are not needed any more; they follow from fresh
                 // ones.
-                self.mcts = Mcts::new(self.mcts_options.clone());
-                self.mcts.start(&self.game, self.role, Instant::now());
+                self.mcts.forget_tree(&self.game);
                 if let Network::Playing(search) = &mut self.network {
                     search.forget_tree();
                 }

@@ -102,7 +102,6 @@ pub struct NetSearch {
     pub state: Vec<u64>,
     next: Vec<u64>,
     role: usize,
-    options: MctsOptions,
 }
 
 impl NetSearch {
@@ -122,7 +121,6 @@ impl NetSearch {
             state,
             game,
             role,
-            options: options.clone(),
         };
         // The start clock's measurements (`--playout auto`, ...) until `measure_until`, from
         // the initial state.
@@ -172,7 +170,6 @@ impl NetSearch {
 
     /// Drops the tree (the compiled game plays): the search follows from a fresh one.
     pub fn forget_tree(&mut self) {
-        self.mcts = Mcts::new(self.options.clone());
-        self.mcts.start(&self.game, self.role, Instant::now());
+        self.mcts.forget_tree(&self.game);
     }
 }
