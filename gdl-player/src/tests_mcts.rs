@@ -445,3 +445,34 @@ fn a_start_clock_already_over_plays_no_game() {
     );
     assert!(game.steps.get() > 10_000, "{} steps", game.steps.get());
 }
+
+#[test]
+fn a_forgotten_tree_keeps_the_start_clock_settings_and_grows_again() {
+    let game = CountedNim {
+        nim: Nim { pile: 30 },
+        steps: std::cell::Cell::new(0),
+    };
+    let mut p = Mcts::new(MctsOptions {
+        max_iterations: Some(2_000),
+        ..MctsOptions::default()
+    });
+    p.start(
+        &game,
+        0,
+        Instant::now() + std::time::Duration::from_millis(100),
+    );
+    let settings = p.settings();
+    assert!(settings.contains("games of"), "{settings}");
+    p.choose(&game, &(30, 0), far()).expect("a move");
+    assert!(p.tree_size() > 1);
+    let steps = game.steps.get();
+    p.forget_tree(&game);
+    assert_eq!((p.tree_size(), p.root_state()), (0, None));
+    assert_eq!(game.steps.get(), steps, "nothing measured again");
+    assert_eq!(p.settings(), settings);
+    // The next move searched grows a fresh tree from the state given.
+    let mv = p.choose(&game, &(20, 0), far()).expect("a move");
+    assert!(mv == 1 || mv == 2);
+    assert_eq!(p.root_state(), Some(&(20, 0)));
+    assert!(p.tree_size() > 1);
+}
