@@ -476,3 +476,28 @@ fn a_forgotten_tree_keeps_the_start_clock_settings_and_grows_again() {
     assert_eq!(p.root_state(), Some(&(20, 0)));
     assert!(p.tree_size() > 1);
 }
+
+#[test]
+fn a_node_with_more_moves_than_an_arena_chunk_is_searched() {
+    // 20,000 moves for the mover and one for the other role: the other role's slot lies past
+    // the first chunk of the node's block (16,384 slots), and so do the AMAF statistics.
+    let game = Wide {
+        moves: 20_000,
+        depth: 2,
+    };
+    for amaf in [AmafMode::Off, AmafMode::Grave] {
+        let mut p = Mcts::new(MctsOptions {
+            max_iterations: Some(30),
+            amaf: AmafOptions {
+                mode: amaf,
+                ..AmafOptions::default()
+            },
+            ..MctsOptions::default()
+        });
+        p.start(&game, 0, Instant::now());
+        let mv = p.choose(&game, &game.initial_state(), far());
+        assert!(mv.is_some_and(|m| m < 20_000));
+        assert_eq!(p.stats().iterations, 30);
+        p.store_bytes().expect("the store's invariants hold");
+    }
+}

@@ -41,17 +41,39 @@ impl<T: Copy> Chunks<T> {
         }
     }
 
-    /// The block of `n` items from `start`.
+    /// The block of `n` items from `start` (or part of a block: from an index inside it).
     #[inline]
     pub(super) fn block(&self, start: u32, n: usize) -> &[T] {
         let (c, o) = split(start);
-        &self.chunks[c][o..o + n]
+        match self.chunks.get(c).and_then(|items| items.get(o..o + n)) {
+            Some(items) => items,
+            None => {
+                let (c, o) = self.inside_large(start);
+                &self.chunks[c][o..o + n]
+            }
+        }
     }
 
     #[inline]
     pub(super) fn block_mut(&mut self, start: u32, n: usize) -> &mut [T] {
         let (c, o) = split(start);
+        if self.chunks.get(c).is_none_or(|items| o + n > items.len()) {
+            let (c, o) = self.inside_large(start);
+            return &mut self.chunks[c][o..o + n];
+        }
         &mut self.chunks[c][o..o + n]
+    }
+
+    /// The chunk and offset of `index` inside a block larger than a chunk: the indices past
+    /// the block's first chunk hold nothing (or are past the chunks made), the block is in the
+    /// last chunk before them that holds items.
+    #[cold]
+    fn inside_large(&self, index: u32) -> (usize, usize) {
+        let mut c = split(index).0.min(self.chunks.len().saturating_sub(1));
+        while c > 0 && self.chunks[c].is_empty() {
+            c -= 1;
+        }
+        (c, index as usize - (c << CHUNK_BITS))
     }
 }
 
@@ -229,6 +251,11 @@ mod tests {
             if live.len() > 200 || (!live.is_empty() && rng.next_u64() % 3 == 0) {
                 let (start, n, tag) = live.swap_remove(rng.below(live.len()));
                 assert!(arena.items.block(start, n).iter().all(|&x| x == tag));
+                // A part of a block is read from an index inside it (past its first chunk
+                // in a large block).
+                let half = n / 2;
+                let part = arena.items.block(start + half as u32, n - half);
+                assert!(part.iter().all(|&x| x == tag));
                 arena.release(start, n);
             } else {
                 let n = 1 + rng.below(if step % 97 == 0 { 40_000 } else { 300 });
