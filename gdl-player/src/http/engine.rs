@@ -12,20 +12,16 @@ pub trait MatchEngine {
     /// Which engine plays (for INFO and the log), e.g. `compiled` or `interpreted`.
     fn describe(&self) -> String;
     /// PLAY: the last joint move (`None` at the first PLAY), and the move to play, chosen
-    /// before `deadline`; an error when the moves are not legal in this game.
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String>;
-    /// [`MatchEngine::play`] that hands `fallback` a legal move of the state reached as soon
-    /// as the joint move is applied, before the search: the server sends it if the answer has
-    /// not come [`super::FALLBACK_AFTER_CLOCK`] after the play clock. By default none.
-    fn play_with_fallback(
+    /// before `deadline`; an error when the moves are not legal in this game. An engine that
+    /// can hands `fallback` a legal move of the state reached as soon as the joint move is
+    /// applied, before the search: the server sends it if the answer has not come
+    /// [`super::FALLBACK_AFTER_CLOCK`] after the play clock.
+    fn play(
         &mut self,
         moves: Option<&[String]>,
         deadline: Instant,
         fallback: &mut dyn FnMut(String),
-    ) -> Result<String, String> {
-        let _ = fallback;
-        self.play(moves, deadline)
-    }
+    ) -> Result<String, String>;
     /// What the search of the last PLAY did, for the log (e.g. `1200 iterations, 5000 nodes,
     /// value 0.63`), if the engine can say.
     fn last_stats(&self) -> Option<String> {
@@ -53,7 +49,7 @@ pub trait MatchEngine {
 }
 
 /// A legal move of `role` at `state`, drawn at random (as a manager would for a player that
-/// does not answer in time), as text: the fallback of [`MatchEngine::play_with_fallback`].
+/// does not answer in time), as text: the fallback of [`MatchEngine::play`].
 pub fn fallback_move<G: Game>(
     game: &G,
     state: &G::State,
@@ -261,11 +257,7 @@ impl<G: Game, P: Player<G>> MatchEngine for GameEngine<G, P> {
         self.describe.clone()
     }
 
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
-        self.play_with_fallback(moves, deadline, &mut |_| {})
-    }
-
-    fn play_with_fallback(
+    fn play(
         &mut self,
         moves: Option<&[String]>,
         deadline: Instant,

@@ -200,10 +200,7 @@ impl Playing {
             let _ = fallback.set(m);
         };
         let result = match turn {
-            Turn::Moves(moves) => {
-                self.engine
-                    .play_with_fallback(moves.as_deref(), deadline, &mut leave)
-            }
+            Turn::Moves(moves) => self.engine.play(moves.as_deref(), deadline, &mut leave),
             Turn::Percepts {
                 turn,
                 last_move,

@@ -429,7 +429,12 @@ impl MatchEngine for Pondering {
         "pondering".into()
     }
 
-    fn play(&mut self, _moves: Option<&[String]>, _deadline: Instant) -> Result<String, String> {
+    fn play(
+        &mut self,
+        _moves: Option<&[String]>,
+        _deadline: Instant,
+        _fallback: &mut dyn FnMut(String),
+    ) -> Result<String, String> {
         Ok("noop".into())
     }
 
@@ -567,7 +572,7 @@ fn a_game_engine_ponders_with_its_player() {
     // A budget of 40 iterations a search: pondering runs 40 more, twice.
     assert_eq!(engine.ponder(far), 40);
     assert_eq!(engine.ponder(far), 40);
-    assert!(engine.play(None, far).is_ok());
+    assert!(engine.play(None, far, &mut |_| {}).is_ok());
     // A countdown from 1 is proven at once: nothing is left to ponder.
     let mut done = GameEngine::new(
         Countdown::new(1),
@@ -576,7 +581,7 @@ fn a_game_engine_ponders_with_its_player() {
         "toy",
     )
     .expect("the role");
-    assert!(done.play(None, far).is_ok());
+    assert!(done.play(None, far, &mut |_| {}).is_ok());
     assert_eq!(done.ponder(far), 0);
 }
 
@@ -588,7 +593,12 @@ impl MatchEngine for Deadlines {
         "deadlines".into()
     }
 
-    fn play(&mut self, _moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
+    fn play(
+        &mut self,
+        _moves: Option<&[String]>,
+        deadline: Instant,
+        _fallback: &mut dyn FnMut(String),
+    ) -> Result<String, String> {
         let _ = self.0.send(deadline);
         Ok("noop".into())
     }
@@ -637,11 +647,7 @@ impl MatchEngine for Stalling {
         "stalling".into()
     }
 
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
-        self.play_with_fallback(moves, deadline, &mut |_| {})
-    }
-
-    fn play_with_fallback(
+    fn play(
         &mut self,
         _moves: Option<&[String]>,
         deadline: Instant,
@@ -694,7 +700,7 @@ fn a_stalled_search_is_answered_with_the_fallback_after_the_clock() {
     assert_eq!(post(addr, "( START m only ((role only)) 10 1 )"), "ready");
     assert_eq!(post(addr, "( PLAY m NIL )"), "(searched)");
 
-    // No fallback left (the default of `play_with_fallback`): the answer, however late.
+    // No fallback left (an engine that gives none): the answer, however late.
     let addr = stalling_server(Duration::from_millis(1200), false);
     assert_eq!(post(addr, "( START m only ((role only)) 10 1 )"), "ready");
     let asked = Instant::now();
@@ -715,7 +721,7 @@ fn the_game_engine_leaves_a_legal_move_as_the_fallback() {
     let far = Instant::now() + Duration::from_secs(60);
     let mut left = Vec::new();
     let first = engine
-        .play_with_fallback(None, far, &mut |m| left.push(m))
+        .play(None, far, &mut |m| left.push(m))
         .expect("a move");
     assert_eq!(left.len(), 1);
     let legal_text = |state: &<Countdown as gdl_runtime::Game>::State| {
@@ -731,7 +737,7 @@ fn the_game_engine_leaves_a_legal_move_as_the_fallback() {
     // After the joint move: a legal move of the state it reached.
     left.clear();
     engine
-        .play_with_fallback(Some(std::slice::from_ref(&first)), far, &mut |m| {
+        .play(Some(std::slice::from_ref(&first)), far, &mut |m| {
             left.push(m)
         })
         .expect("a move");

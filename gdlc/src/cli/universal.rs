@@ -719,11 +719,7 @@ impl MatchEngine for Universal {
             .play(&self.game, self.role, turn, last_move, percepts, deadline)
     }
 
-    fn play(&mut self, moves: Option<&[String]>, deadline: Instant) -> Result<String, String> {
-        self.play_with_fallback(moves, deadline, &mut |_| {})
-    }
-
-    fn play_with_fallback(
+    fn play(
         &mut self,
         moves: Option<&[String]>,
         deadline: Instant,
