@@ -79,8 +79,8 @@ pub const DEFAULT_MARGIN: Duration = Duration::from_millis(300);
 /// How long after the play clock the server stops waiting for the match thread and sends the
 /// legal move the engine left for the case ([`MatchEngine::play`]):
 /// within the grace managers give on PLAY (ggp-base and Dresden 1 s, Tiltyard 5 s), so that a
-/// search stalled past it (seen 2 to 3 s late, on a core shared with a build) costs a
-/// random legal move of our own rather than a timeout charged to us.
+/// search stalled past it costs a random legal move of our own rather than a timeout charged
+/// to us.
 pub const FALLBACK_AFTER_CLOCK: Duration = Duration::from_millis(500);
 
 /// How often a PLAY past [`FALLBACK_AFTER_CLOCK`] looks for the fallback of an engine still
