@@ -771,7 +771,14 @@ impl<G: Game> Mcts<G> {
                 .with_heuristic(self.heuristic.clone())
                 .with_parts(&found);
             let checks = self.options.expansion != Expansion::Plain;
-            factored::Factored::new(game, found, self.options.max_nodes, playout, checks)
+            factored::Factored::new(
+                game,
+                found,
+                self.options.max_nodes,
+                self.options.max_memory,
+                playout,
+                checks,
+            )
         });
     }
 

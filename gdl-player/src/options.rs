@@ -391,7 +391,8 @@ pub struct MctsOptions {
     /// visited; [`super::BaselineMcts`] stops growing (iterations still run, from the leaves).
     pub max_nodes: usize,
     /// The most bytes the tree's nodes and move statistics take ([`super::Mcts`], which then
-    /// frees the nodes least recently visited, as for `max_nodes`).
+    /// frees the nodes least recently visited, as for `max_nodes`; the trees of a factored
+    /// game too).
     pub max_memory: usize,
     /// Iterations per decision at most (`None`: until the deadline).
     pub max_iterations: Option<u64>,

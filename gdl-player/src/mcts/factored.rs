@@ -55,6 +55,8 @@ pub(super) struct Factored<G: Game> {
     nodes: Vec<Node>,
     slots: Vec<Slot<G::Move>>,
     max_nodes: usize,
+    /// Bytes of nodes, moves and tables at most ([`Factored::bytes`]).
+    max_bytes: usize,
     /// Iterations run: the stamp of the nodes they visit.
     clock: u64,
     /// The state searched from.
@@ -92,12 +94,13 @@ pub(super) struct Limits {
 }
 
 impl<G: Game> Factored<G> {
-    /// The trees of `found`; with `checks`, the moves of nodes visited twice are checked
-    /// ([`super::factor_checks`]).
+    /// The trees of `found`, of at most `max_nodes` nodes and `max_bytes` bytes; with
+    /// `checks`, the moves of nodes visited twice are checked ([`super::factor_checks`]).
     pub(super) fn new(
         game: &G,
         found: Found<G>,
         max_nodes: usize,
+        max_bytes: usize,
         playout: Playout<G>,
         checks: bool,
     ) -> Self {
@@ -113,6 +116,7 @@ impl<G: Game> Factored<G> {
             nodes: Vec::new(),
             slots: Vec::new(),
             max_nodes: max_nodes.max(1),
+            max_bytes,
             clock: 0,
             next: Some(initial.clone()),
             state: Some(initial.clone()),
@@ -142,6 +146,21 @@ impl<G: Game> Factored<G> {
         self.nodes.len()
     }
 
+    /// The bytes the trees' nodes hold: the nodes, their moves, and their entries in the
+    /// tables (a key, a node and a control byte each, at the tables' load). The vectors
+    /// and tables keep the room of the most held (up to twice that, as they grow by doubling).
+    pub(super) fn bytes(&self) -> usize {
+        let entries: usize = self.tables.iter().map(HashMap::len).sum();
+        self.nodes.len() * std::mem::size_of::<Node>()
+            + self.slots.len() * std::mem::size_of::<Slot<G::Move>>()
+            + entries * (std::mem::size_of::<(u64, u32)>() + 1) * 8 / 7
+    }
+
+    /// Whether the trees are full: no room for `more` nodes within the budgets.
+    fn full(&self, more: usize) -> bool {
+        self.nodes.len() + more > self.max_nodes || self.bytes() >= self.max_bytes
+    }
+
     /// The state searched from.
     pub(super) fn root(&self) -> &G::State {
         &self.root
@@ -151,7 +170,7 @@ impl<G: Game> Factored<G> {
     /// full, the half of it visited least recently is freed first.
     pub(super) fn begin(&mut self, game: &G, state: &G::State) {
         self.root.clone_from(state);
-        if self.nodes.len() > self.max_nodes / 2 {
+        if self.nodes.len() > self.max_nodes / 2 || self.bytes() > self.max_bytes / 2 {
             self.free_half();
         }
         self.clock += 1;
@@ -251,7 +270,7 @@ impl<G: Game> Factored<G> {
             self.nodes[n as usize].stamp = self.clock;
             return Some((n, false));
         }
-        if self.nodes.len() >= self.max_nodes {
+        if self.full(1) {
             return None;
         }
         let start = self.slots.len() as u32;
@@ -407,7 +426,7 @@ impl<G: Game> Factored<G> {
                 break;
             }
             // Room for the nodes of an iteration's step (a factor each).
-            if self.nodes.len() + self.tables.len() > self.max_nodes {
+            if self.full(self.tables.len()) {
                 self.free_half();
                 self.find_root(game);
             }

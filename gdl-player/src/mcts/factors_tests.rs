@@ -258,12 +258,31 @@ fn trees_in_parallel_share_the_factors() {
 
 #[test]
 fn a_full_store_frees_its_least_recent_half_and_goes_on() {
-    let game = TWO_BOARDS;
     // 16 nodes hold a fraction of the boards' positions: the store is freed many times a move.
-    let mut p = Mcts::new(MctsOptions {
+    full_store_goes_on(MctsOptions {
         max_nodes: 16,
-        max_iterations: Some(5_000),
         ..MctsOptions::default()
+    });
+}
+
+#[test]
+fn the_memory_budget_bounds_the_factored_trees() {
+    // A budget of 16 small nodes' bytes, the node budget left at its default.
+    full_store_goes_on(MctsOptions {
+        max_memory: 16 * 64,
+        ..MctsOptions::default()
+    });
+}
+
+/// A match of the first role against the second's lowest cells, searched with `options`
+/// (5,000 iterations a move) in a store too small for it: every move is legal, the store
+/// stays within its budgets and consistent, and the first search runs all its iterations.
+fn full_store_goes_on(options: MctsOptions) {
+    let game = TWO_BOARDS;
+    let (max_nodes, max_bytes) = (options.max_nodes, options.max_memory);
+    let mut p = Mcts::new(MctsOptions {
+        max_iterations: Some(5_000),
+        ..options
     });
     p.start(&game, 0, far());
     let mut state = game.initial_state();
@@ -273,8 +292,12 @@ fn a_full_store_frees_its_least_recent_half_and_goes_on() {
     while !game.is_terminal(&state) {
         let mv = p.choose(&game, &state, far());
         let stats = p.stats();
-        assert!(stats.nodes <= 16, "{stats:?}");
-        assert!(p.factored.as_ref().is_some_and(|f| f.consistent()));
+        assert!(stats.nodes <= max_nodes, "{stats:?}");
+        let factored = p.factored.as_ref();
+        assert!(factored.is_some_and(|f| f.consistent()));
+        // Within the budget but for the nodes of the last step (one per factor at most).
+        let bytes = factored.map_or(0, |f| f.bytes());
+        assert!(bytes <= max_bytes + 2 * 64, "{bytes} of {max_bytes}");
         assert!(steps > 0 || stats.iterations >= 5_000, "{stats:?}");
         game.legal_moves(&state, 0, &mut legal);
         assert!(mv.is_some_and(|m| legal.contains(&m)), "{mv:?} {legal:?}");
