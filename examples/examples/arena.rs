@@ -1,5 +1,9 @@
 //! Two players of `gdl_player` against each other on an embedded game, N games in each
 //! colour: the strength benchmark of the players (win/draw/loss counts, not a timed test).
+//! With three roles or more, the first player takes every other seat (A B A ...) in N games
+//! and the second in the other N (B A B ...), the seats turned by one each game, and every
+//! seat of the one is counted against every seat of the other (`3pConnectFour`: two pairs a
+//! game).
 //!
 //! ```sh
 //! cargo run --release --example arena -- connectFour mcts:10000 random 100
@@ -7,11 +11,12 @@
 //! cargo run --release --example arena -- connectFour mcts@0.1 base@0.1 20
 //! cargo run --release --example arena -- connectFour auto@0.1 mcts@0.1 20 4
 //! cargo run --release --example arena --features corpus-games -- englishDraughts xmcts@0.1 mcts@0.1 20
+//! cargo run --release --example arena --features corpus-games -- 3pConnectFour base@0.25 mcts@0.25 40 0.3
 //! ```
 //!
-//! The games are those of `gdl_examples`; `englishDraughts`, `reversi` and `twoBoards` (the
-//! corpus's connectFourSimultaneous: two boards; read from the corpus next to the checkout)
-//! with the `corpus-games` feature.
+//! The games are those of `gdl_examples`; `englishDraughts`, `reversi`, `twoBoards` (the
+//! corpus's connectFourSimultaneous: two boards) and `3pConnectFour` (read from the corpus next
+//! to the checkout) with the `corpus-games` feature.
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default, or `auto`),
@@ -80,13 +85,21 @@ fn main() -> ExitCode {
         "twoBoards" => arena(&gdl_examples::two_boards::TwoBoards, a, b, games, start),
         #[cfg(feature = "corpus-games")]
         "reversi" => arena(&gdl_examples::reversi::Reversi, a, b, games, start),
+        #[cfg(feature = "corpus-games")]
+        "3pConnectFour" => arena(
+            &gdl_examples::three_player_connect_four::ThreePlayerConnectFour,
+            a,
+            b,
+            games,
+            start,
+        ),
         _ => usage(),
     }
 }
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi] PLAYER PLAYER [GAMES [START_SECONDS]]   \
+        "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi|twoBoards|3pConnectFour] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
          [x|xx|p](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto|rave|grave)(:I|@SECONDS)[:C|auto[:K[:B]]])",
         GAMES.join("|")
@@ -252,35 +265,74 @@ struct Score {
     losses: u32,
 }
 
+impl Score {
+    /// Counts `ours` against `theirs`.
+    fn add(&mut self, ours: i32, theirs: i32) {
+        match ours.cmp(&theirs) {
+            std::cmp::Ordering::Greater => self.wins += 1,
+            std::cmp::Ordering::Equal => self.draws += 1,
+            std::cmp::Ordering::Less => self.losses += 1,
+        }
+    }
+}
+
+/// Which seats `a` takes in game `g` of the half `half` of an arena of `roles` roles: with
+/// two roles, one seat each (`a` first in the first half); with more, `a` in every other seat
+/// (A B A ...) in the first half and in the others (B A B ...) in the second, the pattern
+/// turned by one seat each game.
+fn seats_of_a(roles: usize, half: usize, g: u32) -> Vec<bool> {
+    let turn = match roles {
+        2 => 0,
+        _ => g as usize % roles,
+    };
+    (0..roles)
+        .map(|r| ((r + turn) % roles).is_multiple_of(2) == (half == 0))
+        .collect()
+}
+
 fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32, start: f64) -> ExitCode {
-    if game.role_count() != 2 {
-        eprintln!("arena: a game of two roles is needed");
+    let roles = game.role_count();
+    if roles < 2 {
+        eprintln!("arena: a game of two roles or more is needed");
         return ExitCode::FAILURE;
     }
     let mut total = Score::default();
     let mut longest = [Duration::ZERO; 2];
-    for colour in 0..2 {
+    for half in 0..2 {
         let mut score = Score::default();
         let began = Instant::now();
         for g in 0..games {
-            let seed = u64::from(g) * 2 + colour as u64;
-            let (Some(pa), Some(pb)) = (parse::<G>(a, seed), parse::<G>(b, seed + 1000)) else {
-                return usage();
-            };
-            let mut players = if colour == 0 { [pa, pb] } else { [pb, pa] };
+            let is_a = seats_of_a(roles, half, g);
+            let mut players = Vec::with_capacity(roles);
+            for (r, &mine) in is_a.iter().enumerate() {
+                let seed = (u64::from(g) * 2 + half as u64) * roles as u64 + r as u64;
+                let seat = match mine {
+                    true => parse::<G>(a, seed),
+                    false => parse::<G>(b, seed + 1000),
+                };
+                let Some(seat) = seat else {
+                    return usage();
+                };
+                players.push(seat);
+            }
             let goals = play(game, &mut players, start);
-            longest[0] = longest[0].max(players[colour].longest_observe);
-            longest[1] = longest[1].max(players[1 - colour].longest_observe);
-            let (ours, theirs) = (goals[colour], goals[1 - colour]);
-            match ours.cmp(&theirs) {
-                std::cmp::Ordering::Greater => score.wins += 1,
-                std::cmp::Ordering::Equal => score.draws += 1,
-                std::cmp::Ordering::Less => score.losses += 1,
+            for (r, p) in players.iter().enumerate() {
+                let k = usize::from(!is_a[r]);
+                longest[k] = longest[k].max(p.longest_observe);
+            }
+            // Every seat of `a` against every seat of `b`.
+            for (&ours, _) in goals.iter().zip(&is_a).filter(|(_, a)| **a) {
+                for (&theirs, _) in goals.iter().zip(&is_a).filter(|(_, a)| !**a) {
+                    score.add(ours, theirs);
+                }
             }
         }
+        let seats = match roles {
+            2 => game.role_name(half).to_string(),
+            _ => ["every other seat", "the other seats"][half].to_string(),
+        };
         println!(
-            "{a} as {} against {b}: {} wins, {} draws, {} losses ({:.1} s)",
-            game.role_name(colour),
+            "{a} as {seats} against {b}: {} wins, {} draws, {} losses ({:.1} s)",
             score.wins,
             score.draws,
             score.losses,
@@ -302,8 +354,10 @@ fn arena<G: Game + 'static>(game: &G, a: &str, b: &str, games: u32, start: f64) 
     ExitCode::SUCCESS
 }
 
-/// Plays one game to its end, each player given `start` seconds to start; the goals (an undefined goal counts as 0).
-fn play<G: Game>(game: &G, players: &mut [Seat<G>; 2], start: f64) -> [i32; 2] {
+/// Plays one game to its end, each player given `start` seconds to start; the goals (an
+/// undefined goal counts as 0). A timed player's `observe` of a step counts against its time
+/// for the next (as a player's does in a match), down to a tenth of its time.
+fn play<G: Game>(game: &G, players: &mut [Seat<G>], start: f64) -> Vec<i32> {
     let far = || Instant::now() + Duration::from_secs(3600);
     for (r, p) in players.iter_mut().enumerate() {
         let deadline = Instant::now() + Duration::from_secs_f64(start);
@@ -312,31 +366,41 @@ fn play<G: Game>(game: &G, players: &mut [Seat<G>; 2], start: f64) -> [i32; 2] {
             eprintln!("{}: {report}", game.role_name(r));
         }
     }
+    let roles = players.len();
     let mut state = game.initial_state();
     let mut next = state.clone();
     let mut joint = Vec::new();
+    let mut observed = vec![Duration::ZERO; roles];
     for _ in 0..10_000 {
         if game.is_terminal(&state) {
             break;
         }
         joint.clear();
-        for p in players.iter_mut() {
+        for (p, &took) in players.iter_mut().zip(&observed) {
             let deadline = match p.seconds {
-                Some(s) => Instant::now() + Duration::from_secs_f64(s),
+                Some(s) => {
+                    Instant::now()
+                        + Duration::from_secs_f64(s)
+                            .saturating_sub(took)
+                            .max(Duration::from_secs_f64(s / 10.0))
+                }
                 None => far(),
             };
             match p.player.choose(game, &state, deadline) {
                 Some(m) => joint.push(m),
-                None => return [0, 0],
+                None => return vec![0; roles],
             }
         }
         game.next_state(&state, &joint, &mut next);
-        for p in players.iter_mut() {
+        for (p, took) in players.iter_mut().zip(observed.iter_mut()) {
             let start = Instant::now();
             p.player.observe(game, &joint, &next);
-            p.longest_observe = p.longest_observe.max(start.elapsed());
+            *took = start.elapsed();
+            p.longest_observe = p.longest_observe.max(*took);
         }
         std::mem::swap(&mut state, &mut next);
     }
-    [0, 1].map(|r| game.goal(&state, r).unwrap_or(0))
+    (0..roles)
+        .map(|r| game.goal(&state, r).unwrap_or(0))
+        .collect()
 }

@@ -66,6 +66,16 @@ pub mod two_boards {
     );
 }
 
+/// The corpus's 3pConnectFour: three roles (`red`, `yellow`, `blue`) on 8 x 6; the winner
+/// gets 100, the role that moved just before it 50. With the `corpus-games` feature only.
+#[cfg(feature = "corpus-games")]
+pub mod three_player_connect_four {
+    gdl_macros::gdl!(
+        name = ThreePlayerConnectFour,
+        file = "../../shared/games/ggp-repository/3pConnectFour.kif"
+    );
+}
+
 /// The names the examples accept for the embedded games (the arena takes the others too).
 pub const GAMES: &[&str] = &["ticTacToe", "connectFour", "breakthrough"];
 

@@ -119,17 +119,22 @@ fn tic_tac_toe_compiled_against_universal() {
 }
 
 /// A GDL-II match through our manager (PLAYs with percepts: the rules have `sees`) and the
-/// universal player, which plays it from beliefs; the manager plays the `random` role.
+/// universal player, which plays it from beliefs with the network (ground at START); the
+/// manager plays the `random` role.
 #[test]
 fn a_gdl2_match_with_the_universal_player() {
-    let player = universal();
+    let mut child = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"))
+        .spawn()
+        .expect("the player starts");
+    let (addr, log) = gdl_tests::listening_with_log(&mut child);
+    let _child = Killed(child);
     let game = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures/gdl2/guessNumber.kif")
         .display()
         .to_string();
     let out = scratch("match-players", "guess.json");
     let result = gdlc()
-        .args(["match", &game, "--player", &player.addr.to_string()])
+        .args(["match", &game, "--player", &addr.to_string()])
         .args(["--startclock", "2", "--playclock", "1", "--grace", "1"])
         .arg("--out")
         .arg(&out)
@@ -142,4 +147,21 @@ fn a_gdl2_match_with_the_universal_player() {
     assert_eq!(record["isCompleted"], true, "{stderr}");
     let errors = role_errors(&record, 0);
     assert!(errors.iter().all(String::is_empty), "{errors:?}\n{stderr}");
+    // Every move by the network, from beliefs.
+    let mut lines = Vec::new();
+    while let Ok(line) = log.recv_timeout(std::time::Duration::from_secs(1)) {
+        lines.push(line);
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("a GDL-II game, the network plays from beliefs")),
+        "{lines:#?}"
+    );
+    let steps: Vec<&String> = lines.iter().filter(|l| l.contains(" step ")).collect();
+    assert!(!steps.is_empty(), "{lines:#?}");
+    assert!(
+        steps.iter().all(|l| l.contains(" by propnet (")),
+        "a move not by the network: {steps:#?}"
+    );
 }

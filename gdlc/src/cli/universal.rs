@@ -28,6 +28,7 @@ use gdl_player::http::{Beliefs, MatchEngine, StartRequest, fallback_move};
 use gdl_player::subprocess::{self, EngineError, Ponder};
 use gdl_player::{Mcts, MctsOptions, Player};
 use gdl_runtime::Game;
+use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::interp::Interpreter;
 
 use self::network::{GroundRequest, NetSearch, Network};
@@ -96,8 +97,10 @@ pub struct Universal {
     threads: usize,
     ponder: Ponder,
     mcts_options: MctsOptions,
-    /// GDL-II matches are played from beliefs, with the interpreter.
+    /// GDL-II matches are played from beliefs: with the network when it is ready at the
+    /// first PLAY with percepts (for the whole match), else with the interpreter.
     beliefs: Beliefs<Interpreter>,
+    net_beliefs: Beliefs<OwnedNetGame>,
     /// What the search of the last move did.
     report: Option<String>,
 }
@@ -248,6 +251,7 @@ impl Universal {
             ponder: options.ponder,
             mcts_options: options.mcts.clone(),
             beliefs: Beliefs::new(start),
+            net_beliefs: Beliefs::new(start),
             report: None,
         };
         let deadline = start.arrived + budget;
@@ -319,6 +323,20 @@ impl Universal {
         measure_until: Instant,
     ) {
         let step = self.history.len() + 1;
+        let arrived = match arrived {
+            Ok(grounded) if grounded.percepts => {
+                log(&format!(
+                    "{}: grounded in {:.2} s ({} nodes): a GDL-II game, the network plays \
+                     from beliefs",
+                    self.match_id,
+                    grounded.took.as_secs_f64(),
+                    grounded.game.net().nodes
+                ));
+                self.network = Network::Beliefs(Box::new(grounded.game));
+                return;
+            }
+            other => other,
+        };
         let built = arrived.and_then(|grounded| {
             let took = grounded.took.as_secs_f64();
             let nodes = grounded.game.net().nodes;
@@ -384,7 +402,7 @@ impl Universal {
                     }
                     false
                 }
-                Network::Off(_) => {
+                Network::Off(_) | Network::Beliefs(_) => {
                     if self.mcts.root_state() != Some(&self.state) {
                         // The tree stopped following (another engine played): choosing
                         // roots it at the state (and searches until now only).
@@ -645,7 +663,7 @@ impl Universal {
     fn engine_now(&self) -> &'static str {
         match (&self.compiled, &self.network) {
             (Compiled::Running { .. }, _) => "compiled",
-            (_, Network::Playing(_)) => "propnet",
+            (_, Network::Playing(_) | Network::Beliefs(_)) => "propnet",
             _ => "interpreted",
         }
     }
@@ -661,6 +679,7 @@ impl Universal {
         };
         match &self.network {
             Network::Playing(_) => format!("the network ({compiled})"),
+            Network::Beliefs(_) => "the network, from beliefs (a GDL-II game)".to_string(),
             Network::Grounding(..) => format!("the interpreter (being ground; {compiled})"),
             Network::Off(why) if why == "the network is off" => {
                 format!("the interpreter ({compiled})")
@@ -681,9 +700,10 @@ impl MatchEngine for Universal {
     }
 
     fn last_stats(&self) -> Option<String> {
-        match self.beliefs.used() {
-            true => self.beliefs.stats(),
-            false => self.report.clone(),
+        match (self.net_beliefs.used(), self.beliefs.used()) {
+            (true, _) => self.net_beliefs.stats(),
+            (false, true) => self.beliefs.stats(),
+            (false, false) => self.report.clone(),
         }
     }
 
@@ -692,7 +712,7 @@ impl MatchEngine for Universal {
     /// process that plays: the network, else the interpreter (while the network is being
     /// ground nothing searches: grounding has the core).
     fn ponder(&mut self, until: Instant) -> u64 {
-        if self.beliefs.used() || self.poll_build(Clock::Between) {
+        if self.beliefs.used() || self.net_beliefs.used() || self.poll_build(Clock::Between) {
             return 0;
         }
         self.poll_network(Clock::Between);
@@ -703,7 +723,7 @@ impl MatchEngine for Universal {
             Network::Off(_) if self.mcts.root_state() == Some(&self.state) => {
                 self.mcts.ponder(&self.game, until)
             }
-            Network::Off(_) => 0,
+            Network::Off(_) | Network::Beliefs(_) => 0,
         }
     }
 
@@ -714,6 +734,19 @@ impl MatchEngine for Universal {
         percepts: &[String],
         deadline: Instant,
     ) -> Result<String, String> {
+        // The network takes the match at its first PLAY with percepts, or never: beliefs are
+        // not handed from one engine to the other.
+        if !self.beliefs.used() {
+            self.poll_network(Clock::Play(deadline));
+        }
+        if let Network::Beliefs(net) = &self.network
+            && (self.net_beliefs.used() || !self.beliefs.used())
+        {
+            self.played_by = Some("propnet");
+            return self
+                .net_beliefs
+                .play(net, self.role, turn, last_move, percepts, deadline);
+        }
         self.played_by = Some("interpreted");
         self.beliefs
             .play(&self.game, self.role, turn, last_move, percepts, deadline)

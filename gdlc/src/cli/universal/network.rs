@@ -2,7 +2,8 @@
 //! built into a propositional network on a thread of their own ([`ground_in_background`]),
 //! within a budget of CPU time; the network then plays ([`NetSearch`], MCTS over
 //! [`OwnedNetGame`]) until the compiled game is built. No rustc is involved: tic-tac-toe,
-//! connect four or breakthrough are ready in well under a second.
+//! connect four or breakthrough are ready in well under a second. A GDL-II game's network
+//! plays the whole match from beliefs ([`Network::Beliefs`]).
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -22,6 +23,8 @@ pub struct Grounded {
     pub game: OwnedNetGame,
     /// The wall-clock time from the rules to the network.
     pub took: Duration,
+    /// A GDL-II game (with `sees` rules): played from beliefs.
+    pub percepts: bool,
 }
 
 /// The receiver of [`ground_in_background`]'s result.
@@ -33,6 +36,9 @@ pub enum Network {
     Grounding(GroundReceiver),
     /// Playing (or following the moves, while the compiled game plays).
     Playing(Box<NetSearch>),
+    /// A GDL-II game's network, which plays from beliefs (the match's percepts) in place of
+    /// the interpreter.
+    Beliefs(Box<OwnedNetGame>),
     /// Not playing, for the reason given.
     Off(String),
 }
@@ -83,15 +89,14 @@ pub fn ground(request: &GroundRequest) -> Result<Grounded, String> {
         // A network with run-time joins may be far slower than the interpreter (chess).
         return Err("some rules are left to run time".to_string());
     }
-    if ir.sees.iter().any(|s| !s.is_empty()) {
-        return Err("a GDL-II game, played from beliefs".to_string());
-    }
+    let percepts = ir.sees.iter().any(|s| !s.is_empty());
     // What the passes left besides the IR may be large: freed on this thread.
     drop(artifacts);
     let game = OwnedNetGame::new(ir);
     Ok(Grounded {
         game,
         took: began.elapsed(),
+        percepts,
     })
 }
 
