@@ -8,7 +8,8 @@
 //! gives our role are the ones we got. When no particle survives, new ones are drawn by
 //! replaying the whole history from the initial state the same way. Sound: every particle is a
 //! state the match can be in. The move is the one with the best mean goal over random playouts
-//! from every particle (moves legal in every particle first): a vote weighted by the particles.
+//! from every particle (moves legal in every particle first): a vote weighted by the particles;
+//! among moves as good, one drawn at random.
 
 use std::time::Instant;
 
@@ -78,6 +79,15 @@ pub struct BeliefPlayer<G: Game> {
     history: Vec<Seen<G::Move>>,
     particles: Vec<G::State>,
     stats: BeliefStats,
+}
+
+/// The index in `0..count` with the best `value`, drawn uniformly among those as good (a
+/// draw whatever the move repeats no move for ever: a try that changes nothing, in a game
+/// without a step limit, would be tried again at every turn).
+fn best_of(count: usize, value: impl Fn(usize) -> f64, rng: &mut SplitMix64) -> Option<usize> {
+    let top = (0..count).map(&value).max_by(f64::total_cmp)?;
+    let ties: Vec<usize> = (0..count).filter(|&k| value(k) >= top - 1e-9).collect();
+    ties.get(rng.below(ties.len().max(1))).copied()
 }
 
 impl<G: Game> BeliefPlayer<G> {
@@ -234,7 +244,7 @@ impl<G: Game> BeliefPlayer<G> {
             }
         }
         let mean = |k: usize| sums[k] / counts[k].max(1) as f64;
-        let best = (0..candidates.len()).max_by(|&a, &b| mean(a).total_cmp(&mean(b)))?;
+        let best = best_of(candidates.len(), mean, &mut self.rng)?;
         self.stats.playouts = done;
         self.stats.value = mean(best);
         Some(candidates[best].0)

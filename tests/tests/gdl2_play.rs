@@ -156,3 +156,65 @@ fn beliefs_agree_with_what_was_seen() {
     assert_eq!(secrets(&player), vec![3, 4]);
     assert!(player.stats().resampled);
 }
+
+/// Blind tic-tac-toe between two belief players (the `random` role drawn here): every game
+/// ends. Once no line can be made, every move draws, and a player that broke the tie the same
+/// way each turn tried the same cell the opponent holds for ever (the game has no step limit).
+#[test]
+fn belief_players_do_not_repeat_a_futile_try_for_ever() {
+    let game = Interpreter::from_source(
+        fixture("blindTicTacToe.kif").as_str(),
+        &CheckOptions::default(),
+    )
+    .expect("the fixture");
+    let mut rng = SplitMix64::new(7);
+    let mut moves = Vec::new();
+    for seed in 0..6 {
+        let mut players: Vec<Option<BeliefPlayer<Interpreter>>> = (0..game.role_count())
+            .map(|r| {
+                (!game.is_random_role(r)).then(|| {
+                    let options = BeliefOptions {
+                        seed: seed * 3 + r as u64,
+                        particles: 16,
+                        ..BeliefOptions::default()
+                    };
+                    BeliefPlayer::new(&game, r, options)
+                })
+            })
+            .collect();
+        let mut state = game.initial_state();
+        let mut next = state.clone();
+        let mut steps = 0;
+        while !game.is_terminal(&state) {
+            steps += 1;
+            assert!(steps <= 300, "seed {seed}: no end after 300 steps");
+            let mut joint = Vec::new();
+            for (r, p) in players.iter_mut().enumerate() {
+                match p {
+                    Some(p) => joint.push(
+                        p.choose(&game, Instant::now() + Duration::from_millis(10))
+                            .expect("a move"),
+                    ),
+                    None => {
+                        game.legal_moves(&state, r, &mut moves);
+                        joint.push(moves[rng.below(moves.len())]);
+                    }
+                }
+            }
+            game.next_state(&state, &joint, &mut next);
+            for (r, p) in players.iter_mut().enumerate() {
+                if let Some(p) = p {
+                    let mut seen = Vec::new();
+                    game.percepts(&state, &joint, r, &mut seen);
+                    p.observe(
+                        &game,
+                        joint[r],
+                        &seen,
+                        Instant::now() + Duration::from_secs(1),
+                    );
+                }
+            }
+            std::mem::swap(&mut state, &mut next);
+        }
+    }
+}
