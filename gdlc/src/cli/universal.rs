@@ -456,6 +456,11 @@ impl Universal {
                 }
             }
         }
+        if matches!(self.network, Network::Beliefs(_)) {
+            // The compiled engine searches a GDL-I tree: beliefs are not handed to it.
+            self.compiled = Compiled::Off("a GDL-II game is played from beliefs".to_string());
+            return false;
+        }
         let Compiled::Built { binary, attempts } = &mut self.compiled else {
             return false;
         };
