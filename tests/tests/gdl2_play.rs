@@ -20,6 +20,11 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The interpreter of `rules`.
+fn interpreter(rules: &str) -> Interpreter {
+    Interpreter::from_source(rules, &CheckOptions::default()).expect("the fixture")
+}
+
 /// `( a b )`, or `NIL` for nothing.
 fn list(items: &[String]) -> String {
     match items.is_empty() {
@@ -31,7 +36,7 @@ fn list(items: &[String]) -> String {
 /// A whole match of `rules` with our player as `role`: every reply a legal move of the true
 /// state; STOP answered `done`. Returns the number of moves checked.
 fn play_match(rules: &str, role: &str, seed: u64) -> usize {
-    let game = Interpreter::from_source(rules, &CheckOptions::default()).expect("the fixture");
+    let game = interpreter(rules);
     let ours = (0..game.role_count())
         .find(|&r| game.role_name(r) == role)
         .expect("the role");
@@ -105,11 +110,7 @@ fn gdl2_matches_over_http_get_legal_moves() {
 /// guessNumber: after each guess and what it told, every particle's secret agrees with it.
 #[test]
 fn beliefs_agree_with_what_was_seen() {
-    let game = Interpreter::from_source(
-        fixture("guessNumber.kif").as_str(),
-        &CheckOptions::default(),
-    )
-    .expect("the fixture");
+    let game = interpreter(&fixture("guessNumber.kif"));
     let guesser = 0;
     assert_eq!(game.role_name(guesser), "guesser");
     let far = || Instant::now() + Duration::from_secs(5);
@@ -162,11 +163,7 @@ fn beliefs_agree_with_what_was_seen() {
 /// way each turn tried the same cell the opponent holds for ever (the game has no step limit).
 #[test]
 fn belief_players_do_not_repeat_a_futile_try_for_ever() {
-    let game = Interpreter::from_source(
-        fixture("blindTicTacToe.kif").as_str(),
-        &CheckOptions::default(),
-    )
-    .expect("the fixture");
+    let game = interpreter(&fixture("blindTicTacToe.kif"));
     let mut rng = SplitMix64::new(7);
     let mut moves = Vec::new();
     for seed in 0..6 {
