@@ -151,6 +151,7 @@ pub(super) fn pick<G: Game>(
     }
     let explore = c * sqrt_ln(node.total);
     let proofs = Proofs::of(store, n, r);
+    let small = table();
     let mut best = 0;
     let mut best_score = f64::NEG_INFINITY;
     for (i, m) in moves.iter().enumerate() {
@@ -159,7 +160,11 @@ pub(super) fn pick<G: Game>(
             Known::Exact(v) => v,
             Known::Open => m.sum / f64::from(m.visits),
         };
-        let score = mean + explore * inv_sqrt(m.visits);
+        let inv = match small.get(m.visits as usize) {
+            Some(&(x, _)) => x,
+            None => 1.0 / f64::from(m.visits).sqrt(),
+        };
+        let score = mean + explore * inv;
         if score > best_score {
             best_score = score;
             best = i;
