@@ -5,6 +5,7 @@
 //! cargo run --release --example mcts_speed -- connectFour 5 2
 //! cargo run --release --example mcts_speed -- connectFour 5 2 baseline
 //! cargo run --release --example mcts_speed -- connectFour 5 2 mcts mast
+//! cargo run --release --example mcts_speed --features corpus-games -- 3pConnectFour 5 1
 //! ```
 //!
 //! The fourth argument is the search (`mcts`, the default, or `baseline`), the fifth the
@@ -73,6 +74,14 @@ fn main() -> ExitCode {
         "ticTacToe" => speed(&TicTacToe, name, seconds, threads, &options),
         "connectFour" => speed(&ConnectFour, name, seconds, threads, &options),
         "breakthrough" => speed(&Breakthrough, name, seconds, threads, &options),
+        #[cfg(feature = "corpus-games")]
+        "3pConnectFour" => speed(
+            &gdl_examples::three_player_connect_four::ThreePlayerConnectFour,
+            name,
+            seconds,
+            threads,
+            &options,
+        ),
         _ => usage(),
     }
 }

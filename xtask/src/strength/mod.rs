@@ -5,7 +5,8 @@
 //! A variant is a name and the extra flags of its player's command line (`--variant
 //! base="--search baseline"`), passed through unread: each seat is a `gdlc play GAME --port P
 //! --threads 1 COMMON FLAGS` process (`players.rs`), pinned to a core with `taskset` when it
-//! can be. Every game's player is built (through the build cache) before any match is played.
+//! can be (when a match has more roles than the machine has cores, its players share all the
+//! cores equally instead). Every game's player is built (through the build cache) before any match is played.
 //! Two-role games: one tournament of N matches, the seats rotated each match. Three roles or
 //! more: the seats alternate between the variants (A B A, then B A B for the second half of
 //! the matches), and each match counts every seat of A against every seat of B. One role (a
@@ -276,7 +277,7 @@ fn strength(args: &Args) -> Result<Played, String> {
             kind: s.kind.clone(),
             roles: s.roles,
             seconds: t.elapsed().as_secs_f64(),
-            pinning: pinning.describe(seats_per_game(s.roles)),
+            pinning: pinning.describe(s.roles),
             outcome,
         };
         eprintln!("[strength] {}", report::summary_line(&result, &variants));
@@ -311,11 +312,6 @@ fn strength(args: &Args) -> Result<Played, String> {
             false => Played::SomeFailed,
         },
     )
-}
-
-/// The players a game needs at once: both variants, each in half the seats (rounded up).
-fn seats_per_game(roles: usize) -> usize {
-    2 * roles.div_ceil(2).max(1)
 }
 
 /// A name for this run's directory: seconds since the epoch.
@@ -497,12 +493,12 @@ fn play_game(
     let mut running: Vec<Player> = Vec::new();
     for i in 0..per_variant {
         for (k, v) in variants.iter().enumerate() {
-            let core = pinning.core(running.len());
+            let cores = pinning.cores(running.len(), s.roles);
             running.push(players::start(
                 &launch,
                 v,
                 k,
-                core,
+                cores,
                 &format!("{}-{i}", v.name),
             )?);
         }
@@ -524,7 +520,7 @@ fn play_game(
         args.matches * if s.roles == 1 { 2 } else { 1 },
         s.roles,
         if s.roles == 1 { "" } else { "s" },
-        pinning.describe(running.len())
+        pinning.describe(s.roles)
     );
     let mut failures = Vec::new();
     for t in &list {
@@ -718,9 +714,6 @@ mod tests {
         let seats: Vec<&str> = t.iter().map(|t| t.seats[0].as_str()).collect();
         assert_eq!(seats, ["a0", "b0", "a0", "b0"]);
         assert!(t.iter().all(|t| t.matches == 1));
-        assert_eq!(seats_per_game(1), 2);
-        assert_eq!(seats_per_game(2), 2);
-        assert_eq!(seats_per_game(3), 4);
     }
 
     #[test]

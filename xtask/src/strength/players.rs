@@ -37,21 +37,30 @@ impl Pinning {
         }
     }
 
-    /// The core of the `k`-th player of a game (from 0).
-    pub fn core(&self, k: usize) -> Option<usize> {
+    /// The cores (a `taskset -c` list) of the `k`-th player process of a game (from 0) whose
+    /// matches have `busy` players searching at once (one per role: each searches through
+    /// every play clock, its turn or not). With no more of them than cores, each its own core,
+    /// in turn; with more, every player on all the cores, which the scheduler then shares
+    /// equally (pinned in turn, two on a core would get half the time of one alone: equal
+    /// time per move is what the benchmark compares).
+    pub fn cores(&self, k: usize, busy: usize) -> Option<String> {
         match self {
-            Pinning::Cores(n) => Some(k % n),
+            Pinning::Cores(n) if busy <= *n => Some((k % n).to_string()),
+            Pinning::Cores(n) => Some(format!("0-{}", n - 1)),
             Pinning::None(_) => None,
         }
     }
 
-    pub fn describe(&self, players: usize) -> String {
+    /// How the `busy` players of a match are placed.
+    pub fn describe(&self, busy: usize) -> String {
         match self {
-            Pinning::Cores(n) if players <= *n => {
+            Pinning::Cores(n) if busy <= *n => {
                 format!("each player pinned to its own core (taskset, {n} cores)")
             }
             Pinning::Cores(n) => format!(
-                "{players} players pinned to {n} cores in turn (taskset): some share a core"
+                "{busy} players of a match sharing {n} cores (taskset -c 0-{}): equal shares \
+                 of the cores, none alone on one",
+                n - 1
             ),
             Pinning::None(why) => why.clone(),
         }
@@ -124,15 +133,15 @@ pub fn start(
     launch: &Launch,
     variant: &Variant,
     index: usize,
-    core: Option<usize>,
+    cores: Option<String>,
     tag: &str,
 ) -> Result<Player, String> {
     let port = free_port()?;
     let args = play_args(launch.kif, port, launch.common, variant);
-    let mut cmd = match core {
-        Some(k) => {
+    let mut cmd = match cores {
+        Some(list) => {
             let mut c = Command::new("taskset");
-            c.arg("-c").arg(k.to_string()).arg(launch.gdlc);
+            c.arg("-c").arg(list).arg(launch.gdlc);
             c
         }
         None => Command::new(launch.gdlc),
@@ -206,14 +215,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cores_are_taken_in_turn() {
+    fn cores_are_taken_in_turn_or_shared_by_more_players_than_cores() {
         let p = Pinning::Cores(2);
-        assert_eq!(
-            (0..4).map(|k| p.core(k)).collect::<Vec<_>>(),
-            [Some(0), Some(1), Some(0), Some(1)]
-        );
-        assert_eq!(Pinning::None("x".into()).core(0), None);
-        assert!(p.describe(3).contains("share"));
+        let cores = |busy| (0..4).map(|k| p.cores(k, busy)).collect::<Vec<_>>();
+        let one = |k: &str| Some(k.to_string());
+        assert_eq!(cores(2), [one("0"), one("1"), one("0"), one("1")]);
+        assert_eq!(cores(3), [one("0-1"), one("0-1"), one("0-1"), one("0-1")]);
+        assert_eq!(Pinning::None("x".into()).cores(0, 2), None);
+        assert!(p.describe(3).contains("sharing 2 cores"));
         assert!(p.describe(2).contains("own core"));
     }
 
