@@ -76,6 +76,20 @@ pub mod three_player_connect_four {
     );
 }
 
+/// The Monty Hall problem (`examples/montyHall.kif`, GDL-II): roles `candidate` and `random`.
+pub mod monty_hall {
+    gdl_macros::gdl!(name = MontyHall, file = "montyHall.kif");
+}
+
+/// Blind tic-tac-toe (the repository's `tests/fixtures/gdl2/blindTicTacToe.kif`, GDL-II):
+/// roles `xplayer`, `oplayer` and `random` (who decides whose mark lands on a cell both try).
+pub mod blind_tic_tac_toe {
+    gdl_macros::gdl!(
+        name = BlindTicTacToe,
+        file = "../tests/fixtures/gdl2/blindTicTacToe.kif"
+    );
+}
+
 /// The names the examples accept for the embedded games (the arena takes the others too).
 pub const GAMES: &[&str] = &["ticTacToe", "connectFour", "breakthrough"];
 

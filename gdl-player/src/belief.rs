@@ -1,15 +1,19 @@
 //! A player for GDL-II (imperfect information): it keeps a set of sampled states, the
 //! *particles*, each consistent with everything it knows (its own moves, and what it saw after
-//! each joint move: [`Game::percepts`]), and chooses by flat Monte Carlo over them.
+//! each joint move: [`Game::percepts`]), and chooses by a tree search over what it will know
+//! ([`tree`], the default) or by flat Monte Carlo over them.
 //!
 //! After each turn the particles are advanced: the other roles' moves are drawn uniformly among
 //! their legal ones (GDL-II's `random` role plays uniformly; the others are modelled so too),
 //! ours is the one the manager says was played, and a successor is kept only if the percepts it
 //! gives our role are the ones we got. When no particle survives, new ones are drawn by
 //! replaying the whole history from the initial state the same way. Sound: every particle is a
-//! state the match can be in. The move is the one with the best mean goal over random playouts
-//! from every particle (moves legal in every particle first): a vote weighted by the particles;
-//! among moves as good, one drawn at random.
+//! state the match can be in. The moves considered are those legal in the most particles (in
+//! all of them, in a sound game). Flat Monte Carlo plays the one with the best mean goal over
+//! random playouts from every particle (a vote weighted by the particles; among moves as good,
+//! one drawn at random); the tree search the one it took most often from the root.
+
+mod tree;
 
 use std::time::Instant;
 
@@ -26,7 +30,22 @@ pub struct BeliefOptions {
     /// Playouts longer than this are scored as a draw of 50.
     pub max_playout_steps: usize,
     pub seed: u64,
+    /// How a move is chosen from the particles.
+    pub search: BeliefSearch,
 }
+
+/// How [`BeliefPlayer`] chooses its move from the particles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BeliefSearch {
+    /// Flat Monte Carlo: each move's mean goal over random playouts from every particle.
+    Flat,
+    /// Information-set tree search over the particles ([`tree`]).
+    #[default]
+    Tree,
+}
+
+/// The exploration constant of the information-set tree search.
+const TREE_EXPLORATION: f64 = 0.7;
 
 impl Default for BeliefOptions {
     fn default() -> Self {
@@ -35,6 +54,7 @@ impl Default for BeliefOptions {
             attempts_per_particle: 50,
             max_playout_steps: 10_000,
             seed: 1,
+            search: BeliefSearch::default(),
         }
     }
 }
@@ -199,6 +219,26 @@ impl<G: Game> BeliefPlayer<G> {
         // The moves legal in the most particles (in all of them, in a sound game).
         let most = candidates.iter().map(|c| c.1).max()?;
         candidates.retain(|c| c.1 == most);
+        if self.options.search == BeliefSearch::Tree && candidates.len() > 1 {
+            let moves: Vec<G::Move> = candidates.iter().map(|c| c.0).collect();
+            let limits = tree::Limits {
+                exploration: TREE_EXPLORATION,
+                max_playout_steps: self.options.max_playout_steps,
+                deadline,
+            };
+            let found = tree::search(
+                game,
+                self.role,
+                &self.particles,
+                &moves,
+                &mut self.rng,
+                &limits,
+            );
+            self.stats.playouts = found.iterations;
+            let (k, value) = found.best.unwrap_or((self.rng.below(moves.len()), 0.0));
+            self.stats.value = value;
+            return Some(moves[k]);
+        }
         let mut sums = vec![0.0f64; candidates.len()];
         let mut counts = vec![0u64; candidates.len()];
         let first = self.particles.first()?;

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use gdl_player::http::ServerOptions;
-use gdl_player::{BeliefOptions, BeliefPlayer};
+use gdl_player::{BeliefOptions, BeliefPlayer, BeliefSearch};
 use gdl_runtime::{Game, SplitMix64};
 use gdl_tests::{post, serve_universal_player};
 use gdlc::CheckOptions;
@@ -214,4 +214,65 @@ fn belief_players_do_not_repeat_a_futile_try_for_ever() {
             std::mem::swap(&mut state, &mut next);
         }
     }
+}
+
+/// A hidden number from 1 to 4; then `safe` (40 at once), a guess in the dark (`blind`: 100
+/// if right, at once), or `peek` (see the number) and a guess (100 if right).
+const PEEK: &str = "
+(role me) (role random)
+(init (step 0))
+(value 1) (value 2) (value 3) (value 4)
+(succ 0 1) (succ 1 2) (succ 2 3)
+(<= (legal random (hide ?v)) (true (step 0)) (value ?v))
+(<= (legal random noop) (not (true (step 0))))
+(<= (legal me wait) (true (step 0)))
+(<= (legal me peek) (true (step 1)))
+(<= (legal me safe) (true (step 1)))
+(<= (legal me (blind ?v)) (true (step 1)) (value ?v))
+(<= (legal me (guess ?v)) (true (step 2)) (value ?v))
+(<= (next (secret ?v)) (does random (hide ?v)))
+(<= (next (secret ?v)) (true (secret ?v)))
+(<= (next (step ?n)) (true (step ?m)) (succ ?m ?n))
+(<= (next safe) (does me safe))
+(<= (next right) (does me (guess ?v)) (true (secret ?v)))
+(<= (next right) (does me (blind ?v)) (true (secret ?v)))
+(<= (next blind) (does me (blind ?v)))
+(<= (sees me (secret ?v)) (does me peek) (true (secret ?v)))
+(<= terminal (true safe))
+(<= terminal (true blind))
+(<= terminal (true (step 3)))
+(<= (goal me 40) (true safe))
+(<= (goal me 100) (true right))
+(<= (goal me 0) (not (true safe)) (not (true right)))
+(goal random 0)
+";
+
+/// The move chosen at the second step of [`PEEK`] by a belief player searching with `search`.
+fn peek_choice(search: BeliefSearch) -> String {
+    let game = interpreter(PEEK);
+    let me = (0..game.role_count())
+        .find(|&r| !game.is_random_role(r))
+        .expect("a player role");
+    let options = BeliefOptions {
+        search,
+        ..BeliefOptions::default()
+    };
+    let mut player = BeliefPlayer::new(&game, me, options);
+    let wait = player
+        .choose(&game, Instant::now() + Duration::from_millis(50))
+        .expect("a move");
+    player.observe(&game, wait, &[], Instant::now() + Duration::from_secs(1));
+    let mv = player
+        .choose(&game, Instant::now() + Duration::from_millis(300))
+        .expect("a move");
+    game.move_text(me, mv)
+}
+
+/// The tree over what our role will know plays the later guess as it will then know the
+/// number, so it peeks; flat Monte Carlo guesses at random after its move, so it takes 40. (A
+/// search of each sampled state alone would as soon guess in the dark: it sees the number.)
+#[test]
+fn the_tree_search_looks_before_it_guesses() {
+    assert_eq!(peek_choice(BeliefSearch::Tree), "peek");
+    assert_eq!(peek_choice(BeliefSearch::Flat), "safe");
 }
