@@ -39,7 +39,8 @@ pub struct BeliefOptions {
 pub enum BeliefSearch {
     /// Flat Monte Carlo: each move's mean goal over random playouts from every particle.
     Flat,
-    /// Information-set tree search over the particles ([`tree`]).
+    /// Information-set tree search over the particles: a node per history of the role's own
+    /// moves and percepts.
     #[default]
     Tree,
 }
