@@ -6,8 +6,8 @@
 //! base="--search baseline"`), passed through unread: each seat is a `gdlc play GAME --port P
 //! --threads 1 COMMON FLAGS` process (`players.rs`), pinned to a core with `taskset` when it
 //! can be (when a match has more roles than the machine has cores, its players share all the
-//! cores equally instead). Every game's player is built (through the build cache) before any match is played.
-//! Two-role games: one tournament of N matches, the seats rotated each match. Three roles or
+//! cores equally instead). Every game's player is built (through the build cache) before any
+//! match is played. Two-role games: one tournament of N matches, the seats rotated each match. Three roles or
 //! more: the seats alternate between the variants (A B A, then B A B for the second half of
 //! the matches), and each match counts every seat of A against every seat of B. One role (a
 //! puzzle): each variant plays N matches alone, alternating, and the score reached is
