@@ -166,7 +166,7 @@ pub(super) fn search<G: Game>(
 }
 
 /// Our role's arm in `node` among the `legal` moves of this particle (the root keeps to its
-/// candidates): a legal move not tried yet, in an order drawn here, else UCB1 with each move's
+/// candidates): a legal move not tried yet, drawn uniformly, else UCB1 with each move's
 /// availability. `None` when no arm is legal.
 fn select<M: Copy + PartialEq>(
     tree: &mut Tree<M>,
@@ -188,7 +188,9 @@ fn select<M: Copy + PartialEq>(
             }
         }
     }
-    let mut open: Vec<u32> = Vec::new();
+    // The untried legal moves seen so far, and one of them drawn uniformly (reservoir).
+    let mut open = 0u32;
+    let mut drawn = None;
     let mut best = None;
     let mut best_score = f64::NEG_INFINITY;
     for (k, arm) in arms.iter_mut().enumerate() {
@@ -197,7 +199,10 @@ fn select<M: Copy + PartialEq>(
         }
         arm.available += 1;
         if arm.visits == 0 {
-            open.push(k as u32);
+            open += 1;
+            if rng.below(open as usize) == 0 {
+                drawn = Some(k as u32);
+            }
             continue;
         }
         let visits = f64::from(arm.visits);
@@ -207,10 +212,7 @@ fn select<M: Copy + PartialEq>(
             best = Some(k as u32);
         }
     }
-    match open.len() {
-        0 => best,
-        n => Some(open[rng.below(n)]),
-    }
+    drawn.or(best)
 }
 
 /// A hash of the sorted percepts of a step.

@@ -99,7 +99,13 @@ fn fast_ln(x: f64) -> f64 {
 /// `1 / sqrt(v)` (`v` at least 1).
 #[inline]
 pub(super) fn inv_sqrt(v: u32) -> f64 {
-    match table().get(v as usize) {
+    inv_sqrt_in(table(), v)
+}
+
+/// [`inv_sqrt`] with the table already at hand (a loop over a node's moves reads it once).
+#[inline]
+fn inv_sqrt_in(small: &[(f64, f64)], v: u32) -> f64 {
+    match small.get(v as usize) {
         Some(&(x, _)) => x,
         None => 1.0 / f64::from(v).sqrt(),
     }
@@ -160,11 +166,7 @@ pub(super) fn pick<G: Game>(
             Known::Exact(v) => v,
             Known::Open => m.sum / f64::from(m.visits),
         };
-        let inv = match small.get(m.visits as usize) {
-            Some(&(x, _)) => x,
-            None => 1.0 / f64::from(m.visits).sqrt(),
-        };
-        let score = mean + explore * inv;
+        let score = mean + explore * inv_sqrt_in(small, m.visits);
         if score > best_score {
             best_score = score;
             best = i;
