@@ -14,6 +14,9 @@
 //! one drawn at random); the tree search the one it took most often from the root.
 
 mod tree;
+mod turns;
+
+pub use turns::{Beliefs, Observed, Spelling};
 
 use std::time::Instant;
 

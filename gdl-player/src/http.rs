@@ -41,7 +41,7 @@ mod wire;
 
 pub use binary::{PLAY_USAGE, main_with_player, rule_set};
 pub use client::{SendError, send};
-pub use engine::{Beliefs, EngineFactory, GameEngine, MatchEngine, StartRequest, fallback_move};
+pub use engine::{EngineFactory, GameEngine, MatchEngine, StartRequest, fallback_move};
 pub use fold::folding_merges;
 pub use wire::ReadError;
 

@@ -49,7 +49,9 @@ mod root;
 pub mod subprocess;
 
 pub use baseline::{BaselineMcts, ParallelBaseline};
-pub use belief::{BeliefOptions, BeliefPlayer, BeliefSearch, BeliefStats};
+pub use belief::{
+    BeliefOptions, BeliefPlayer, BeliefSearch, BeliefStats, Beliefs, Observed, Spelling,
+};
 pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
 pub use options::{
     AmafMode, AmafOptions, DEFAULT_MAX_MEMORY, Expansion, Exploration, Factoring, HeuristicMode,

@@ -10,6 +10,11 @@
 //! | N `start` ROLE T | N `ready` (after searching from the initial state until T) |
 //! | N `observe` M1 ... Mn | N `ok` (the joint move, in role order, applied) |
 //! | N `choose` T | N `move` MOVE REPORT (searched until T; REPORT may be empty) |
+//! | N `beliefs` | N `ok` (a GDL-II match: from now on played from beliefs) |
+//! | N `percepts` T MOVE P1 ... Pn | N `ok` (our last move and what we saw after it, the beliefs updated until T at most) |
+//!
+//! After `beliefs`, `choose` chooses from the beliefs ([`Beliefs`]), `observe` is refused, and
+//! the engine does not ponder.
 //!
 //! T is a deadline on the system clock, in milliseconds since the Unix epoch (both processes
 //! run on one machine), so that a request read late is not searched for longer.
@@ -30,7 +35,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::Player;
+use crate::{Beliefs, Observed, Player, Spelling};
 use gdl_runtime::Game;
 
 /// Whether a player searches on the opponents' time, between requests.
@@ -126,8 +131,9 @@ pub fn serve<G: Game, P: Player<G>>(
     let mut next = state.clone();
     let mut role = None;
     let mut pondered = 0u64;
+    let mut beliefs: Option<Beliefs<G>> = None;
     loop {
-        let pondering = ponder == Ponder::On && role.is_some();
+        let pondering = ponder == Ponder::On && role.is_some() && beliefs.is_none();
         let Some(line) = next_request(&requests, game, player, pondering, &mut pondered) else {
             return Ok(());
         };
@@ -139,6 +145,7 @@ pub fn serve<G: Game, P: Player<G>>(
             ["start", name, until] => match (find_role(game, name), deadline(until)) {
                 (Some(r), Some(deadline)) => {
                     role = Some(r);
+                    beliefs = None;
                     state = game.initial_state();
                     pondered = 0;
                     player.start(game, r, deadline);
@@ -147,6 +154,33 @@ pub fn serve<G: Game, P: Player<G>>(
                 (None, _) => format!("error\tthe game has no role `{name}`"),
                 (_, None) => format!("error\tnot a deadline: {until}"),
             },
+            ["beliefs"] => match role {
+                None => "error\tno role yet: `start` first".to_string(),
+                Some(_) => {
+                    beliefs = Some(Beliefs::new(Spelling::Exact));
+                    "ok".to_string()
+                }
+            },
+            ["percepts", until, ours, percepts @ ..] => {
+                match (role, deadline(until), beliefs.as_mut()) {
+                    (None, _, _) => "error\tno role yet: `start` first".to_string(),
+                    (_, None, _) => format!("error\tnot a deadline: {until}"),
+                    (_, _, None) => "error\tnot a GDL-II match: `beliefs` first".to_string(),
+                    (Some(r), Some(until), Some(b)) => {
+                        let turn = Observed {
+                            ours: ours.to_string(),
+                            percepts: percepts.iter().map(|p| p.to_string()).collect(),
+                        };
+                        match b.observe(game, r, &turn, until) {
+                            Ok(()) => "ok".to_string(),
+                            Err(why) => format!("error\t{}", one_line(&why)),
+                        }
+                    }
+                }
+            }
+            ["observe", ..] if beliefs.is_some() => {
+                "error\ta GDL-II match: `percepts`, not `observe`".to_string()
+            }
             ["observe", moves @ ..] => match parse_joint(game, moves) {
                 Ok(joint) => {
                     game.next_state(&state, &joint, &mut next);
@@ -159,6 +193,9 @@ pub fn serve<G: Game, P: Player<G>>(
             ["choose", until] => match (role, deadline(until)) {
                 (None, _) => "error\tno role yet: `start` first".to_string(),
                 (_, None) => format!("error\tnot a deadline: {until}"),
+                (Some(r), Some(deadline)) if beliefs.is_some() => {
+                    believed_move(game, r, beliefs.as_mut(), deadline)
+                }
                 (Some(r), Some(deadline)) => match player.choose(game, &state, deadline) {
                     Some(m) => {
                         let mut said = report(player);
@@ -180,6 +217,26 @@ pub fn serve<G: Game, P: Player<G>>(
         };
         writeln!(output, "{number}\t{reply}")?;
         output.flush()?;
+    }
+}
+
+/// The reply to `choose` in a GDL-II match: the move chosen from `beliefs`.
+fn believed_move<G: Game>(
+    game: &G,
+    role: usize,
+    beliefs: Option<&mut Beliefs<G>>,
+    deadline: Instant,
+) -> String {
+    let Some(beliefs) = beliefs else {
+        return "error\tnot a GDL-II match".to_string();
+    };
+    match beliefs.choose(game, role, deadline) {
+        Ok(m) => format!(
+            "move\t{}\t{}",
+            one_line(&m),
+            one_line(&beliefs.stats().unwrap_or_default())
+        ),
+        Err(why) => format!("error\t{}", one_line(&why)),
     }
 }
 
@@ -371,6 +428,31 @@ impl Engine {
         self.expect(&request, Instant::now() + patience, "ok")
     }
 
+    /// Plays the match from beliefs from now on (GDL-II); waits `patience` for the reply.
+    pub fn beliefs(&mut self, patience: Duration) -> Result<(), EngineError> {
+        self.expect("beliefs", Instant::now() + patience, "ok")
+    }
+
+    /// Our last move and what we saw after it, the beliefs updated until `until`; waits for
+    /// the reply until `until` plus `slack`.
+    pub fn percepts(
+        &mut self,
+        turn: &Observed,
+        until: Instant,
+        slack: Duration,
+    ) -> Result<(), EngineError> {
+        let mut request = format!(
+            "percepts\t{}\t{}",
+            epoch_millis(until),
+            one_line(&turn.ours)
+        );
+        for p in &turn.percepts {
+            request.push('\t');
+            request.push_str(&one_line(p));
+        }
+        self.expect(&request, until + slack, "ok")
+    }
+
     /// The move to play, searched until `deadline`; waits for the reply until `deadline` plus
     /// `slack`.
     pub fn choose(&mut self, deadline: Instant, slack: Duration) -> Result<Chosen, EngineError> {
@@ -395,6 +477,9 @@ impl Drop for Engine {
         let _ = self.child.wait();
     }
 }
+
+#[cfg(test)]
+mod tests_beliefs;
 
 #[cfg(test)]
 mod tests {

@@ -383,6 +383,70 @@ fn the_universal_player_switches_to_the_compiled_game() {
     );
 }
 
+/// A GDL-II match of the universal player: the network plays from beliefs while the game is
+/// built; once built, the compiled game is told the turns seen so far (our moves and
+/// percepts) and plays the rest of the match from its own beliefs, every move legal.
+#[test]
+fn the_universal_player_hands_a_gdl2_match_to_the_compiled_game() {
+    let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
+    let mut child = command.spawn().expect("the player starts");
+    let (addr, log) = gdl_tests::listening_with_log(&mut child);
+    let _kill = KillOnDrop(child);
+    let warm = gdl_tests::wait_for_line(
+        &log,
+        "the build cache is ready",
+        std::time::Duration::from_secs(900),
+    );
+    assert!(warm.is_ok(), "no warm-up: {warm:#?}");
+    let kif =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/gdl2/blindTicTacToe.kif");
+    let rules = std::fs::read_to_string(&kif).unwrap();
+    let mut lines = Vec::new();
+    let mut wait_for_the_build = |turn| {
+        if turn == 2 {
+            let built = gdl_tests::wait_for_line(
+                &log,
+                "the compiled game is ready",
+                std::time::Duration::from_secs(900),
+            );
+            assert!(built.is_ok(), "the game was not built: {built:#?}");
+            lines.extend(built.unwrap_or_default());
+        }
+    };
+    gdl_tests::play_gdl2_match(
+        addr,
+        gdl_tests::Gdl2Match {
+            id: "b",
+            rules: &rules,
+            role: "xplayer",
+            seed: 3,
+            clocks: (2, 2),
+            before_play: &mut wait_for_the_build,
+        },
+    );
+    let played =
+        gdl_tests::wait_for_line(&log, " by compiled (", std::time::Duration::from_secs(5));
+    lines.extend(played.expect("the compiled game never played"));
+    let line = lines.last().expect("the line found");
+    // Its report is the beliefs' (particles). With a cold build cache (CI) the network
+    // played the first turns and the compiled game caught up with them; with the game in
+    // the cache already, the compiled game played from the first move.
+    assert!(line.contains("particles"), "{line}");
+    let by = |engine: &str| {
+        lines
+            .iter()
+            .any(|l| l.contains(" step 1: ") && l.contains(engine))
+    };
+    assert!(
+        by(" by propnet (") || by(" by compiled ("),
+        "the first move by neither the network nor the compiled game: {lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains(" by interpreted")),
+        "{lines:#?}"
+    );
+}
+
 /// A child process killed when dropped (also when a test fails).
 struct KillOnDrop(std::process::Child);
 

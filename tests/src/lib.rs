@@ -219,6 +219,95 @@ pub fn play_tic_tac_toe(addr: std::net::SocketAddr, game_match: TicTacToeMatch<'
     assert_eq!(post(addr, &format!("( STOP {id} {last} )")), "done");
 }
 
+/// One GDL-II match, this test as the game manager: the true state kept by the interpreter,
+/// the other roles (and `random`) drawing uniformly among their legal moves with `seed`.
+pub struct Gdl2Match<'a> {
+    /// The match id.
+    pub id: &'a str,
+    /// The rules (KIF).
+    pub rules: &'a str,
+    /// The player's role.
+    pub role: &'a str,
+    pub seed: u64,
+    /// The start and play clocks, seconds.
+    pub clocks: (u32, u32),
+    /// Runs before each PLAY (turn 0 first).
+    pub before_play: &'a mut dyn FnMut(u64),
+}
+
+/// `( a b )`, or `NIL` for nothing.
+fn kif_list(items: &[String]) -> String {
+    match items.is_empty() {
+        true => "NIL".to_string(),
+        false => format!("({})", items.join(" ")),
+    }
+}
+
+/// Plays a whole GDL-II match against the player at `addr` (`( PLAY <id> <turn> <lastmove>
+/// <percepts> )`): START answered `ready`, every move of the player legal in the true state,
+/// the match over within 100 turns, STOP answered `done`. Returns the moves checked.
+pub fn play_gdl2_match(addr: std::net::SocketAddr, game_match: Gdl2Match<'_>) -> usize {
+    use gdl_runtime::{Game, SplitMix64};
+    let Gdl2Match {
+        id,
+        rules,
+        role,
+        seed,
+        clocks: (start_clock, play_clock),
+        before_play,
+    } = game_match;
+    let game = gdlc::interp::Interpreter::from_source(rules, &Default::default())
+        .expect("the rules check");
+    let ours = (0..game.role_count())
+        .find(|&r| game.role_name(r) == role)
+        .expect("the role");
+    let start = format!("( START {id} {role} ({rules}) {start_clock} {play_clock} )");
+    assert_eq!(post(addr, &start), "ready");
+    let mut rng = SplitMix64::new(seed);
+    let mut state = game.initial_state();
+    let mut legal = Vec::new();
+    let mut percepts = Vec::new();
+    let mut last: Option<String> = None;
+    let mut checked = 0;
+    for turn in 0..100 {
+        if game.is_terminal(&state) {
+            break;
+        }
+        before_play(turn);
+        let message = match &last {
+            None => format!("( PLAY {id} 0 NIL NIL )"),
+            Some(m) => format!("( PLAY {id} {turn} {m} {} )", kif_list(&percepts)),
+        };
+        let reply = post(addr, &message);
+        game.legal_moves(&state, ours, &mut legal);
+        let mv = game
+            .parse_move(ours, &reply)
+            .filter(|m| legal.contains(m))
+            .unwrap_or_else(|| panic!("turn {turn}: {reply:?} is not a legal move of {role}"));
+        checked += 1;
+        let joint: Vec<_> = (0..game.role_count())
+            .map(|r| match r == ours {
+                true => mv,
+                false => {
+                    game.legal_moves(&state, r, &mut legal);
+                    legal[rng.below(legal.len())]
+                }
+            })
+            .collect();
+        percepts.clear();
+        game.percepts(&state, &joint, ours, &mut percepts);
+        let mut next = state.clone();
+        game.next_state(&state, &joint, &mut next);
+        state = next;
+        last = Some(reply);
+    }
+    assert!(game.is_terminal(&state), "the match did not end");
+    let m = last.expect("a move");
+    let stop = format!("( STOP {id} 9 {m} {} )", kif_list(&percepts));
+    assert_eq!(post(addr, &stop), "done");
+    checked
+}
+
 /// The universal player (any rules that check, played by the interpreter with MCTS, GDL-II
 /// matches with its beliefs) served in this process on 127.0.0.1, on a thread of its own
 /// (for the life of the test process); returns the address.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use gdl_player::http::ServerOptions;
 use gdl_player::{BeliefOptions, BeliefPlayer, BeliefSearch};
 use gdl_runtime::{Game, SplitMix64};
-use gdl_tests::{post, serve_universal_player};
+use gdl_tests::{Gdl2Match, play_gdl2_match, post, serve_universal_player};
 use gdlc::CheckOptions;
 use gdlc::interp::Interpreter;
 
@@ -25,71 +25,25 @@ fn interpreter(rules: &str) -> Interpreter {
     Interpreter::from_source(rules, &CheckOptions::default()).expect("the fixture")
 }
 
-/// `( a b )`, or `NIL` for nothing.
-fn list(items: &[String]) -> String {
-    match items.is_empty() {
-        true => "NIL".to_string(),
-        false => format!("({})", items.join(" ")),
-    }
-}
-
-/// A whole match of `rules` with our player as `role`: every reply a legal move of the true
-/// state; STOP answered `done`. Returns the number of moves checked.
+/// A whole match of `rules` with our player (served in this process) as `role`: every reply
+/// a legal move of the true state; STOP answered `done`. Returns the number of moves checked.
 fn play_match(rules: &str, role: &str, seed: u64) -> usize {
-    let game = interpreter(rules);
-    let ours = (0..game.role_count())
-        .find(|&r| game.role_name(r) == role)
-        .expect("the role");
     let addr = serve_universal_player(ServerOptions {
         margin: Duration::from_millis(700),
         ..ServerOptions::default()
     });
     let id = format!("gdl2.{role}.{seed}");
-    assert_eq!(
-        post(addr, &format!("( START {id} {role} ({rules}) 1 1 )")),
-        "ready"
+    let checked = play_gdl2_match(
+        addr,
+        Gdl2Match {
+            id: &id,
+            rules,
+            role,
+            seed,
+            clocks: (1, 1),
+            before_play: &mut |_| {},
+        },
     );
-    let mut rng = SplitMix64::new(seed);
-    let mut state = game.initial_state();
-    let mut legal = Vec::new();
-    let mut percepts = Vec::new();
-    let mut last: Option<String> = None;
-    let mut checked = 0;
-    for turn in 0..100 {
-        if game.is_terminal(&state) {
-            break;
-        }
-        let message = match &last {
-            None => format!("( PLAY {id} 0 NIL NIL )"),
-            Some(m) => format!("( PLAY {id} {turn} {m} {} )", list(&percepts)),
-        };
-        let reply = post(addr, &message);
-        game.legal_moves(&state, ours, &mut legal);
-        let mv = game
-            .parse_move(ours, &reply)
-            .filter(|m| legal.contains(m))
-            .unwrap_or_else(|| panic!("turn {turn}: {reply:?} is not a legal move of {role}"));
-        checked += 1;
-        let joint: Vec<_> = (0..game.role_count())
-            .map(|r| match r == ours {
-                true => mv,
-                false => {
-                    game.legal_moves(&state, r, &mut legal);
-                    legal[rng.below(legal.len())]
-                }
-            })
-            .collect();
-        percepts.clear();
-        game.percepts(&state, &joint, ours, &mut percepts);
-        let mut next = state.clone();
-        game.next_state(&state, &joint, &mut next);
-        state = next;
-        last = Some(reply);
-    }
-    assert!(game.is_terminal(&state), "the match did not end");
-    let m = last.expect("a move");
-    let stop = format!("( STOP {id} 9 {m} {} )", list(&percepts));
-    assert_eq!(post(addr, &stop), "done");
     assert!(post(addr, "( INFO )").contains("available"));
     checked
 }

@@ -1,10 +1,10 @@
 //! The engine of a match: what the match thread asks at START and PLAY, and [`GameEngine`], the
 //! engine of any [`Game`] with any [`Player`] (and, for GDL-II's PLAYs with percepts, a
-//! [`BeliefPlayer`]).
+//! [`BeliefPlayer`](crate::BeliefPlayer), through [`Beliefs`]).
 
 use std::time::{Duration, Instant};
 
-use crate::{BeliefOptions, BeliefPlayer, Player};
+use crate::{Beliefs, Player, Spelling};
 use gdl_runtime::{Game, SplitMix64};
 
 /// What a match needs from the match thread: the engine of one match, made at START.
@@ -86,6 +86,17 @@ pub struct StartRequest {
     pub case_fold: bool,
 }
 
+impl StartRequest {
+    /// How our moves named in the match's messages are read: without regard to case when
+    /// the server folds case.
+    pub fn spelling(&self) -> Spelling {
+        match self.case_fold {
+            true => Spelling::AnyCase,
+            false => Spelling::Exact,
+        }
+    }
+}
+
 /// The engine of a match of one game `G` with one player: the moves of PLAY are read with
 /// [`Game::parse_move`] and applied; the player chooses the next move.
 pub struct GameEngine<G: Game, P: Player<G>> {
@@ -126,84 +137,6 @@ impl Timing {
     }
 }
 
-/// The GDL-II side of an engine: the beliefs of a [`BeliefPlayer`], made at the first PLAY
-/// with percepts, and the moves chosen from them.
-pub struct Beliefs<G: Game> {
-    belief: Option<BeliefPlayer<G>>,
-    case_fold: bool,
-    /// Whether the last PLAY was one with percepts.
-    used: bool,
-}
-
-impl<G: Game> Beliefs<G> {
-    /// Beliefs for a match of `start` (folding case as it says).
-    pub fn new(start: &StartRequest) -> Self {
-        Beliefs {
-            belief: None,
-            case_fold: start.case_fold,
-            used: false,
-        }
-    }
-
-    /// Whether the last PLAY was one with percepts.
-    pub fn used(&self) -> bool {
-        self.used
-    }
-
-    /// What the last choice did, after a PLAY with percepts.
-    pub fn stats(&self) -> Option<String> {
-        self.belief
-            .as_ref()
-            .filter(|_| self.used)
-            .map(|b| b.stats().to_string())
-    }
-
-    /// [`MatchEngine::play_percepts`] for `role` of `game`.
-    pub fn play(
-        &mut self,
-        game: &G,
-        role: usize,
-        turn: u64,
-        last_move: Option<&str>,
-        percepts: &[String],
-        deadline: Instant,
-    ) -> Result<String, String> {
-        self.used = true;
-        let belief = self.belief.get_or_insert_with(|| {
-            BeliefPlayer::new(
-                game,
-                role,
-                BeliefOptions {
-                    seed: turn.wrapping_add(0x5EED),
-                    ..BeliefOptions::default()
-                },
-            )
-        });
-        match last_move {
-            None if turn > 0 => return Err(format!("turn {turn} without our last move")),
-            None => {}
-            Some(text) => {
-                let m = game
-                    .parse_move(role, text)
-                    .or_else(|| {
-                        self.case_fold
-                            .then(|| belief.move_like(game, text))
-                            .flatten()
-                    })
-                    .ok_or_else(|| format!("`{text}` is not a move of ours"))?;
-                // Half of the time left to update the beliefs, at most.
-                let now = Instant::now();
-                let update = now + deadline.saturating_duration_since(now) / 2;
-                belief.observe(game, m, percepts, update);
-            }
-        }
-        match belief.choose(game, deadline) {
-            Some(m) => Ok(game.move_text(role, m)),
-            None => Err("no legal move in any state we believe possible".to_string()),
-        }
-    }
-}
-
 impl<G: Game, P: Player<G>> GameEngine<G, P> {
     /// Prepares `player` to play `start.role` of `game`, searching until the start clock ends
     /// (less the margin). `Err` when the game has no such role.
@@ -228,7 +161,7 @@ impl<G: Game, P: Player<G>> GameEngine<G, P> {
             describe: describe.to_string(),
             case_fold: start.case_fold,
             legal: Vec::new(),
-            beliefs: Beliefs::new(start),
+            beliefs: Beliefs::new(start.spelling()),
             timing: Timing::default(),
         })
     }

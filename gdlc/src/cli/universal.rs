@@ -10,23 +10,26 @@
 //! game that does not ground within its budget is played by the interpreter until the
 //! compiled game is ready. If the build fails, or the compiled engine fails later, the network
 //! (or else the interpreter) plays on: both follow every move, so either can take over. The
-//! log says which engine played each move, and why.
+//! log says which engine played each move, and why. A GDL-II match is played from beliefs by
+//! the same engines, best first ([`imperfect`]): the one that takes over catches up with our
+//! moves and percepts so far. [`compiled`] holds the compiled engine's side.
 //!
 //! The engine in this process searches in slices of [`SLICE`], looking for the network and the
 //! build between them, so a switch happens within a slice of either being ready, also in the
 //! middle of a move.
 
+mod compiled;
+mod imperfect;
 mod network;
 mod takeover;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use gdl_player::http::{Beliefs, MatchEngine, StartRequest, fallback_move};
+use gdl_player::http::{MatchEngine, StartRequest, fallback_move};
 use gdl_player::subprocess::{self, EngineError, Ponder};
-use gdl_player::{Mcts, MctsOptions, Player};
+use gdl_player::{Beliefs, Mcts, MctsOptions, Observed, Player};
 use gdl_runtime::Game;
 use gdlc::codegen::propnet::OwnedNetGame;
 use gdlc::interp::Interpreter;
@@ -71,10 +74,12 @@ enum Compiled {
     Building(mpsc::Receiver<Result<PathBuf, String>>, Instant),
     /// Built; started `attempts` times without success.
     Built { binary: PathBuf, attempts: u32 },
-    /// Playing; `late` replies in a row came after their deadline.
+    /// Playing; `late` replies in a row came after their deadline. In a GDL-II match
+    /// `believed` counts the turns it has been told (`None`: a GDL-I match, or not yet known).
     Running {
         engine: subprocess::Engine,
         late: u32,
+        believed: Option<usize>,
     },
     /// Not playing, for the reason given.
     Off(String),
@@ -97,8 +102,12 @@ pub struct Universal {
     threads: usize,
     ponder: Ponder,
     mcts_options: MctsOptions,
-    /// GDL-II matches are played from beliefs: with the network when it is ready at the
-    /// first PLAY with percepts (for the whole match), else with the interpreter.
+    /// A GDL-II match (PLAYs with percepts, or rules with `sees`): played from beliefs, by
+    /// the compiled game when it runs, else the network, else the interpreter; each catches
+    /// up with `turns` when it takes over ([`imperfect`]).
+    imperfect: bool,
+    /// Our moves and what we saw after each, in a GDL-II match.
+    turns: Vec<Observed>,
     beliefs: Beliefs<Interpreter>,
     net_beliefs: Beliefs<OwnedNetGame>,
     /// What the search of the last move did.
@@ -250,8 +259,10 @@ impl Universal {
             threads: options.threads.max(1),
             ponder: options.ponder,
             mcts_options: options.mcts.clone(),
-            beliefs: Beliefs::new(start),
-            net_beliefs: Beliefs::new(start),
+            imperfect: false,
+            turns: Vec::new(),
+            beliefs: Beliefs::new(start.spelling()),
+            net_beliefs: Beliefs::new(start.spelling()),
             report: None,
         };
         let deadline = start.arrived + budget;
@@ -322,7 +333,7 @@ impl Universal {
         arrived: Result<network::Grounded, String>,
         measure_until: Instant,
     ) {
-        let step = self.history.len() + 1;
+        let step = self.step();
         let arrived = match arrived {
             Ok(grounded) if grounded.percepts => {
                 log(&format!(
@@ -333,6 +344,7 @@ impl Universal {
                     grounded.game.net().nodes
                 ));
                 self.network = Network::Beliefs(Box::new(grounded.game));
+                self.imperfect = true;
                 return;
             }
             other => other,
@@ -418,155 +430,6 @@ impl Universal {
             }
         }
     }
-    /// Looks at the build; when it is done, and `clock` does not make it wait ([`takeover`]),
-    /// starts the compiled engine and replays the match's moves into it. True when the
-    /// compiled engine plays from now on.
-    fn poll_build(&mut self, clock: Clock) -> bool {
-        match &self.compiled {
-            Compiled::Running { .. } => return true,
-            Compiled::Off(_) => return false,
-            Compiled::Built { .. } => {}
-            Compiled::Building(receiver, began) => {
-                let built = match receiver.try_recv() {
-                    Ok(built) => built,
-                    Err(mpsc::TryRecvError::Empty) => return false,
-                    Err(mpsc::TryRecvError::Disconnected) => Err("the build stopped".to_string()),
-                };
-                let took = began.elapsed().as_secs_f64();
-                match built {
-                    Ok(binary) => {
-                        log(&format!(
-                            "{}: the compiled game is built ({took:.1} s)",
-                            self.match_id
-                        ));
-                        self.compiled = Compiled::Built {
-                            binary,
-                            attempts: 0,
-                        };
-                    }
-                    Err(why) => {
-                        log(&format!(
-                            "{}: {why}; {} plays on",
-                            self.match_id,
-                            self.local_name()
-                        ));
-                        self.compiled = Compiled::Off(why);
-                        return false;
-                    }
-                }
-            }
-        }
-        if matches!(self.network, Network::Beliefs(_)) {
-            // The compiled engine searches a GDL-I tree: beliefs are not handed to it.
-            self.compiled = Compiled::Off("a GDL-II game is played from beliefs".to_string());
-            return false;
-        }
-        let Compiled::Built { binary, attempts } = &mut self.compiled else {
-            return false;
-        };
-        if clock.waits() {
-            return false;
-        }
-        *attempts += 1;
-        let (binary, attempts) = (binary.clone(), *attempts);
-        match self.launch(&binary, clock) {
-            Ok(engine) => {
-                log(&format!(
-                    "{}: the compiled game plays from step {}",
-                    self.match_id,
-                    self.history.len() + 1
-                ));
-                self.compiled = Compiled::Running { engine, late: 0 };
-                // The trees in this process are not needed any more; they follow from fresh
-                // ones.
-                self.mcts.forget_tree(&self.game);
-                if let Network::Playing(search) = &mut self.network {
-                    search.forget_tree();
-                }
-                true
-            }
-            Err(e) if attempts < MAX_LATE => {
-                log(&format!(
-                    "{}: the compiled game did not start ({e}); trying again at the next move",
-                    self.match_id
-                ));
-                false
-            }
-            Err(e) => {
-                let why = format!("the compiled game did not start: {e}");
-                log(&format!(
-                    "{}: {why}; {} plays on",
-                    self.match_id,
-                    self.local_name()
-                ));
-                self.compiled = Compiled::Off(why);
-                false
-            }
-        }
-    }
-
-    /// Runs the compiled game's engine and brings it to the current state: at START it
-    /// searches until the deadline; during a match it measures until `clock` says
-    /// ([`takeover`]), then gets the moves played so far, within a little [`SLACK`] more.
-    fn launch(
-        &self,
-        binary: &std::path::Path,
-        clock: Clock,
-    ) -> Result<subprocess::Engine, EngineError> {
-        let mut command = Command::new(binary);
-        command
-            .arg("engine")
-            .arg(format!("--threads={}", self.threads))
-            .arg(format!(
-                "--max-nodes={}",
-                self.mcts_options.max_nodes.max(1)
-            ))
-            .arg(format!(
-                "--max-memory={}",
-                (self.mcts_options.max_memory >> 20).max(1)
-            ))
-            .arg(format!("--exploration={}", self.mcts_options.exploration))
-            .arg(format!("--ponder={}", self.ponder.as_str()))
-            .arg(format!("--search={}", self.mcts_options.search.name()))
-            .arg(format!("--playout={}", self.mcts_options.playout.name()))
-            .arg(format!(
-                "--expansion={}",
-                self.mcts_options.expansion.name()
-            ))
-            .arg(format!(
-                "--simultaneous={}",
-                self.mcts_options.simultaneous.name()
-            ))
-            .arg(match self.mcts_options.best_line {
-                true => "--best-line=on",
-                false => "--best-line=off",
-            })
-            .arg(format!(
-                "--heuristic={}",
-                self.mcts_options.heuristic.mode.name()
-            ))
-            .arg(format!("--amaf={}", self.mcts_options.amaf.mode.name()))
-            .arg(format!(
-                "--factoring={}",
-                self.mcts_options.factoring.name()
-            ))
-            .arg(format!(
-                "--opponents={}",
-                self.mcts_options.opponents.name()
-            ));
-        let mut engine = subprocess::Engine::spawn(command)?;
-        let search_until = match clock {
-            Clock::Start(deadline) => deadline,
-            Clock::Play(_) | Clock::Between => clock.measure_until(),
-        };
-        engine.start(self.game.role_name(self.role), search_until, SLACK)?;
-        let patience = search_until.max(Instant::now() + SLACK);
-        for joint in &self.history {
-            engine.observe(joint, patience.saturating_duration_since(Instant::now()))?;
-        }
-        Ok(engine)
-    }
-
     /// Applies the manager's joint move to the interpreter's state (and its tree), and to the
     /// network's.
     fn apply(&mut self, moves: &[String]) -> Result<(), String> {
@@ -617,45 +480,18 @@ impl Universal {
         ));
         self.network = Network::Off(why);
     }
-
-    /// The compiled engine's move, when it plays and its move is legal here. A late reply
-    /// leaves this move to the engine in this process; [`MAX_LATE`] of them in a row, or any
-    /// other failure, leave it the match.
-    fn compiled_move(&mut self, deadline: Instant) -> Option<String> {
-        let Compiled::Running { engine, late } = &mut self.compiled else {
-            return None;
-        };
-        let failure = match engine.choose(deadline, SLACK) {
-            Ok(chosen) => {
-                *late = 0;
-                if self.legal_here(&chosen.text) {
-                    self.report = Some(chosen.report);
-                    return Some(chosen.text);
-                }
-                format!("its move `{}` is not legal", chosen.text)
-            }
-            Err(EngineError::Timeout) if *late + 1 < MAX_LATE => {
-                *late += 1;
-                return None;
-            }
-            Err(e) => e.to_string(),
-        };
-        self.give_up_compiled(failure);
-        None
-    }
-
-    /// The compiled engine failed: the engine in this process plays on.
-    fn give_up_compiled(&mut self, why: String) {
-        log(&format!(
-            "{}: the compiled game failed ({why}); {} plays on",
-            self.match_id,
-            self.local_name()
-        ));
-        self.compiled = Compiled::Off(why);
-    }
 }
 
 impl Universal {
+    /// The step of the next move (1 first): the joint moves played so far, or in a GDL-II
+    /// match our moves.
+    fn step(&self) -> usize {
+        match self.imperfect {
+            true => self.turns.len() + 1,
+            false => self.history.len() + 1,
+        }
+    }
+
     /// The engine that searches in this process, for the log.
     fn local_name(&self) -> &'static str {
         match self.network {
@@ -705,19 +541,19 @@ impl MatchEngine for Universal {
     }
 
     fn last_stats(&self) -> Option<String> {
-        match (self.net_beliefs.used(), self.beliefs.used()) {
-            (true, _) => self.net_beliefs.stats(),
-            (false, true) => self.beliefs.stats(),
-            (false, false) => self.report.clone(),
+        match self.played_by {
+            Some("propnet") if self.net_beliefs.used() => self.net_beliefs.stats(),
+            Some("interpreted") if self.beliefs.used() => self.beliefs.stats(),
+            _ => self.report.clone(),
         }
     }
 
-    /// In a GDL-I match: looks at the build (the compiled game may take over, and ponders
-    /// on its own from then on) and the network, then searches with the engine of this
+    /// Looks at the build (the compiled game may take over, and ponders on its own from
+    /// then on) and the network, then, in a GDL-I match, searches with the engine of this
     /// process that plays: the network, else the interpreter (while the network is being
-    /// ground nothing searches: grounding has the core).
+    /// ground nothing searches: grounding has the core). Beliefs do not ponder.
     fn ponder(&mut self, until: Instant) -> u64 {
-        if self.beliefs.used() || self.net_beliefs.used() || self.poll_build(Clock::Between) {
+        if self.poll_build(Clock::Between) || self.imperfect {
             return 0;
         }
         self.poll_network(Clock::Between);
@@ -739,22 +575,7 @@ impl MatchEngine for Universal {
         percepts: &[String],
         deadline: Instant,
     ) -> Result<String, String> {
-        // The network takes the match at its first PLAY with percepts, or never: beliefs are
-        // not handed from one engine to the other.
-        if !self.beliefs.used() {
-            self.poll_network(Clock::Play(deadline));
-        }
-        if let Network::Beliefs(net) = &self.network
-            && (self.net_beliefs.used() || !self.beliefs.used())
-        {
-            self.played_by = Some("propnet");
-            return self
-                .net_beliefs
-                .play(net, self.role, turn, last_move, percepts, deadline);
-        }
-        self.played_by = Some("interpreted");
-        self.beliefs
-            .play(&self.game, self.role, turn, last_move, percepts, deadline)
+        self.play_from_beliefs(turn, last_move, percepts, deadline)
     }
 
     fn play(
