@@ -34,7 +34,7 @@ pub struct Beliefs<G: Game> {
     spelling: Spelling,
     /// The turns observed so far.
     observed: usize,
-    /// Whether the last request was one of these beliefs (a PLAY with percepts).
+    /// Whether a turn was observed or a move chosen from them.
     used: bool,
 }
 

@@ -381,8 +381,8 @@ impl Universal {
     /// proven root), switching to the network or the compiled engine if either is ready
     /// meanwhile and the move has time for it ([`takeover`]; the compiled engine then searches
     /// until the deadline); while the network is being ground, nothing searches in this
-    /// process (the interpreter then chooses from the tree it has). Returns the iterations of
-    /// each engine.
+    /// process (the interpreter then chooses from the tree it has), nor in a GDL-II match.
+    /// Returns the iterations of each engine.
     fn think(&mut self, clock: Clock) -> Iterations {
         let deadline = clock.deadline().unwrap_or_else(Instant::now);
         let mut iterations = Iterations::default();
@@ -391,6 +391,11 @@ impl Universal {
                 return iterations;
             }
             self.poll_network(clock);
+            // A GDL-II match is searched from beliefs at each PLAY: no tree here (the build
+            // has the core meanwhile).
+            if self.imperfect {
+                return iterations;
+            }
             let now = Instant::now();
             if now >= deadline {
                 return iterations;
