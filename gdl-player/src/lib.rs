@@ -51,6 +51,7 @@ pub mod subprocess;
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{
     BeliefOptions, BeliefPlayer, BeliefSearch, BeliefStats, Beliefs, Observed, Spelling,
+    catch_up_deadlines, update_deadline,
 };
 pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
 pub use options::{

@@ -190,13 +190,11 @@ pub fn serve<G: Game, P: Player<G>>(
                 }
                 Err(why) => format!("error\t{why}"),
             },
-            ["choose", until] => match (role, deadline(until)) {
-                (None, _) => "error\tno role yet: `start` first".to_string(),
-                (_, None) => format!("error\tnot a deadline: {until}"),
-                (Some(r), Some(deadline)) if beliefs.is_some() => {
-                    believed_move(game, r, beliefs.as_mut(), deadline)
-                }
-                (Some(r), Some(deadline)) => match player.choose(game, &state, deadline) {
+            ["choose", until] => match (role, deadline(until), beliefs.as_mut()) {
+                (None, _, _) => "error\tno role yet: `start` first".to_string(),
+                (_, None, _) => format!("error\tnot a deadline: {until}"),
+                (Some(r), Some(deadline), Some(b)) => believed_move(game, r, b, deadline),
+                (Some(r), Some(deadline), None) => match player.choose(game, &state, deadline) {
                     Some(m) => {
                         let mut said = report(player);
                         match std::mem::take(&mut pondered) {
@@ -224,12 +222,9 @@ pub fn serve<G: Game, P: Player<G>>(
 fn believed_move<G: Game>(
     game: &G,
     role: usize,
-    beliefs: Option<&mut Beliefs<G>>,
+    beliefs: &mut Beliefs<G>,
     deadline: Instant,
 ) -> String {
-    let Some(beliefs) = beliefs else {
-        return "error\tnot a GDL-II match".to_string();
-    };
     match beliefs.choose(game, role, deadline) {
         Ok(m) => format!(
             "move\t{}\t{}",

@@ -326,27 +326,12 @@ fn play_with_a_file_runs_the_compiled_player() {
 /// compiled game from the cache, from its first move, after its start-clock measurements.
 #[test]
 fn the_universal_player_switches_to_the_compiled_game() {
-    let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
-    let mut child = command.spawn().expect("the player starts");
-    let (addr, log) = gdl_tests::listening_with_log(&mut child);
-    let _kill = KillOnDrop(child);
-    // The first build of the runtime's HTTP stack may take minutes on a loaded machine.
-    let warm = gdl_tests::wait_for_line(
-        &log,
-        "the build cache is ready",
-        std::time::Duration::from_secs(900),
-    );
-    assert!(warm.is_ok(), "no warm-up: {warm:#?}");
+    let (addr, log, _kill) = warm_universal_player();
     // The network plays while rustc builds tic-tac-toe; the match waits for the build after
     // its first move (tic-tac-toe is solved at once, so every move is answered at once).
-    let mut wait_for_the_build = |step| {
+    let mut await_build = |step| {
         if step == 2 {
-            let built = gdl_tests::wait_for_line(
-                &log,
-                "the compiled game is ready",
-                std::time::Duration::from_secs(900),
-            );
-            assert!(built.is_ok(), "the game was not built: {built:#?}");
+            wait_for_the_build(&log);
         }
     };
     gdl_tests::play_tic_tac_toe(
@@ -354,7 +339,7 @@ fn the_universal_player_switches_to_the_compiled_game() {
         gdl_tests::TicTacToeMatch {
             id: "u",
             start_clock: 20,
-            before_play: &mut wait_for_the_build,
+            before_play: &mut await_build,
         },
     );
     let played =
@@ -388,29 +373,14 @@ fn the_universal_player_switches_to_the_compiled_game() {
 /// percepts) and plays the rest of the match from its own beliefs, every move legal.
 #[test]
 fn the_universal_player_hands_a_gdl2_match_to_the_compiled_game() {
-    let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
-    let mut child = command.spawn().expect("the player starts");
-    let (addr, log) = gdl_tests::listening_with_log(&mut child);
-    let _kill = KillOnDrop(child);
-    let warm = gdl_tests::wait_for_line(
-        &log,
-        "the build cache is ready",
-        std::time::Duration::from_secs(900),
-    );
-    assert!(warm.is_ok(), "no warm-up: {warm:#?}");
+    let (addr, log, _kill) = warm_universal_player();
     let kif =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/gdl2/blindTicTacToe.kif");
     let rules = std::fs::read_to_string(&kif).unwrap();
     let mut lines = Vec::new();
-    let mut wait_for_the_build = |turn| {
+    let mut await_build = |turn| {
         if turn == 2 {
-            let built = gdl_tests::wait_for_line(
-                &log,
-                "the compiled game is ready",
-                std::time::Duration::from_secs(900),
-            );
-            assert!(built.is_ok(), "the game was not built: {built:#?}");
-            lines.extend(built.unwrap_or_default());
+            lines.extend(wait_for_the_build(&log));
         }
     };
     gdl_tests::play_gdl2_match(
@@ -421,7 +391,7 @@ fn the_universal_player_hands_a_gdl2_match_to_the_compiled_game() {
             role: "xplayer",
             seed: 3,
             clocks: (2, 2),
-            before_play: &mut wait_for_the_build,
+            before_play: &mut await_build,
         },
     );
     let played =
@@ -445,6 +415,38 @@ fn the_universal_player_hands_a_gdl2_match_to_the_compiled_game() {
         !lines.iter().any(|l| l.contains(" by interpreted")),
         "{lines:#?}"
     );
+}
+
+/// The universal player (`gdlc play`, with the tests' build cache) once it has warmed the
+/// cache: its address, its log's lines, and its process (killed when dropped).
+fn warm_universal_player() -> (
+    std::net::SocketAddr,
+    std::sync::mpsc::Receiver<String>,
+    KillOnDrop,
+) {
+    let mut command = gdl_tests::player_command(env!("CARGO_BIN_EXE_gdlc"));
+    let mut child = command.spawn().expect("the player starts");
+    let (addr, log) = gdl_tests::listening_with_log(&mut child);
+    let kill = KillOnDrop(child);
+    // The first build of the runtime's HTTP stack may take minutes on a loaded machine.
+    let warm = gdl_tests::wait_for_line(
+        &log,
+        "the build cache is ready",
+        std::time::Duration::from_secs(900),
+    );
+    assert!(warm.is_ok(), "no warm-up: {warm:#?}");
+    (addr, log, kill)
+}
+
+/// Waits until the log says the match's game is built; returns the lines read meanwhile.
+fn wait_for_the_build(log: &std::sync::mpsc::Receiver<String>) -> Vec<String> {
+    let built = gdl_tests::wait_for_line(
+        log,
+        "the compiled game is ready",
+        std::time::Duration::from_secs(900),
+    );
+    assert!(built.is_ok(), "the game was not built: {built:#?}");
+    built.unwrap_or_default()
 }
 
 /// A child process killed when dropped (also when a test fails).

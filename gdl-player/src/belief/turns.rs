@@ -17,6 +17,21 @@ pub struct Observed {
     pub percepts: Vec<String>,
 }
 
+/// Halfway from now to `deadline`: the part of a move that updating beliefs takes at most.
+pub fn update_deadline(deadline: Instant) -> Instant {
+    let now = Instant::now();
+    now + deadline.saturating_duration_since(now) / 2
+}
+
+/// The deadlines of `count` turns observed one after the other until `until`: equal shares of
+/// the time from now, the last one `until`.
+pub fn catch_up_deadlines(until: Instant, count: usize) -> impl Iterator<Item = Instant> {
+    let began = Instant::now();
+    let span = until.saturating_duration_since(began);
+    let count = u32::try_from(count.max(1)).unwrap_or(u32::MAX);
+    (1..=count).map(move |k| began + span * k / count)
+}
+
 /// How our moves named by the manager are matched against the game's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Spelling {
@@ -114,11 +129,8 @@ impl<G: Game> Beliefs<G> {
         until: Instant,
     ) -> Result<(), String> {
         let missing = turns.get(self.observed..).unwrap_or_default();
-        let began = Instant::now();
-        let span = until.saturating_duration_since(began);
-        let count = missing.len() as u32;
-        for (k, turn) in (1u32..).zip(missing) {
-            self.observe(game, role, turn, began + span * k / count.max(1))?;
+        for (turn, until) in missing.iter().zip(catch_up_deadlines(until, missing.len())) {
+            self.observe(game, role, turn, until)?;
         }
         Ok(())
     }
@@ -153,8 +165,7 @@ impl<G: Game> Beliefs<G> {
                 self.player(game, role);
             }
             Some(text) => {
-                let now = Instant::now();
-                let update = now + deadline.saturating_duration_since(now) / 2;
+                let update = update_deadline(deadline);
                 let seen = Observed {
                     ours: text.to_string(),
                     percepts: percepts.to_vec(),

@@ -6,19 +6,13 @@
 
 use std::time::Instant;
 
-use gdl_player::Observed;
 use gdl_player::subprocess::EngineError;
+use gdl_player::{Observed, catch_up_deadlines, update_deadline};
 use gdl_runtime::Game;
 
 use super::network::Network;
 use super::takeover::Clock;
 use super::{Compiled, SLACK, Universal};
-
-/// Halfway from now to `deadline`: the part of a move that updating beliefs may take.
-fn halfway(deadline: Instant) -> Instant {
-    let now = Instant::now();
-    now + deadline.saturating_duration_since(now) / 2
-}
 
 impl Universal {
     /// A PLAY with percepts: records our last move and what we saw after it, then chooses
@@ -45,7 +39,7 @@ impl Universal {
             return Ok(text);
         }
         self.poll_network(Clock::Play(deadline));
-        let update = halfway(deadline);
+        let update = update_deadline(deadline);
         if let Network::Beliefs(net) = &self.network {
             self.played_by = Some("propnet");
             self.net_beliefs
@@ -72,8 +66,6 @@ impl Universal {
         else {
             return None;
         };
-        let began = Instant::now();
-        let span = halfway(deadline).saturating_duration_since(began);
         let told = (|| {
             if believed.is_none() {
                 engine.beliefs(SLACK)?;
@@ -81,10 +73,10 @@ impl Universal {
             }
             let from = believed.unwrap_or(0);
             let missing = self.turns.get(from..).unwrap_or_default();
-            let count = missing.len() as u32;
-            for (k, turn) in (1u32..).zip(missing) {
-                engine.percepts(turn, began + span * k / count.max(1), SLACK)?;
-                *believed = Some(from + k as usize);
+            let deadlines = catch_up_deadlines(update_deadline(deadline), missing.len());
+            for (turn, until) in missing.iter().zip(deadlines) {
+                engine.percepts(turn, until, SLACK)?;
+                *believed = Some(believed.unwrap_or(0) + 1);
             }
             Ok::<(), EngineError>(())
         })();
