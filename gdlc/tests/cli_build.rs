@@ -327,8 +327,9 @@ fn play_with_a_file_runs_the_compiled_player() {
 #[test]
 fn the_universal_player_switches_to_the_compiled_game() {
     let (addr, log, _kill) = warm_universal_player();
-    // The network plays while rustc builds tic-tac-toe; the match waits for the build after
-    // its first move (tic-tac-toe is solved at once, so every move is answered at once).
+    // The network plays while rustc builds tic-tac-toe; the match waits for the build and the
+    // takeover after its first move (tic-tac-toe is solved at once, so every move is
+    // answered at once).
     let mut await_build = |step| {
         if step == 2 {
             wait_for_the_build(&log);
@@ -438,7 +439,10 @@ fn warm_universal_player() -> (
     (addr, log, kill)
 }
 
-/// Waits until the log says the match's game is built; returns the lines read meanwhile.
+/// Waits until the log says the match's game is built and its engine has taken over (the
+/// player looks at the build between requests, a quarter of a second apart when it has
+/// nothing to ponder: a PLAY sent at once would leave it too little of the move to take
+/// over during it); returns the lines read meanwhile.
 fn wait_for_the_build(log: &std::sync::mpsc::Receiver<String>) -> Vec<String> {
     let built = gdl_tests::wait_for_line(
         log,
@@ -446,7 +450,18 @@ fn wait_for_the_build(log: &std::sync::mpsc::Receiver<String>) -> Vec<String> {
         std::time::Duration::from_secs(900),
     );
     assert!(built.is_ok(), "the game was not built: {built:#?}");
-    built.unwrap_or_default()
+    let mut lines = built.unwrap_or_default();
+    let launched = gdl_tests::wait_for_line(
+        log,
+        "the compiled game plays from step",
+        std::time::Duration::from_secs(60),
+    );
+    assert!(
+        launched.is_ok(),
+        "the compiled game did not take over: {launched:#?}"
+    );
+    lines.extend(launched.unwrap_or_default());
+    lines
 }
 
 /// A child process killed when dropped (also when a test fails).
