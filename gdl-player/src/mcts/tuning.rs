@@ -309,7 +309,11 @@ impl Timing {
 /// taken, or a move that gave the next mover a win avoided), at a speed of at least
 /// [`DecisiveRule::min_speed`] times uniform playouts' (both timed from the initial state).
 /// Measured shares: ticTacToe 81%, connectFour 100%, breakthrough 97% (though only 2.9% of its
-/// turns), connectFourSimultaneous 100% (in its parts' trees), englishDraughts 2%, reversi 0%.
+/// turns), connectFourSimultaneous 100% (in its parts' trees), englishDraughts 2%, reversi 0%;
+/// hex 25% to 39% (0.4% to 0.7% of its turns) at 0.1 to 0.12 of uniform playouts' speed, in
+/// 50 or so playouts: there a quarter of the playouts chose anti-decisive ones in half the
+/// matches, at a tenth of the iterations, and lost (baseline against today's player 18-0-7
+/// in the first 25 matches of a run).
 /// Short measuring games cannot tell this: at a few milliseconds a move the faster policy wins
 /// them (on connectFour uniform playouts win them), where at a match's clock the better
 /// playouts do (anti-decisive ones won 17-0-3 at 0.25 s a move on connectFour, 15-0-5 at 0.5 s
@@ -329,7 +333,7 @@ impl Default for DecisiveRule {
     fn default() -> Self {
         DecisiveRule {
             max_players: 2,
-            min_changed: 0.25,
+            min_changed: 0.5,
             min_speed: 0.1,
         }
     }
@@ -541,4 +545,48 @@ fn play<G: Game>(game: &G, setup: &Match, until: Instant) -> Option<Vec<f64>> {
 /// it finds one part.
 pub fn factors<G: Game>(game: &G, seed: u64, deadline: Instant) -> Option<String> {
     super::factors::detect_for_play(game, seed, deadline).map(|f| f.factors.describe())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Counts, DecisiveRule, Timing};
+
+    /// A timing at `speed` iterations a second whose checks changed `changed` of 100
+    /// playouts.
+    fn timed(speed: f64, changed: u64) -> Timing {
+        let counts = Counts {
+            playouts: 100,
+            changed_playouts: changed,
+            ..Counts::default()
+        };
+        Timing {
+            speed,
+            counts: Some(counts),
+        }
+    }
+
+    #[test]
+    fn anti_decisive_playouts_pay_where_their_checks_change_most_playouts() {
+        let rule = DecisiveRule::default();
+        let uniform = Timing {
+            speed: 100_000.0,
+            counts: None,
+        };
+        // connectFour, breakthrough, connectFourSimultaneous (as measured).
+        assert!(rule.pays(2, &uniform, &timed(25_000.0, 100)));
+        assert!(rule.pays(2, &uniform, &timed(27_000.0, 97)));
+        assert!(rule.pays(2, &uniform, &timed(14_000.0, 100)));
+        // hex: a third of the playouts, at a ninth of the speed.
+        assert!(!rule.pays(2, &uniform, &timed(11_000.0, 39)));
+        // englishDraughts; too slow; three roles.
+        assert!(!rule.pays(2, &uniform, &timed(30_000.0, 2)));
+        assert!(!rule.pays(2, &uniform, &timed(5_000.0, 100)));
+        assert!(!rule.pays(3, &uniform, &timed(25_000.0, 100)));
+        // No playout timed: no evidence.
+        let none = Timing {
+            speed: 50_000.0,
+            counts: None,
+        };
+        assert!(!rule.pays(2, &uniform, &none));
+    }
 }
