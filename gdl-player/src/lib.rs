@@ -100,6 +100,20 @@ pub trait Player<G: Game> {
     fn report(&self) -> Option<String> {
         None
     }
+
+    /// What the match showed so far of the other roles (the opponent model of
+    /// [`OpponentModel::Auto`]), as one line for another player that takes the match over
+    /// ([`Player::adopt_judgments`]); `None` when there is nothing to hand over.
+    fn judgments(&self, _game: &G) -> Option<String> {
+        None
+    }
+
+    /// Takes over what [`Player::judgments`] of the player that played before said, after
+    /// the match's moves were observed; a player without such a model ignores it. `Err` says
+    /// what in `text` is not understood.
+    fn adopt_judgments(&mut self, _game: &G, _text: &str) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Plays a uniformly random legal move.

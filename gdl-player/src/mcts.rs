@@ -669,6 +669,26 @@ impl<G: Game> Player<G> for Mcts<G> {
         self.search(game, deadline)
     }
 
+    fn judgments(&self, game: &G) -> Option<String> {
+        self.opponents.to_text(game)
+    }
+
+    fn adopt_judgments(&mut self, game: &G, text: &str) -> Result<(), String> {
+        let adopted = opponents::Opponents::from_text(game, text)?;
+        if self.options.opponents == crate::OpponentModel::Off {
+            return Ok(());
+        }
+        let changed = adopted.random() != self.opponents.random();
+        self.opponents = adopted;
+        // A role now judged random: the tree is searched again with its nodes as chance.
+        if let Some(root) = self.root_state().filter(|_| changed).cloned() {
+            self.store = None;
+            self.scratch = None;
+            self.set_root(game, &root);
+        }
+        Ok(())
+    }
+
     fn observe(&mut self, game: &G, joint: &[G::Move], next: &G::State) {
         if self.factored.is_some() {
             return self.set_root(game, next);

@@ -12,6 +12,7 @@
 //! | N `choose` T | N `move` MOVE REPORT (searched until T; REPORT may be empty) |
 //! | N `beliefs` | N `ok` (a GDL-II match: from now on played from beliefs) |
 //! | N `percepts` T MOVE P1 ... Pn | N `ok` (our last move and what we saw after it, the beliefs updated until T at most) |
+//! | N `opponents` JUDGMENTS | N `ok` (what the engine that played before judged of the other roles: [`Player::adopt_judgments`]) |
 //!
 //! After `beliefs`, `choose` chooses from the beliefs ([`Beliefs`]), `observe` is refused, and
 //! the engine does not ponder.
@@ -178,6 +179,13 @@ pub fn serve<G: Game, P: Player<G>>(
                     }
                 }
             }
+            ["opponents", text] => match role {
+                None => "error\tno role yet: `start` first".to_string(),
+                Some(_) => match player.adopt_judgments(game, text) {
+                    Ok(()) => "ok".to_string(),
+                    Err(why) => format!("error\t{}", one_line(&why)),
+                },
+            },
             ["observe", ..] if beliefs.is_some() => {
                 "error\ta GDL-II match: `percepts`, not `observe`".to_string()
             }
@@ -423,6 +431,16 @@ impl Engine {
         self.expect(&request, Instant::now() + patience, "ok")
     }
 
+    /// Hands over what the player that played before judged of the other roles
+    /// ([`Player::judgments`]); waits `patience` for the reply.
+    pub fn opponents(&mut self, judgments: &str, patience: Duration) -> Result<(), EngineError> {
+        self.expect(
+            &format!("opponents\t{}", one_line(judgments)),
+            Instant::now() + patience,
+            "ok",
+        )
+    }
+
     /// Plays the match from beliefs from now on (GDL-II); waits `patience` for the reply.
     pub fn beliefs(&mut self, patience: Duration) -> Result<(), EngineError> {
         self.expect("beliefs", Instant::now() + patience, "ok")
@@ -523,6 +541,50 @@ mod tests {
             .and_then(|n| n.parse().ok())
             .expect("the report");
         assert!((1..=200).contains(&n), "{fields:?}");
+    }
+
+    /// `opponents` hands the judgments of the engine that played before to this one's
+    /// tree (what it says is in the settings of the next report); one it cannot read, or
+    /// one before `start`, is refused with the reason.
+    #[test]
+    fn serves_opponents_judged_before() {
+        let game = Countdown::new(5);
+        let mut player = Mcts::new(MctsOptions {
+            max_iterations: Some(200),
+            ..MctsOptions::default()
+        });
+        let soon = epoch_millis(Instant::now() + Duration::from_millis(20));
+        let requests = format!(
+            "1\topponents\tONLY:-3.5:5\n2\tstart\tONLY\t{soon}\n\
+             3\topponents\tNOBODY:-3.5:5\n4\topponents\tONLY:x:5\n\
+             5\topponents\tONLY:-3.5:5\n6\tchoose\t{soon}\n"
+        );
+        let input = std::io::Cursor::new(requests.into_bytes());
+        let mut out = Vec::new();
+        serve(
+            &game,
+            &mut player,
+            read_lines(input).unwrap(),
+            &mut out,
+            Ponder::Off,
+            |p| p.report().unwrap_or_default(),
+        )
+        .unwrap();
+        let replies: Vec<String> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(replies[0], "1\terror\tno role yet: `start` first");
+        assert_eq!(replies[1], "2\tready");
+        assert_eq!(replies[2], "3\terror\tthe game has no role `NOBODY`");
+        assert_eq!(replies[3], "4\terror\tnot a ratio: `x`");
+        assert_eq!(replies[4], "5\tok");
+        assert!(
+            replies[5].starts_with("6\tmove\t") && replies[5].contains("searched as random: only"),
+            "{}",
+            replies[5]
+        );
     }
 
     /// Output that sends what is written to a channel.

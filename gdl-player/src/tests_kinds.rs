@@ -291,6 +291,35 @@ fn a_role_seen_playing_at_random_is_searched_as_chance() {
     let report = q.report().unwrap_or_default();
     assert!(report.contains("searched as random: second"), "{report}");
     assert_eq!(q.choose(&game, &TableState::At(1), far()), Some(1));
+    // Handed to a player that takes the match over (the compiled game after the network),
+    // the judgment stays: its next choice hands the second role the choice too; a player
+    // without the model ignores it.
+    let judged = q.judgments(&game).expect("the evidence");
+    assert!(judged.starts_with("second:"), "{judged}");
+    let mut next = Mcts::new(options.clone());
+    next.start(&game, 0, Instant::now());
+    next.choose(&game, &TableState::At(0), far());
+    assert_eq!(next.adopt_judgments(&game, &judged), Ok(()));
+    let report = next.report().unwrap_or_default();
+    assert!(report.contains("searched as random: second"), "{report}");
+    assert_eq!(next.choose(&game, &TableState::At(1), far()), Some(1));
+    let mut parallel = ParallelMcts::new(options.clone(), 2);
+    parallel.start(&game, 0, Instant::now());
+    assert_eq!(parallel.adopt_judgments(&game, &judged), Ok(()));
+    assert!(
+        parallel
+            .report()
+            .unwrap_or_default()
+            .contains("searched as random: second")
+    );
+    assert!(next.adopt_judgments(&game, "fourth:-3:5").is_err());
+    let mut ignores = Mcts::new(MctsOptions {
+        opponents: OpponentModel::Off,
+        ..options.clone()
+    });
+    ignores.start(&game, 0, Instant::now());
+    assert_eq!(ignores.adopt_judgments(&game, &judged), Ok(()));
+    assert!(!ignores.report().unwrap_or_default().contains("random"));
     // Without the model (`--opponents off`) it is still searched as a player.
     let mut off = Mcts::new(MctsOptions {
         opponents: OpponentModel::Off,

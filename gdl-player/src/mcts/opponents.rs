@@ -66,6 +66,62 @@ impl Opponents {
         false
     }
 
+    /// The evidence so far as one line, for another engine that takes the match over
+    /// ([`Opponents::from_text`]): `ROLE:RATIO:WEIGHED` for each role weighed, space-separated;
+    /// `None` when no move was weighed.
+    pub(super) fn to_text<G: Game>(&self, game: &G) -> Option<String> {
+        let parts: Vec<String> = (0..self.weighed.len().min(game.role_count()))
+            .filter(|&r| self.weighed[r] > 0)
+            .map(|r| {
+                format!(
+                    "{}:{:?}:{}",
+                    game.role_name(r),
+                    self.ratio[r],
+                    self.weighed[r]
+                )
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(" "))
+    }
+
+    /// The evidence of [`Opponents::to_text`], with the roles it judges random (by the same
+    /// rule as [`Opponents::weigh`]). `Err` names what is not understood.
+    pub(super) fn from_text<G: Game>(game: &G, text: &str) -> Result<Opponents, String> {
+        let mut opponents = Opponents::default();
+        for part in text.split_whitespace() {
+            let mut fields = part.rsplitn(3, ':');
+            let (Some(weighed), Some(ratio), Some(name)) =
+                (fields.next(), fields.next(), fields.next())
+            else {
+                return Err(format!("not ROLE:RATIO:WEIGHED: `{part}`"));
+            };
+            let role = (0..game.role_count().min(64))
+                .find(|&r| game.role_name(r).eq_ignore_ascii_case(name))
+                .ok_or_else(|| format!("the game has no role `{name}`"))?;
+            let ratio: f64 = ratio
+                .parse()
+                .ok()
+                .filter(|r: &f64| r.is_finite())
+                .ok_or_else(|| format!("not a ratio: `{ratio}`"))?;
+            let weighed: u32 = weighed
+                .parse()
+                .map_err(|_| format!("not a count of moves: `{weighed}`"))?;
+            if opponents.ratio.len() <= role {
+                opponents.ratio.resize(role + 1, 0.0);
+                opponents.weighed.resize(role + 1, 0);
+            }
+            opponents.ratio[role] = ratio;
+            opponents.weighed[role] = weighed;
+        }
+        for role in 0..opponents.ratio.len() {
+            if opponents.weighed[role] >= MIN_MOVES && opponents.ratio[role] <= -THRESHOLD {
+                opponents.random |= 1 << role;
+                opponents.names.push(game.role_name(role).to_owned());
+            }
+        }
+        Ok(opponents)
+    }
+
     /// What was judged, for the log: the roles searched as random, by name.
     pub(super) fn describe(&self) -> Option<String> {
         (!self.names.is_empty()).then(|| format!("searched as random: {}", self.names.join(", ")))

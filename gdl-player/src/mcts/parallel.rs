@@ -182,6 +182,22 @@ where
             Trees::Baseline(b) => b.observe(game, joint, next),
         }
     }
+
+    fn judgments(&self, game: &G) -> Option<String> {
+        match &self.trees {
+            Trees::Mcts(trees) => trees.first()?.judgments(game),
+            Trees::Baseline(_) => None,
+        }
+    }
+
+    fn adopt_judgments(&mut self, game: &G, text: &str) -> Result<(), String> {
+        match &mut self.trees {
+            Trees::Mcts(trees) => trees
+                .iter_mut()
+                .try_for_each(|t| t.adopt_judgments(game, text)),
+            Trees::Baseline(_) => Ok(()),
+        }
+    }
 }
 
 /// The move drawn from the trees' average strategies at a simultaneous root (summed over the

@@ -362,12 +362,21 @@ impl Universal {
             Ok((search, took, nodes))
         });
         match built {
-            Ok((search, took, nodes)) => {
+            Ok((mut search, took, nodes)) => {
                 log(&format!(
                     "{}: grounded in {took:.2} s ({nodes} nodes): the network plays from step \
                      {step}",
                     self.match_id
                 ));
+                // What the interpreter's search judged of the other roles stays judged.
+                if let Some(judged) = self.mcts.judgments(&self.game)
+                    && let Err(why) = search.mcts.adopt_judgments(&search.game, &judged)
+                {
+                    log(&format!(
+                        "{}: opponents not handed over: {why}",
+                        self.match_id
+                    ));
+                }
                 self.network = Network::Playing(Box::new(search));
             }
             Err(why) => {

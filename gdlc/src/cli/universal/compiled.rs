@@ -7,6 +7,7 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Instant;
 
+use gdl_player::Player;
 use gdl_player::subprocess::{self, EngineError};
 use gdl_runtime::Game;
 
@@ -171,7 +172,19 @@ impl Universal {
         for joint in &self.history {
             engine.observe(joint, patience.saturating_duration_since(Instant::now()))?;
         }
+        if let Some(judged) = self.judgments() {
+            engine.opponents(&judged, patience.saturating_duration_since(Instant::now()))?;
+        }
         Ok(engine)
+    }
+
+    /// What the search of this process that plays judged of the other roles
+    /// ([`Player::judgments`]): the network's, else the interpreter's.
+    fn judgments(&self) -> Option<String> {
+        match &self.network {
+            Network::Playing(search) => search.mcts.judgments(&search.game),
+            _ => self.mcts.judgments(&self.game),
+        }
     }
 
     /// The compiled engine's move, when it plays and its move is legal here. A late reply
