@@ -46,6 +46,10 @@ pub trait MatchEngine {
         let _ = until;
         0
     }
+    /// Between requests of a player that does not ponder: a look, without searching, at
+    /// what may have become ready meanwhile (the universal player's build), every quarter
+    /// of a second while no request waits.
+    fn idle(&mut self) {}
 }
 
 /// A legal move of `role` at `state`, drawn at random (as a manager would for a player that

@@ -6,7 +6,8 @@
 //! While a match is on and no job waits, the thread ponders ([`MatchEngine::ponder`]) in
 //! slices of [`PONDER_SLICE`], looking at its queue between them: a job waits at most one
 //! slice. When the engine has nothing to search (its root is proven, or it does not ponder),
-//! the thread waits on its queue instead, looking again every [`IDLE`].
+//! the thread waits on its queue instead, looking again every [`IDLE`]. A player that does
+//! not ponder is only asked to look ([`MatchEngine::idle`]) every [`IDLE`].
 
 use std::sync::Arc;
 use std::sync::OnceLock;
@@ -52,9 +53,9 @@ pub(super) enum Turn {
     },
 }
 
-/// How long the match thread waits on its queue, when the engine has nothing to ponder,
-/// before it asks the engine again (the universal player's engine may have a build to look
-/// at).
+/// How long the match thread waits on its queue, when the engine has nothing to ponder (or
+/// the player does not ponder: [`MatchEngine::idle`]), before it asks the engine again (the
+/// universal player's engine may have a build to look at).
 const IDLE: Duration = Duration::from_millis(250);
 
 /// The match being played.
@@ -71,9 +72,24 @@ struct Playing {
 /// the match). `None` when the server is gone.
 fn next_job(queue: &Receiver<Job>, playing: &mut Option<Playing>, ponder: Ponder) -> Option<Job> {
     loop {
-        let Some(p) = playing.as_mut().filter(|_| ponder == Ponder::On) else {
+        let Some(p) = playing.as_mut() else {
             return queue.recv().ok();
         };
+        if ponder == Ponder::Off {
+            match queue.recv_timeout(IDLE) {
+                Ok(job) => return Some(job),
+                Err(RecvTimeoutError::Disconnected) => return None,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Err(why) = guarded(|| {
+                p.engine.idle();
+                Ok(())
+            }) {
+                log(&format!("{}: {why}: the match is dropped", p.match_id));
+                *playing = None;
+            }
+            continue;
+        }
         match queue.try_recv() {
             Ok(job) => return Some(job),
             Err(TryRecvError::Disconnected) => return None,

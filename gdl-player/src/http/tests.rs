@@ -421,6 +421,8 @@ fn case_folding_reads_upper_cased_matches() {
 /// until its end and says it ran one iteration, else it has nothing to search.
 struct Pondering {
     calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The calls to `idle`.
+    looks: std::sync::Arc<std::sync::atomic::AtomicU64>,
     searching: bool,
 }
 
@@ -438,6 +440,10 @@ impl MatchEngine for Pondering {
         Ok("noop".into())
     }
 
+    fn idle(&mut self) {
+        self.looks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
     fn ponder(&mut self, until: Instant) -> u64 {
         self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         match self.searching {
@@ -450,7 +456,14 @@ impl MatchEngine for Pondering {
     }
 }
 
-/// A server whose matches are played by [`Pondering`]; returns its address and the count.
+/// The calls to an engine's `ponder` and `idle`.
+type Counts = (
+    std::sync::Arc<std::sync::atomic::AtomicU64>,
+    std::sync::Arc<std::sync::atomic::AtomicU64>,
+);
+
+/// A server whose matches are played by [`Pondering`]; returns its address and the count of
+/// `ponder` calls.
 fn pondering_server(
     ponder: Ponder,
     searching: bool,
@@ -458,8 +471,16 @@ fn pondering_server(
     std::net::SocketAddr,
     std::sync::Arc<std::sync::atomic::AtomicU64>,
 ) {
+    let (addr, (calls, _)) = counted_server(ponder, searching);
+    (addr, calls)
+}
+
+/// [`pondering_server`], with the count of `idle` calls too.
+fn counted_server(ponder: Ponder, searching: bool) -> (std::net::SocketAddr, Counts) {
     let calls = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let looks = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let counted = calls.clone();
+    let looked = looks.clone();
     let addr = serve_in_thread(
         ServerOptions {
             ponder,
@@ -468,11 +489,12 @@ fn pondering_server(
         Box::new(move |_: &StartRequest| {
             Ok(Box::new(Pondering {
                 calls: counted.clone(),
+                looks: looked.clone(),
                 searching,
             }) as Box<dyn MatchEngine>)
         }),
     );
-    (addr, calls)
+    (addr, (calls, looks))
 }
 
 fn ponders(calls: &std::sync::atomic::AtomicU64) -> u64 {
@@ -537,11 +559,27 @@ fn nothing_to_ponder_is_no_busy_loop_and_off_is_off() {
         asked.elapsed()
     );
 
-    let (addr, calls) = pondering_server(Ponder::Off, true);
+    // Off: no search between requests, only a look every 250 ms (the universal player's
+    // build may be ready), and a PLAY is still answered at once.
+    let (addr, (calls, looks)) = counted_server(Ponder::Off, true);
     assert_eq!(post(addr, "( START m only ((role only)) 10 10 )"), "ready");
     assert_eq!(post(addr, "( PLAY m NIL )"), "noop");
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(1000));
     assert_eq!(ponders(&calls), 0);
+    let looked = ponders(&looks);
+    assert!((1..=8).contains(&looked), "{looked} looks in 1 s");
+    let asked = Instant::now();
+    assert_eq!(post(addr, "( PLAY m (noop) )"), "noop");
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(post(addr, "( STOP m (noop) )"), "done");
+    std::thread::sleep(Duration::from_millis(400));
+    let stopped = ponders(&looks);
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(ponders(&looks), stopped, "looks after STOP");
 }
 
 /// A START of the role `only` with no start clock (the engines' searches have budgets).

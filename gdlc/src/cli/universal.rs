@@ -386,6 +386,17 @@ impl Universal {
         }
     }
 
+    /// Looks at the build and the network between requests (either may take over then):
+    /// true when nothing searches in this process any more (the compiled game plays, or a
+    /// GDL-II match, which is searched at each PLAY only).
+    fn look_between(&mut self) -> bool {
+        if self.poll_build(Clock::Between) || self.imperfect {
+            return true;
+        }
+        self.poll_network(Clock::Between);
+        false
+    }
+
     /// Searches with the best engine in this process until the deadline of `clock` (or a
     /// proven root), switching to the network or the compiled engine if either is ready
     /// meanwhile and the move has time for it ([`takeover`]; the compiled engine then searches
@@ -567,10 +578,9 @@ impl MatchEngine for Universal {
     /// process that plays: the network, else the interpreter (while the network is being
     /// ground nothing searches: grounding has the core). Beliefs do not ponder.
     fn ponder(&mut self, until: Instant) -> u64 {
-        if self.poll_build(Clock::Between) || self.imperfect {
+        if self.look_between() {
             return 0;
         }
-        self.poll_network(Clock::Between);
         match &mut self.network {
             Network::Playing(search) => search.search(until),
             Network::Grounding(_) => 0,
@@ -580,6 +590,12 @@ impl MatchEngine for Universal {
             }
             Network::Off(_) | Network::Beliefs(_) => 0,
         }
+    }
+
+    /// `--ponder off`: the build and the network may still take over between requests (a
+    /// move too short for a takeover during it would leave them out of the match).
+    fn idle(&mut self) {
+        self.look_between();
     }
 
     fn play_percepts(
