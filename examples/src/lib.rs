@@ -55,6 +55,16 @@ pub mod reversi {
     );
 }
 
+/// Hex on 9 x 9 (`hex.kif` of the corpus): roles `red` and `blue`, red first, no swap. With
+/// the `corpus-games` feature only.
+#[cfg(feature = "corpus-games")]
+pub mod hex {
+    gdl_macros::gdl!(
+        name = Hex,
+        file = "../../shared/games/ggp-repository/hex.kif"
+    );
+}
+
 /// The corpus's connectFourSimultaneous (`connectFourSimultaneous.kif` of the corpus): two
 /// boards, `red` dropping on one while `black` drops on the other, the boards swapping every
 /// step; not the one-board game of the same name above. With the `corpus-games` feature only.
