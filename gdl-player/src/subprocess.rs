@@ -243,7 +243,8 @@ fn believed_move<G: Game>(
     }
 }
 
-fn find_role<G: Game>(game: &G, name: &str) -> Option<usize> {
+/// The index of the role named `name` (any case).
+pub(crate) fn find_role<G: Game>(game: &G, name: &str) -> Option<usize> {
     (0..game.role_count()).find(|&r| game.role_name(r).eq_ignore_ascii_case(name))
 }
 

@@ -95,8 +95,8 @@ impl Opponents {
             else {
                 return Err(format!("not ROLE:RATIO:WEIGHED: `{part}`"));
             };
-            let role = (0..game.role_count().min(64))
-                .find(|&r| game.role_name(r).eq_ignore_ascii_case(name))
+            let role = crate::subprocess::find_role(game, name)
+                .filter(|&r| r < 64)
                 .ok_or_else(|| format!("the game has no role `{name}`"))?;
             let ratio: f64 = ratio
                 .parse()
