@@ -14,7 +14,7 @@
 //! cargo run --release --example arena --features corpus-games -- 3pConnectFour base@0.25 mcts@0.25 40 0.3
 //! ```
 //!
-//! The games are those of `gdl_examples`; `englishDraughts`, `reversi`, `hex`, `twoBoards` (the
+//! The games are those of `gdl_examples`; `englishDraughts`, `reversi`, `hex`, `hexPie`, `twoBoards` (the
 //! corpus's connectFourSimultaneous: two boards) and `3pConnectFour` (read from the corpus next
 //! to the checkout) with the `corpus-games` feature.
 //!
@@ -87,6 +87,7 @@ fn main() -> ExitCode {
         "reversi" => arena(&gdl_examples::reversi::Reversi, a, b, games, start),
         #[cfg(feature = "corpus-games")]
         "hex" => arena(&gdl_examples::hex::Hex, a, b, games, start),
+        "hexPie" => arena(&gdl_examples::hex_pie::HexPie, a, b, games, start),
         #[cfg(feature = "corpus-games")]
         "3pConnectFour" => arena(
             &gdl_examples::three_player_connect_four::ThreePlayerConnectFour,
@@ -101,7 +102,7 @@ fn main() -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi|hex|twoBoards|3pConnectFour] PLAYER PLAYER [GAMES [START_SECONDS]]   \
+        "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi|hex|hexPie|twoBoards|3pConnectFour] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
          [x|xx|p](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto|rave|grave)(:I|@SECONDS)[:C|auto[:K[:B]]])",
         GAMES.join("|")

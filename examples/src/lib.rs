@@ -65,6 +65,17 @@ pub mod hex {
     );
 }
 
+/// Hex on 9 x 9 with the pie rule (`hexPie.kif` of the corpus): roles `player1` (red, first)
+/// and `player2`, who may swap colours instead of its first move. With the `corpus-games`
+/// feature only.
+#[cfg(feature = "corpus-games")]
+pub mod hex_pie {
+    gdl_macros::gdl!(
+        name = HexPie,
+        file = "../../shared/games/ggp-repository/hexPie.kif"
+    );
+}
+
 /// The corpus's connectFourSimultaneous (`connectFourSimultaneous.kif` of the corpus): two
 /// boards, `red` dropping on one while `black` drops on the other, the boards swapping every
 /// step; not the one-board game of the same name above. With the `corpus-games` feature only.

@@ -162,6 +162,9 @@ pub enum Outcome {
         errors: [Errors; 2],
         /// Matches that did not complete (aborted).
         incomplete: usize,
+        /// Two roles: A's pairwise outcomes in the matches where it played the first role,
+        /// then the second (where a seat wins whoever plays it, these show it).
+        by_seat: Option<[Pairwise; 2]>,
     },
     /// One role: the score each variant reached.
     Solo {
@@ -618,10 +621,14 @@ fn outcome(roles: usize, results: &[MatchResult]) -> Outcome {
     }
     let mut total = Pairwise::default();
     let mut scores = Vec::new();
+    let mut by_seat = [Pairwise::default(); 2];
     for r in &completed {
         let p = Pairwise::of(&r.goals[0], &r.goals[1]);
         total.add(p);
         scores.extend(p.score());
+        if let Some(k) = r.first {
+            by_seat[k.min(1)].add(p);
+        }
     }
     Outcome::Versus {
         total,
@@ -629,6 +636,7 @@ fn outcome(roles: usize, results: &[MatchResult]) -> Outcome {
         goals,
         errors,
         incomplete,
+        by_seat: (roles == 2).then_some(by_seat),
     }
 }
 
@@ -718,9 +726,10 @@ mod tests {
 
     #[test]
     fn outcomes_count_pairs_and_skip_incomplete_matches() {
-        let m = |a: Vec<i64>, b: Vec<i64>, completed: bool| MatchResult {
+        let m = |a: Vec<i64>, b: Vec<i64>, completed: bool, first: usize| MatchResult {
             goals: vec![a, b],
             completed,
+            first: Some(first),
             errors: vec![
                 Errors {
                     timeouts: 1,
@@ -730,10 +739,10 @@ mod tests {
             ],
         };
         let results = [
-            m(vec![100], vec![0], true),
-            m(vec![50], vec![50], true),
-            m(vec![0], vec![100], true),
-            m(vec![], vec![], false),
+            m(vec![100], vec![0], true, 0),
+            m(vec![50], vec![50], true, 1),
+            m(vec![0], vec![100], true, 0),
+            m(vec![], vec![], false, 1),
         ];
         let Outcome::Versus {
             total,
@@ -741,6 +750,7 @@ mod tests {
             goals,
             errors,
             incomplete,
+            by_seat,
         } = outcome(2, &results)
         else {
             panic!("two roles: A against B");
@@ -750,7 +760,14 @@ mod tests {
         assert_eq!(goals[0].map(|g| g.mean), Some(50.0));
         assert_eq!(errors[0].timeouts, 4);
         assert_eq!(incomplete, 1);
-        let solo = [m(vec![100], vec![], true), m(vec![], vec![40], true)];
+        let [first, second] = by_seat.expect("two roles: by seat");
+        assert_eq!((first.wins, first.draws, first.losses), (1, 0, 1));
+        assert_eq!((second.wins, second.draws, second.losses), (0, 1, 0));
+        let Outcome::Versus { by_seat, .. } = outcome(3, &results) else {
+            panic!("three roles: A against B");
+        };
+        assert_eq!(by_seat, None, "seats are told apart in two-role games only");
+        let solo = [m(vec![100], vec![], true, 0), m(vec![], vec![40], true, 1)];
         let Outcome::Solo { goals, .. } = outcome(1, &solo) else {
             panic!("one role: alone");
         };

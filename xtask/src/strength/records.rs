@@ -11,6 +11,8 @@ pub struct MatchResult {
     /// Per variant: the goals of its seats (empty when the match did not complete).
     pub goals: Vec<Vec<i64>>,
     pub completed: bool,
+    /// The variant in the first role (`None` when something else played it).
+    pub first: Option<usize>,
     /// Per variant: its errors of this match.
     pub errors: Vec<Errors>,
 }
@@ -82,6 +84,7 @@ pub fn parse(
     let mut result = MatchResult {
         goals: vec![Vec::new(); variants],
         completed,
+        first: players.first().and_then(|p| variant_of.get(*p).copied()),
         errors: vec![Errors::default(); variants],
     };
     for (role, player) in players.iter().enumerate() {
@@ -149,6 +152,7 @@ mod tests {
         let r = parse(record, &map, 2).unwrap();
         assert!(r.completed);
         assert_eq!(r.goals, vec![vec![100, 50], vec![0]]);
+        assert_eq!(r.first, Some(0), "the first role's player is A's");
         assert_eq!(
             r.errors[0],
             Errors {

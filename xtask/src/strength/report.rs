@@ -166,6 +166,7 @@ pub fn section(results: &[GameResult], run: &Run) -> String {
         run.play_seconds
     );
     versus_table(&mut s, results, run.variants);
+    seats(&mut s, results, &run.variants[0].name);
     solo_table(&mut s, results, run.variants);
     s
 }
@@ -230,6 +231,7 @@ fn versus_table(s: &mut String, results: &[GameResult], v: &[Variant; 2]) {
                 goals,
                 errors,
                 incomplete,
+                ..
             }) => {
                 let matches = match incomplete {
                     0 => scores.len().to_string(),
@@ -261,6 +263,37 @@ fn versus_table(s: &mut String, results: &[GameResult], v: &[Variant; 2]) {
             total.draws,
             total.losses,
             score_cells(&score)
+        );
+    }
+}
+
+/// A's W-D-L in the first role and in the second of each two-role game: where the seat
+/// decides the result whoever plays it, the score says little of the variants.
+fn seats(s: &mut String, results: &[GameResult], a: &str) {
+    let games: Vec<String> = results
+        .iter()
+        .filter_map(|r| match &r.outcome {
+            Ok(Outcome::Versus {
+                by_seat: Some([first, second]),
+                ..
+            }) => Some(format!(
+                "{} {}-{}-{} / {}-{}-{}",
+                r.name,
+                first.wins,
+                first.draws,
+                first.losses,
+                second.wins,
+                second.draws,
+                second.losses
+            )),
+            _ => None,
+        })
+        .collect();
+    if !games.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nBy seat, {a}'s W-D-L in the first role / in the second: {}.",
+            games.join("; ")
         );
     }
 }
@@ -369,6 +402,7 @@ pub fn replace_section(old: &str, section: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{records::Errors, stats::Pairwise};
     use super::*;
 
     #[test]
@@ -387,6 +421,48 @@ mod tests {
             "; a, c: own; b: shared"
         );
         assert_eq!(placing(&[]), "");
+    }
+
+    #[test]
+    fn two_role_games_are_told_by_seat() {
+        let p = |wins, draws, losses| Pairwise {
+            wins,
+            draws,
+            losses,
+        };
+        let r = |name: &str, roles, by_seat| GameResult {
+            name: name.into(),
+            kind: String::new(),
+            roles,
+            seconds: 0.0,
+            pinning: String::new(),
+            outcome: Ok(Outcome::Versus {
+                total: Pairwise::default(),
+                scores: Vec::new(),
+                goals: [None, None],
+                errors: [Errors::default(); 2],
+                incomplete: 0,
+                by_seat,
+            }),
+        };
+        let mut s = String::new();
+        seats(
+            &mut s,
+            &[
+                r("hex", 2, Some([p(10, 0, 0), p(0, 1, 9)])),
+                r("3p", 3, None),
+                r("c4", 2, Some([p(3, 1, 1), p(2, 0, 3)])),
+            ],
+            "new",
+        );
+        assert_eq!(
+            s,
+            "\nBy seat, new's W-D-L in the first role / in the second: hex 10-0-0 / 0-1-9; \
+             c4 3-1-1 / 2-0-3.\n"
+        );
+        let mut none = String::new();
+        seats(&mut none, &[r("3p", 3, None)], "new");
+        assert_eq!(none, "", "no two-role game, no line");
     }
 
     #[test]
