@@ -20,7 +20,7 @@
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default, or `auto`),
-//! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts),
+//! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts), `nst:I` (NST playouts),
 //! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts), `auto:I` (the playout
 //! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
 //! simultaneous moves, `--simultaneous`); `x` before any of those but `base` adds decisive
@@ -151,6 +151,7 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         "mcts"
             | "base"
             | "mast"
+            | "nst"
             | "dec"
             | "anti"
             | "auto"
@@ -207,6 +208,10 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         })),
         "mast" => Box::new(Mcts::new(MctsOptions {
             playout: PlayoutPolicy::Mast,
+            ..options
+        })),
+        "nst" => Box::new(Mcts::new(MctsOptions {
+            playout: PlayoutPolicy::Nst,
             ..options
         })),
         "dec" => Box::new(Mcts::new(MctsOptions {

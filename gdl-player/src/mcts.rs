@@ -612,7 +612,12 @@ impl<G: Game> Search<'_, G> {
             for r in 0..roles {
                 let moves = store.moves(n, r);
                 if moves.len() > 1 {
-                    playout.note(game, r, moves[keys[k * roles + r] as usize].mv);
+                    // The previous role's move at the node before (NST's pairs).
+                    let p = (r + roles - 1) % roles;
+                    let before = k
+                        .checked_sub(1)
+                        .map(|j| store.moves(path[j], p)[keys[j * roles + p] as usize].mv);
+                    playout.note(game, r, moves[keys[k * roles + r] as usize].mv, before);
                 }
             }
         }

@@ -20,6 +20,10 @@ pub enum PlayoutPolicy {
     /// that played them; a playout plays a role's best move, or with a fixed chance a random
     /// one.
     Mast,
+    /// N-gram selection (NST): MAST, and beside each move's mean its mean after each move
+    /// the previous role played the step before (the reply to it); a playout plays the move
+    /// best by the two (the pair's mean counted once it has been played a few times).
+    Nst,
     /// Decisive moves: in a turn, the mover plays a move that wins at once when it has one,
     /// else a uniform one.
     Decisive,
@@ -308,11 +312,12 @@ impl Search {
 }
 
 impl PlayoutPolicy {
-    /// The policy named `text` (`uniform`, `mast`, `decisive`, `anti-decisive`, `auto`).
+    /// The policy named `text` (`uniform`, `mast`, `nst`, `decisive`, `anti-decisive`, `auto`).
     pub fn parse(text: &str) -> Option<PlayoutPolicy> {
         match text {
             "uniform" => Some(PlayoutPolicy::Uniform),
             "mast" => Some(PlayoutPolicy::Mast),
+            "nst" => Some(PlayoutPolicy::Nst),
             "decisive" => Some(PlayoutPolicy::Decisive),
             "anti-decisive" => Some(PlayoutPolicy::AntiDecisive),
             "auto" => Some(PlayoutPolicy::Auto),
@@ -325,6 +330,7 @@ impl PlayoutPolicy {
         match self {
             PlayoutPolicy::Uniform => "uniform",
             PlayoutPolicy::Mast => "mast",
+            PlayoutPolicy::Nst => "nst",
             PlayoutPolicy::Decisive => "decisive",
             PlayoutPolicy::AntiDecisive => "anti-decisive",
             PlayoutPolicy::Auto => "auto",

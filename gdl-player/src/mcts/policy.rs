@@ -1,8 +1,11 @@
 //! The playouts of [`super::Mcts`]: uniformly random ([`Game::random_step`], which generated
 //! games run without listing moves), or MAST (move-average sampling: per role and move, the
 //! mean goal of the iterations that played it; a playout plays each role's best move, or with
-//! chance [`MAST_EPSILON`] a uniform one), or decisive ([`Decisive`]: a turn's mover takes a
-//! win in one, and may avoid giving one).
+//! chance [`MAST_EPSILON`] a uniform one), or NST (n-gram selection, Tak, Winands and
+//! Björnsson 2012, with 1- and 2-grams: MAST, and per role the mean goal of each move played
+//! right after each move of the role before it, the previous step's; a move is scored by the
+//! mean of the two, the pair's counted after [`NST_MIN_PAIR`] plays), or decisive
+//! ([`Decisive`]: a turn's mover takes a win in one, and may avoid giving one).
 
 use super::decisive::Decisive;
 use super::heuristic::Heuristic;
@@ -16,20 +19,67 @@ const MAST_EPSILON: f64 = 0.4;
 /// What MAST keeps of its statistics from one move of the match to the next.
 const MAST_DECAY: f64 = 0.5;
 
-/// MAST's statistics: per role, per move, the goal sum and count.
+/// NST: the plays of a pair of moves before its mean counts.
+const NST_MIN_PAIR: f64 = 3.0;
+/// NST: pairs are kept for moves numbered below this (the table stays bounded in games of
+/// very many moves; others are scored by their MAST mean only).
+const NST_MAX_ID: u32 = 4096;
+/// No previous move (the first step of a playout, or a move numbered past [`NST_MAX_ID`]).
+const NO_MOVE: u32 = u32::MAX;
+
+/// A move's goal sum and count.
+type Tally = (f64, f64);
+
+/// MAST's statistics: per role, per move, the goal sum and count (and NST's pairs).
 struct Mast<G: Game> {
     /// Per role: (sum, count) by the move's number.
     stats: Vec<Vec<(f64, f64)>>,
+    /// NST: per role, by the previous role's move of the step before, then by the move:
+    /// (sum, count); `None` for MAST.
+    pairs: Option<Vec<Vec<Vec<Tally>>>>,
     ids: MoveIds<G>,
 }
 
 impl<G: Game> Mast<G> {
-    fn new(game: &G) -> Self {
+    fn new(game: &G, pairs: bool) -> Self {
         Mast {
             stats: (0..game.role_count())
                 .map(|r| vec![(0.0, 0.0); game.move_count(r).unwrap_or(0)])
                 .collect(),
+            pairs: pairs.then(|| vec![Vec::new(); game.role_count()]),
             ids: MoveIds::new(game),
+        }
+    }
+
+    /// The statistics of role `r`'s move `i` after move `before` (made on first sight;
+    /// `None` without pairs or a previous move).
+    fn pair_mut(&mut self, r: usize, before: u32, i: usize) -> Option<&mut (f64, f64)> {
+        if before >= NST_MAX_ID || i as u32 >= NST_MAX_ID {
+            return None;
+        }
+        let by_before = self.pairs.as_mut()?.get_mut(r)?;
+        if by_before.len() <= before as usize {
+            by_before.resize(before as usize + 1, Vec::new());
+        }
+        let row = &mut by_before[before as usize];
+        if row.len() <= i {
+            row.resize(i + 1, (0.0, 0.0));
+        }
+        Some(&mut row[i])
+    }
+
+    /// The score of role `r`'s move `i` after move `before`: its MAST mean, averaged with
+    /// the pair's mean once the pair has been played [`NST_MIN_PAIR`] times.
+    fn score(&self, r: RoleIndex, before: u32, i: usize) -> f64 {
+        let mean = self.mean(r, i);
+        let pair = self
+            .pairs
+            .as_ref()
+            .and_then(|p| p.get(r)?.get(before as usize)?.get(i))
+            .filter(|&&(_, count)| count >= NST_MIN_PAIR);
+        match pair {
+            Some(&(sum, count)) => (mean + sum / count) / 2.0,
+            None => mean,
         }
     }
 
@@ -64,8 +114,11 @@ pub(super) struct Playout<G: Game> {
     /// Decisive and anti-decisive playouts look for wins in this many steps of a playout at
     /// most (then uniform).
     decisive_steps: usize,
-    /// MAST: the (role, move index) of every move played since the last [`Playout::learn`].
-    played: Vec<(u32, u32)>,
+    /// MAST: the (role, move index, the previous role's move index of the step before or
+    /// [`NO_MOVE`]) of every move played since the last [`Playout::learn`].
+    played: Vec<(u32, u32, u32)>,
+    /// NST: each role's move index in the playout's last step ([`NO_MOVE`] before the first).
+    last: Vec<u32>,
     /// When kept ([`Playout::keep_line`]): the first role's moves of the last playout.
     line: Option<Vec<G::Move>>,
     /// Scores a playout cut short ([`super::heuristic`]).
@@ -83,7 +136,8 @@ impl<G: Game> Playout<G> {
             scratch: Vec::new(),
             joint: Vec::new(),
             goals: Vec::new(),
-            mast: (policy == PlayoutPolicy::Mast).then(|| Mast::new(game)),
+            mast: matches!(policy, PlayoutPolicy::Mast | PlayoutPolicy::Nst)
+                .then(|| Mast::new(game, policy == PlayoutPolicy::Nst)),
             decisive: match policy {
                 PlayoutPolicy::Decisive => Some(Decisive::new(game, state, false)),
                 PlayoutPolicy::AntiDecisive => Some(Decisive::new(game, state, true)),
@@ -91,6 +145,7 @@ impl<G: Game> Playout<G> {
             },
             decisive_steps: usize::MAX,
             played: Vec::new(),
+            last: Vec::new(),
             line: None,
             heuristic: None,
             joints: None,
@@ -163,6 +218,8 @@ impl<G: Game> Playout<G> {
         if let Some(d) = &mut self.decisive {
             d.restart();
         }
+        self.last.clear();
+        self.last.resize(roles, NO_MOVE);
         let mut steps = 0;
         while !game.is_terminal(&self.state) {
             if steps == max_steps {
@@ -231,13 +288,15 @@ impl<G: Game> Playout<G> {
         &self.goals
     }
 
-    /// One MAST step from `state` into `next`; false when a role has no legal move.
+    /// One MAST (or NST) step from `state` into `next`; false when a role has no legal move.
     fn mast_step(&mut self, game: &G, rng: &mut SplitMix64) -> bool {
         let Some(mast) = &mut self.mast else {
             return false;
         };
+        let roles = game.role_count();
         self.joint.clear();
-        for r in 0..game.role_count() {
+        for r in 0..roles {
+            let before = self.last[(r + roles - 1) % roles];
             let uniform = game.is_random_role(r)
                 || (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64) < MAST_EPSILON;
             let mv = if uniform {
@@ -254,21 +313,24 @@ impl<G: Game> Playout<G> {
                 // Ties go to the first from a random start.
                 let offset = rng.below(n);
                 let mut best = self.scratch[offset];
-                let mut best_mean = f64::NEG_INFINITY;
+                let mut best_score = f64::NEG_INFINITY;
                 for k in 0..n {
                     let mv = self.scratch[(offset + k) % n];
                     let i = mast.index(game, r, mv);
-                    let mean = mast.mean(r, i);
-                    if mean > best_mean {
-                        best_mean = mean;
+                    let score = mast.score(r, before, i);
+                    if score > best_score {
+                        best_score = score;
                         best = mv;
                     }
                 }
                 best
             };
             let i = mast.index(game, r, mv);
-            self.played.push((r as u32, i as u32));
+            self.played.push((r as u32, i as u32, before));
             self.joint.push(mv);
+        }
+        for (r, last) in self.last.iter_mut().enumerate() {
+            *last = self.played[self.played.len() - roles + r].1;
         }
         game.next_state(&self.state, &self.joint, &mut self.next);
         true
@@ -284,11 +346,18 @@ impl<G: Game> Playout<G> {
         self.mast.is_some()
     }
 
-    /// MAST: notes that role `r` played `mv` in the tree part of the current iteration.
-    pub(super) fn note(&mut self, game: &G, r: RoleIndex, mv: G::Move) {
+    /// MAST: notes that role `r` played `mv` in the tree part of the current iteration,
+    /// `before` the previous role's move of the step before (NST).
+    pub(super) fn note(&mut self, game: &G, r: RoleIndex, mv: G::Move, before: Option<G::Move>) {
         if let Some(mast) = &mut self.mast {
             let i = mast.index(game, r, mv);
-            self.played.push((r as u32, i as u32));
+            let before = match before {
+                Some(b) if mast.pairs.is_some() => {
+                    mast.index(game, (r + game.role_count() - 1) % game.role_count(), b) as u32
+                }
+                _ => NO_MOVE,
+            };
+            self.played.push((r as u32, i as u32, before));
         }
     }
 
@@ -297,11 +366,15 @@ impl<G: Game> Playout<G> {
         let Some(mast) = &mut self.mast else {
             return;
         };
-        for &(r, i) in &self.played {
+        for &(r, i, before) in &self.played {
             let g = goals.get(r as usize).copied().unwrap_or(0.5);
             let s = &mut mast.stats[r as usize][i as usize];
             s.0 += g;
             s.1 += 1.0;
+            if let Some(p) = mast.pair_mut(r as usize, before, i as usize) {
+                p.0 += g;
+                p.1 += 1.0;
+            }
         }
         self.played.clear();
     }
@@ -309,7 +382,8 @@ impl<G: Game> Playout<G> {
     /// MAST: statistics weigh less after a move of the match.
     pub(super) fn decay(&mut self) {
         if let Some(mast) = &mut self.mast {
-            for (sum, count) in mast.stats.iter_mut().flatten() {
+            let pairs = mast.pairs.iter_mut().flatten().flatten().flatten();
+            for (sum, count) in mast.stats.iter_mut().flatten().chain(pairs) {
                 *sum *= MAST_DECAY;
                 *count *= MAST_DECAY;
             }
@@ -322,5 +396,96 @@ impl<G: Game> Playout<G> {
         let mast = self.mast.as_mut()?;
         let i = mast.index(game, r, mv);
         Some(mast.mean(r, i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::{Pos, Table, TableState, To, turn_of_first};
+
+    /// The first role picks one of three; the second wins by picking the same (100 to it),
+    /// else the first wins: no move of the second is better than another on average, the
+    /// reply to each move is.
+    fn matching() -> Table {
+        let second = |a: u32| {
+            Pos::Moves(
+                vec![1, 3],
+                (0..3).map(|b| To::At(if a == b { 4 } else { 5 })).collect(),
+            )
+        };
+        Table {
+            roles: vec!["first", "second"],
+            positions: vec![
+                turn_of_first(3, |i| To::At(u32::from(i) + 1)),
+                second(0),
+                second(1),
+                second(2),
+                Pos::End(vec![0, 100]),
+                Pos::End(vec![100, 0]),
+            ],
+            long: 0,
+        }
+    }
+
+    /// The second role's mean goal over `n` playouts after `n` that learnt.
+    fn second_wins(policy: PlayoutPolicy, n: usize) -> f64 {
+        let game = matching();
+        let start = TableState::At(0);
+        let mut p = Playout::new(&game, &start, policy);
+        let mut rng = SplitMix64::new(7);
+        let mut sum = 0.0;
+        for k in 0..2 * n {
+            let goals = p.run(&game, &start, &mut rng, 10).to_vec();
+            p.learn(&goals);
+            if k >= n {
+                sum += goals[1];
+            }
+        }
+        sum / n as f64
+    }
+
+    #[test]
+    fn nst_learns_the_reply_to_the_move_before_where_mast_cannot() {
+        let mast = second_wins(PlayoutPolicy::Mast, 500);
+        let nst = second_wins(PlayoutPolicy::Nst, 500);
+        // MAST: about a third. NST: the reply, but for its uniform moves (0.4, a third of
+        // them right): about 0.73.
+        assert!((0.2..0.45).contains(&mast), "mast {mast}");
+        assert!(nst > 0.65, "nst {nst}");
+    }
+
+    #[test]
+    fn nst_pairs_count_after_a_few_plays_and_decay_between_moves() {
+        let game = matching();
+        let mut p = Playout::new(&game, &TableState::At(0), PlayoutPolicy::Nst);
+        // The first role played 2, then the second 2 (a win for it), twice; then 0 after 2.
+        for (b, goal) in [(2, 1.0), (2, 1.0), (0, 0.0)] {
+            p.note(&game, 0, 2, None);
+            p.note(&game, 1, b, Some(2));
+            p.learn(&[1.0 - goal, goal]);
+        }
+        let mast = p.mast.as_mut().unwrap();
+        let (a2, b2, b0) = (
+            mast.index(&game, 0, 2),
+            mast.index(&game, 1, 2),
+            mast.index(&game, 1, 0),
+        );
+        let before = a2 as u32;
+        // Two plays of the pair (2, 2): under the threshold, the MAST mean alone.
+        assert_eq!(mast.score(1, before, b2), 1.0);
+        assert_eq!(mast.score(1, before, b0), 0.0);
+        mast.pair_mut(1, before, b2).unwrap().1 += 2.0;
+        // Counted now: (1 + 2 / 4) / 2.
+        assert_eq!(mast.score(1, before, b2), 0.75);
+        assert_eq!(
+            mast.score(1, NO_MOVE, b2),
+            1.0,
+            "no move before: MAST alone"
+        );
+        p.decay();
+        let mast = p.mast.as_ref().unwrap();
+        let pair = mast.pairs.as_ref().unwrap()[1][before as usize][b2];
+        assert_eq!(pair, (1.0, 2.0), "halved");
     }
 }
