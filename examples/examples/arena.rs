@@ -20,7 +20,7 @@
 //!
 //! A player is `random`, `flat:P` (flat Monte Carlo, P playouts per move), `mcts:I` (UCT, I
 //! iterations per move; `mcts:I:C` with exploration constant C instead of the default, or `auto`),
-//! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts), `nst:I` (NST playouts),
+//! `base:I` (the baseline UCT, `--search baseline`), `mast:I` (UCT with MAST playouts), `nst:I` (NST playouts), `antinst:I` (anti-decisive in NST's order),
 //! `dec:I` (decisive playouts), `anti:I` (anti-decisive playouts), `auto:I` (the playout
 //! policy chosen at the start clock), `rm:I` or `exp3:I` (regret matching or Exp3 at
 //! simultaneous moves, `--simultaneous`); `x` before any of those but `base` adds decisive
@@ -152,6 +152,7 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
             | "base"
             | "mast"
             | "nst"
+            | "antinst"
             | "dec"
             | "anti"
             | "auto"
@@ -212,6 +213,10 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
         })),
         "nst" => Box::new(Mcts::new(MctsOptions {
             playout: PlayoutPolicy::Nst,
+            ..options
+        })),
+        "antinst" => Box::new(Mcts::new(MctsOptions {
+            playout: PlayoutPolicy::AntiDecisiveNst,
             ..options
         })),
         "dec" => Box::new(Mcts::new(MctsOptions {

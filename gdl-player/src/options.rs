@@ -30,6 +30,10 @@ pub enum PlayoutPolicy {
     /// [`PlayoutPolicy::Decisive`], and the mover avoids, when it can, a move after which the
     /// next mover wins at once.
     AntiDecisive,
+    /// [`PlayoutPolicy::AntiDecisive`] with [`PlayoutPolicy::Nst`]'s order: the mover's
+    /// moves are tried from NST's choice on (after a win in one, and skipping moves that give
+    /// one).
+    AntiDecisiveNst,
     /// Chosen at the start clock by a measurement on the game (`super::Player::start`);
     /// uniform until then.
     Auto,
@@ -312,7 +316,8 @@ impl Search {
 }
 
 impl PlayoutPolicy {
-    /// The policy named `text` (`uniform`, `mast`, `nst`, `decisive`, `anti-decisive`, `auto`).
+    /// The policy named `text` (`uniform`, `mast`, `nst`, `decisive`, `anti-decisive`,
+    /// `anti-decisive-nst`, `auto`).
     pub fn parse(text: &str) -> Option<PlayoutPolicy> {
         match text {
             "uniform" => Some(PlayoutPolicy::Uniform),
@@ -320,6 +325,7 @@ impl PlayoutPolicy {
             "nst" => Some(PlayoutPolicy::Nst),
             "decisive" => Some(PlayoutPolicy::Decisive),
             "anti-decisive" => Some(PlayoutPolicy::AntiDecisive),
+            "anti-decisive-nst" => Some(PlayoutPolicy::AntiDecisiveNst),
             "auto" => Some(PlayoutPolicy::Auto),
             _ => None,
         }
@@ -333,6 +339,7 @@ impl PlayoutPolicy {
             PlayoutPolicy::Nst => "nst",
             PlayoutPolicy::Decisive => "decisive",
             PlayoutPolicy::AntiDecisive => "anti-decisive",
+            PlayoutPolicy::AntiDecisiveNst => "anti-decisive-nst",
             PlayoutPolicy::Auto => "auto",
         }
     }

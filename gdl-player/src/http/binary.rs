@@ -22,7 +22,7 @@ use gdl_tools::cli::{EXIT_USAGE, run_game};
 pub const PLAY_USAGE: &str =
     "  BIN play [--port P] [--bind ADDR] [--name N] [--margin S] [--threads T] [--case-fold]
            [--max-nodes N] [--max-memory MB] [--exploration C|auto] [--search mcts|baseline]
-           [--playout uniform|mast|nst|decisive|anti-decisive|auto]
+           [--playout uniform|mast|nst|decisive|anti-decisive|anti-decisive-nst|auto]
            [--expansion auto|plain|decisive|decisive-at-once]
            [--simultaneous duct|rm|exp3] [--best-line on|off] [--heuristic off|on|auto]
            [--amaf off|rave|grave|auto] [--factoring auto|off] [--opponents auto|off]
@@ -64,7 +64,7 @@ pub const PLAY_USAGE: &str =
 pub const ENGINE_USAGE: &str = "  BIN engine [--threads T] [--max-nodes N] [--max-memory MB] \
                                 [--exploration C|auto] \
                                 [--search mcts|baseline] \
-                                [--playout uniform|mast|nst|decisive|anti-decisive|auto] \
+                                [--playout uniform|mast|nst|decisive|anti-decisive|anti-decisive-nst|auto] \
                                 [--expansion auto|plain|decisive|decisive-at-once] \
                                 [--simultaneous duct|rm|exp3] [--best-line on|off] \
                                 [--heuristic off|on|auto] [--amaf off|rave|grave|auto] \

@@ -26,6 +26,10 @@ use super::move_ids::MoveIds;
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
 /// The buffers of decisive playouts and what they learnt of the goals and the moves.
+/// The index among a role's legal moves from which [`Decisive::step_ordered`] tries the
+/// mover's moves.
+pub(super) type First<'a, M> = dyn FnMut(RoleIndex, &[M], &mut SplitMix64) -> usize + 'a;
+
 pub(super) struct Decisive<G: Game> {
     anti: bool,
     /// Per role: its legal moves in the state of the step.
@@ -196,6 +200,22 @@ impl<G: Game> Decisive<G> {
         rng: &mut SplitMix64,
         next: &mut G::State,
     ) -> bool {
+        self.step_ordered(game, state, rng, next, &mut |_, moves, rng| {
+            rng.below(moves.len())
+        })
+    }
+
+    /// [`Decisive::step`] where the mover's moves are tried (anti-decisive) or drawn from the
+    /// index `first` gives (among the role's legal moves), then in their order: the uniform
+    /// draw of [`Decisive::step`], or a playout policy's preference.
+    pub(super) fn step_ordered(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        rng: &mut SplitMix64,
+        next: &mut G::State,
+        first: &mut First<'_, G::Move>,
+    ) -> bool {
         self.joint.clear();
         let known = std::mem::take(&mut self.pending);
         std::mem::swap(&mut self.safe_parts, &mut self.safe_before);
@@ -228,7 +248,7 @@ impl<G: Game> Decisive<G> {
         if !known && self.take_win(game, state, m, next) {
             return true;
         }
-        let offset = rng.below(n);
+        let offset = first(m, &self.moves[m], rng).min(n - 1);
         if self.anti {
             for k in 0..n {
                 let mv = self.moves[m][(offset + k) % n];
@@ -575,6 +595,52 @@ mod tests {
             steps(&mut decisive, &game, TableState::At(1)),
             [TableState::At(2)]
         );
+    }
+
+    #[test]
+    fn the_mover_s_moves_are_tried_from_the_one_asked() {
+        // The trap above: move 5 alone is safe once reply 3 is seen to end the game.
+        let trap = Pos::Moves(
+            vec![1, 8],
+            (0..8)
+                .map(|i| if i == 3 { To::At(2) } else { To::Long })
+                .collect(),
+        );
+        let game = Table {
+            roles: vec!["first", "second"],
+            positions: vec![
+                turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
+                trap,
+                Pos::End(vec![10, 100]),
+            ],
+            long: 200,
+        };
+        let from = TableState::At(0);
+        let long = TableState::Long { left: 200, sum: 0 };
+        let mut rng = SplitMix64::new(5);
+        let mut next = from;
+        let mut step = |d: &mut Decisive<Table>, state: TableState, first: usize| {
+            d.restart();
+            assert!(
+                d.step_ordered(&game, &state, &mut rng, &mut next, &mut |_, moves, _| {
+                    assert_eq!(moves.len(), 8, "the mover's moves");
+                    first
+                })
+            );
+            next
+        };
+        // Without checks the move asked is played.
+        let mut decisive = Decisive::new(&game, &from, false);
+        assert_eq!(step(&mut decisive, from, 2), TableState::At(1));
+        assert_eq!(step(&mut decisive, from, 5), long);
+        // With them, from the move asked on: the safe one at once, or after the traps.
+        let mut anti = Decisive::new(&game, &from, true);
+        // Reply 3 seen to end the game.
+        assert_eq!(step(&mut anti, TableState::At(1), 3), TableState::At(2));
+        assert_eq!(step(&mut anti, from, 5), long);
+        assert_eq!(anti.counts.avoided, 0, "nothing avoided");
+        assert_eq!(step(&mut anti, from, 6), long);
+        assert_eq!(anti.counts.avoided, 1, "moves 6, 7 and 0 to 4 avoided");
     }
 
     #[test]

@@ -27,6 +27,11 @@ const NST_MAX_ID: u32 = 4096;
 /// No previous move (the first step of a playout, or a move numbered past [`NST_MAX_ID`]).
 const NO_MOVE: u32 = u32::MAX;
 
+/// A uniform draw in 0..1.
+fn unit(rng: &mut SplitMix64) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
 /// A move's goal sum and count.
 type Tally = (f64, f64);
 
@@ -66,6 +71,52 @@ impl<G: Game> Mast<G> {
             row.resize(i + 1, (0.0, 0.0));
         }
         Some(&mut row[i])
+    }
+
+    /// The index in `moves` (role `r`'s legal moves, at least one) of the best scored move
+    /// after the previous role's move `before` (ties to the first from a random start).
+    fn best(
+        &mut self,
+        game: &G,
+        r: RoleIndex,
+        before: u32,
+        moves: &[G::Move],
+        rng: &mut SplitMix64,
+    ) -> usize {
+        let n = moves.len();
+        let offset = rng.below(n);
+        let mut best = offset;
+        let mut best_score = f64::NEG_INFINITY;
+        for k in 0..n {
+            let j = (offset + k) % n;
+            let i = self.index(game, r, moves[j]);
+            let score = self.score(r, before, i);
+            if score > best_score {
+                best_score = score;
+                best = j;
+            }
+        }
+        best
+    }
+
+    /// Notes the joint move of a playout's step: each role's move with the previous role's
+    /// move of the step before (`last`, then this step's).
+    fn record(
+        &mut self,
+        game: &G,
+        joint: &[G::Move],
+        last: &mut [u32],
+        played: &mut Vec<(u32, u32, u32)>,
+    ) {
+        let roles = joint.len();
+        let start = played.len();
+        for (r, &mv) in joint.iter().enumerate() {
+            let i = self.index(game, r, mv) as u32;
+            played.push((r as u32, i, last[(r + roles - 1) % roles]));
+        }
+        for (r, l) in last.iter_mut().enumerate() {
+            *l = played[start + r].1;
+        }
     }
 
     /// The score of role `r`'s move `i` after move `before`: its MAST mean, averaged with
@@ -136,11 +187,16 @@ impl<G: Game> Playout<G> {
             scratch: Vec::new(),
             joint: Vec::new(),
             goals: Vec::new(),
-            mast: matches!(policy, PlayoutPolicy::Mast | PlayoutPolicy::Nst)
-                .then(|| Mast::new(game, policy == PlayoutPolicy::Nst)),
+            mast: match policy {
+                PlayoutPolicy::Mast => Some(Mast::new(game, false)),
+                PlayoutPolicy::Nst | PlayoutPolicy::AntiDecisiveNst => Some(Mast::new(game, true)),
+                _ => None,
+            },
             decisive: match policy {
                 PlayoutPolicy::Decisive => Some(Decisive::new(game, state, false)),
-                PlayoutPolicy::AntiDecisive => Some(Decisive::new(game, state, true)),
+                PlayoutPolicy::AntiDecisive | PlayoutPolicy::AntiDecisiveNst => {
+                    Some(Decisive::new(game, state, true))
+                }
                 _ => None,
             },
             decisive_steps: usize::MAX,
@@ -239,7 +295,30 @@ impl<G: Game> Playout<G> {
                 .filter(|_| steps < self.decisive_steps);
             let stepped = match (decisive, self.mast.is_some(), keep) {
                 (Some(d), _, keep) => {
-                    let stepped = d.step(game, &self.state, rng, &mut self.next);
+                    let stepped = match &mut self.mast {
+                        // NST orders the mover's moves the checks try.
+                        Some(mast) => {
+                            let last = &self.last;
+                            let stepped = d.step_ordered(
+                                game,
+                                &self.state,
+                                rng,
+                                &mut self.next,
+                                &mut |r, moves, rng| {
+                                    if game.is_random_role(r) || unit(rng) < MAST_EPSILON {
+                                        return rng.below(moves.len());
+                                    }
+                                    let before = last[(r + roles - 1) % roles];
+                                    mast.best(game, r, before, moves, rng)
+                                },
+                            );
+                            if stepped {
+                                mast.record(game, d.joint(), &mut self.last, &mut self.played);
+                            }
+                            stepped
+                        }
+                        None => d.step(game, &self.state, rng, &mut self.next),
+                    };
                     if keep {
                         self.joint.clear();
                         self.joint.extend_from_slice(d.joint());
@@ -296,42 +375,19 @@ impl<G: Game> Playout<G> {
         let roles = game.role_count();
         self.joint.clear();
         for r in 0..roles {
-            let before = self.last[(r + roles - 1) % roles];
-            let uniform = game.is_random_role(r)
-                || (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64) < MAST_EPSILON;
-            let mv = if uniform {
-                match game.random_legal_move(&self.state, r, rng, &mut self.scratch) {
-                    Some(m) => m,
-                    None => return false,
-                }
+            let mv = if game.is_random_role(r) || unit(rng) < MAST_EPSILON {
+                // Drawn without listing the moves.
+                game.random_legal_move(&self.state, r, rng, &mut self.scratch)
             } else {
                 game.legal_moves(&self.state, r, &mut self.scratch);
-                let n = self.scratch.len();
-                if n == 0 {
-                    return false;
-                }
-                // Ties go to the first from a random start.
-                let offset = rng.below(n);
-                let mut best = self.scratch[offset];
-                let mut best_score = f64::NEG_INFINITY;
-                for k in 0..n {
-                    let mv = self.scratch[(offset + k) % n];
-                    let i = mast.index(game, r, mv);
-                    let score = mast.score(r, before, i);
-                    if score > best_score {
-                        best_score = score;
-                        best = mv;
-                    }
-                }
-                best
+                let before = self.last[(r + roles - 1) % roles];
+                (!self.scratch.is_empty())
+                    .then(|| self.scratch[mast.best(game, r, before, &self.scratch, rng)])
             };
-            let i = mast.index(game, r, mv);
-            self.played.push((r as u32, i as u32, before));
+            let Some(mv) = mv else { return false };
             self.joint.push(mv);
         }
-        for (r, last) in self.last.iter_mut().enumerate() {
-            *last = self.played[self.played.len() - roles + r].1;
-        }
+        mast.record(game, &self.joint, &mut self.last, &mut self.played);
         game.next_state(&self.state, &self.joint, &mut self.next);
         true
     }

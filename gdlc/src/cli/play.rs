@@ -60,10 +60,11 @@ pub struct Args {
     /// How the search's playouts choose moves: `uniform` (uniformly random), `mast` (each
     /// role's moves by their mean goal so far, with some random ones), `nst` (MAST, and the
     /// mean of each reply to the previous role's last move), `decisive` (a mover
-    /// takes a win in one), `anti-decisive` (and avoids giving one) or `auto` (the one that
+    /// takes a win in one), `anti-decisive` (and avoids giving one), `anti-decisive-nst` (in
+    /// NST's order) or `auto` (the one that
     /// the start clock chooses: anti-decisive in a game of two roles where a timed search
     /// shows their checks change enough playouts, else uniform).
-    #[arg(long, default_value = "auto", value_parser = ["uniform", "mast", "nst", "decisive", "anti-decisive", "auto"])]
+    #[arg(long, default_value = "auto", value_parser = ["uniform", "mast", "nst", "decisive", "anti-decisive", "anti-decisive-nst", "auto"])]
     pub playout: String,
     /// What the search does when it makes a node: `plain` (nothing more) or `decisive` (the
     /// state after each of the mover's moves is computed and a terminal one proven at once;
