@@ -379,6 +379,27 @@ pub(super) fn turn_of_first(width: u8, to: impl Fn(u8) -> To) -> Pos {
     Pos::Moves(vec![width, 1], (0..width).map(to).collect())
 }
 
+/// Role 0 has 8 moves; after each but move 5, role 1 has 8 replies of which one (reply 3)
+/// ends the game at once with goals `first` for role 0 and 100 for role 1, the others lead to
+/// the long game (of 200 turns); move 5 leads to the long game.
+pub(super) fn trap(first: i32) -> Table {
+    let trap = Pos::Moves(
+        vec![1, 8],
+        (0..8)
+            .map(|i| if i == 3 { To::At(2) } else { To::Long })
+            .collect(),
+    );
+    Table {
+        roles: vec!["first", "second"],
+        positions: vec![
+            turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
+            trap,
+            Pos::End(vec![first, 100]),
+        ],
+        long: 200,
+    }
+}
+
 fn table_mcts(role: RoleIndex, iterations: u64, seed: u64, game: &Table) -> Mcts<Table> {
     let mut p = mcts_of(iterations, seed);
     p.start(game, role, Instant::now());
@@ -420,21 +441,7 @@ fn a_win_in_one_is_proven_and_played_at_once() {
 fn a_loss_in_one_is_avoided() {
     // Role 0 has 8 moves; after each but move 5, role 1 has 8 replies of which one wins for
     // it at once (reply 3), the others lead to the long game; move 5 leads to the long game.
-    let trap = Pos::Moves(
-        vec![1, 8],
-        (0..8)
-            .map(|i| if i == 3 { To::At(2) } else { To::Long })
-            .collect(),
-    );
-    let game = Table {
-        roles: vec!["first", "second"],
-        positions: vec![
-            turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
-            trap,
-            Pos::End(vec![0, 100]),
-        ],
-        long: 200,
-    };
+    let game = trap(0);
     for seed in 0..10 {
         let mut p = table_mcts(0, 400, seed, &game);
         assert_eq!(p.choose(&game, &TableState::At(0), far()), Some(5));

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::tests::{Pos, Table, TableState, To, far, turn_of_first};
+use super::tests::{Pos, Table, TableState, To, far, trap, turn_of_first};
 use super::*;
 
 const EXPANSIONS: [Expansion; 2] = [Expansion::Decisive, Expansion::DecisiveAtOnce];
@@ -50,21 +50,7 @@ fn a_root_with_a_win_in_one_is_proven_without_an_iteration() {
 fn a_move_into_a_loss_in_one_is_proven_on_its_first_visit() {
     // Role 0 has 8 moves; after each but move 5, role 1 has 8 replies of which one wins for
     // it at once (reply 3); move 5 leads to the long game.
-    let trap = Pos::Moves(
-        vec![1, 8],
-        (0..8)
-            .map(|i| if i == 3 { To::At(2) } else { To::Long })
-            .collect(),
-    );
-    let game = Table {
-        roles: vec!["first", "second"],
-        positions: vec![
-            turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
-            trap,
-            Pos::End(vec![0, 100]),
-        ],
-        long: 200,
-    };
+    let game = trap(0);
     for (seed, &expansion) in (0..20).zip(EXPANSIONS.iter().cycle()) {
         // The default exploration: without decisive expansion some traps stay unproven
         // (`a_loss_in_one_is_avoided`); with it, the trap's node is proven when made (by

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::tests::{Nim, Pos, Table, TableState, To, far, turn_of_first};
+use super::tests::{Nim, Pos, Table, TableState, To, far, trap, turn_of_first};
 use super::*;
 use gdl_runtime::{Game, RoleIndex};
 
@@ -105,21 +105,7 @@ fn recycling_keeps_the_budget_and_still_finds_the_move() {
     // Role 0 has 8 moves: move 5 leads to the long game, every other to a position where
     // role 1 wins at once with one of its 8 replies. The long game alone holds more states
     // than the store.
-    let trap = Pos::Moves(
-        vec![1, 8],
-        (0..8)
-            .map(|i| if i == 3 { To::At(2) } else { To::Long })
-            .collect(),
-    );
-    let game = Table {
-        roles: vec!["first", "second"],
-        positions: vec![
-            turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
-            trap,
-            Pos::End(vec![0, 100]),
-        ],
-        long: 200,
-    };
+    let game = trap(0);
     for seed in 0..5 {
         let mut p = Mcts::new(MctsOptions {
             max_iterations: Some(20_000),

@@ -482,7 +482,7 @@ mod tests {
     use super::super::policy::Playout;
     use super::Decisive;
     use crate::PlayoutPolicy;
-    use crate::tests::{Pos, Table, TableState, To, turn_of_first};
+    use crate::tests::{Pos, Table, TableState, To, trap, turn_of_first};
     use gdl_runtime::{Game, SplitMix64};
 
     /// The states one step of `d` reaches from `from`, over 200 draws.
@@ -559,21 +559,7 @@ mod tests {
     fn anti_decisive_avoids_giving_a_win_in_one() {
         // After each move of the first role but move 5, the second has a win in one (reply
         // 3); move 5 leads to the long game, where the first moves again.
-        let trap = Pos::Moves(
-            vec![1, 8],
-            (0..8)
-                .map(|i| if i == 3 { To::At(2) } else { To::Long })
-                .collect(),
-        );
-        let game = Table {
-            roles: vec!["first", "second"],
-            positions: vec![
-                turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
-                trap,
-                Pos::End(vec![10, 100]),
-            ],
-            long: 200,
-        };
+        let game = trap(10);
         let from = TableState::At(0);
         let long = TableState::Long { left: 200, sum: 0 };
         let mut anti = Decisive::new(&game, &from, true);
@@ -599,22 +585,8 @@ mod tests {
 
     #[test]
     fn the_mover_s_moves_are_tried_from_the_one_asked() {
-        // The trap above: move 5 alone is safe once reply 3 is seen to end the game.
-        let trap = Pos::Moves(
-            vec![1, 8],
-            (0..8)
-                .map(|i| if i == 3 { To::At(2) } else { To::Long })
-                .collect(),
-        );
-        let game = Table {
-            roles: vec!["first", "second"],
-            positions: vec![
-                turn_of_first(8, |i| if i == 5 { To::Long } else { To::At(1) }),
-                trap,
-                Pos::End(vec![10, 100]),
-            ],
-            long: 200,
-        };
+        // Move 5 alone is safe once reply 3 is seen to end the game.
+        let game = trap(10);
         let from = TableState::At(0);
         let long = TableState::Long { left: 200, sum: 0 };
         let mut rng = SplitMix64::new(5);
