@@ -87,6 +87,7 @@ fn main() -> ExitCode {
         "reversi" => arena(&gdl_examples::reversi::Reversi, a, b, games, start),
         #[cfg(feature = "corpus-games")]
         "hex" => arena(&gdl_examples::hex::Hex, a, b, games, start),
+        #[cfg(feature = "corpus-games")]
         "hexPie" => arena(&gdl_examples::hex_pie::HexPie, a, b, games, start),
         #[cfg(feature = "corpus-games")]
         "3pConnectFour" => arena(
