@@ -21,9 +21,9 @@ const MAST_DECAY: f64 = 0.5;
 
 /// NST: the plays of a pair of moves before its mean counts.
 const NST_MIN_PAIR: f64 = 3.0;
-/// NST: pairs are kept for moves numbered below this (the table stays bounded in games of
-/// very many moves; others are scored by their MAST mean only).
-const NST_MAX_ID: u32 = 4096;
+/// NST: pairs are kept for moves numbered below this, so that a role's pairs take at most
+/// 16 MB; moves numbered past it are scored by their MAST mean only.
+const NST_MAX_ID: u32 = 1024;
 /// No previous move (the first step of a playout, or a move numbered past [`NST_MAX_ID`]).
 const NO_MOVE: u32 = u32::MAX;
 
