@@ -267,7 +267,6 @@ impl<G: Game> Mcts<G> {
         self.scratch.as_ref()?.best.next_move(state)
     }
 
-    /// Makes `state` the root: the root already, a node of the store, or a new one.
     /// A new tree from `state`: after a role is judged random, its nodes become chance nodes.
     fn search_again(&mut self, game: &G, state: &G::State) {
         self.store = None;
@@ -275,6 +274,7 @@ impl<G: Game> Mcts<G> {
         self.set_root(game, state);
     }
 
+    /// Makes `state` the root: the root already, a node of the store, or a new one.
     fn set_root(&mut self, game: &G, state: &G::State) {
         if let Some(f) = &mut self.factored {
             f.begin(game, state);
