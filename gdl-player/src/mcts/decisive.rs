@@ -25,11 +25,11 @@ use super::factors::Found;
 use super::move_ids::MoveIds;
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
 
-/// The buffers of decisive playouts and what they learnt of the goals and the moves.
 /// The index among a role's legal moves from which [`Decisive::step_ordered`] tries the
 /// mover's moves.
 pub(super) type First<'a, M> = dyn FnMut(RoleIndex, &[M], &mut SplitMix64) -> usize + 'a;
 
+/// The buffers of decisive playouts and what they learnt of the goals and the moves.
 pub(super) struct Decisive<G: Game> {
     anti: bool,
     /// Per role: its legal moves in the state of the step.
