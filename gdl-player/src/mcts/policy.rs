@@ -10,6 +10,7 @@
 use super::decisive::Decisive;
 use super::heuristic::Heuristic;
 use super::move_ids::MoveIds;
+use super::simultaneous::unit;
 use crate::PlayoutPolicy;
 use crate::scaled_goal;
 use gdl_runtime::{Game, RoleIndex, SplitMix64};
@@ -27,18 +28,13 @@ const NST_MAX_ID: u32 = 1024;
 /// No previous move (the first step of a playout, or a move numbered past [`NST_MAX_ID`]).
 const NO_MOVE: u32 = u32::MAX;
 
-/// A uniform draw in 0..1.
-fn unit(rng: &mut SplitMix64) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
 /// A move's goal sum and count.
 type Tally = (f64, f64);
 
 /// MAST's statistics: per role, per move, the goal sum and count (and NST's pairs).
 struct Mast<G: Game> {
     /// Per role: (sum, count) by the move's number.
-    stats: Vec<Vec<(f64, f64)>>,
+    stats: Vec<Vec<Tally>>,
     /// NST: per role, by the previous role's move of the step before, then by the move:
     /// (sum, count); `None` for MAST.
     pairs: Option<Vec<Vec<Vec<Tally>>>>,
@@ -58,7 +54,7 @@ impl<G: Game> Mast<G> {
 
     /// The statistics of role `r`'s move `i` after move `before` (made on first sight;
     /// `None` without pairs or a previous move).
-    fn pair_mut(&mut self, r: usize, before: u32, i: usize) -> Option<&mut (f64, f64)> {
+    fn pair_mut(&mut self, r: usize, before: u32, i: usize) -> Option<&mut Tally> {
         if before >= NST_MAX_ID || i as u32 >= NST_MAX_ID {
             return None;
         }

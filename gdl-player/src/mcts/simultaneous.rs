@@ -242,7 +242,7 @@ impl Strategies {
 }
 
 /// A uniform draw in `0..1`.
-fn unit(rng: &mut SplitMix64) -> f64 {
+pub(super) fn unit(rng: &mut SplitMix64) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
