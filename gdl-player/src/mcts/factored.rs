@@ -161,6 +161,12 @@ impl<G: Game> Factored<G> {
         self.nodes.len() + more > self.max_nodes || self.bytes() >= self.max_bytes
     }
 
+    /// The playouts' buffers and statistics (for tests).
+    #[cfg(test)]
+    pub(super) fn playout_mut(&mut self) -> &mut Playout<G> {
+        &mut self.playout
+    }
+
     /// The state searched from.
     pub(super) fn root(&self) -> &G::State {
         &self.root
@@ -170,6 +176,7 @@ impl<G: Game> Factored<G> {
     /// full, the half of it visited least recently is freed first.
     pub(super) fn begin(&mut self, game: &G, state: &G::State) {
         self.root.clone_from(state);
+        self.playout.decay();
         if self.nodes.len() > self.max_nodes / 2 || self.bytes() > self.max_bytes / 2 {
             self.free_half();
         }
@@ -492,6 +499,8 @@ impl<G: Game> Factored<G> {
         self.goals
             .extend_from_slice(self.playout.run(game, &state, rng, left));
         self.goals.resize(roles, 0.5);
+        // MAST and NST learn the playout's moves (the trees' moves are not noted).
+        self.playout.learn(&self.goals);
         for &i in &self.path {
             let slot = &mut self.slots[i as usize];
             slot.visits += 1;

@@ -2,7 +2,7 @@ use std::time::{Duration, Instant};
 
 use super::{DetectOptions, detect};
 use crate::mcts::factor_checks::Mark;
-use crate::{Expansion, Factoring, Mcts, MctsOptions, Player};
+use crate::{Expansion, Factoring, Mcts, MctsOptions, Player, PlayoutPolicy};
 use gdl_runtime::{Game, RoleIndex};
 
 /// Two boards of four cells. Each step the role in control of the first board (bit 16) takes
@@ -231,6 +231,34 @@ fn a_tree_per_factor_finds_the_best_cell() {
 }
 
 #[test]
+fn mast_learns_from_the_playouts_of_the_factored_trees() {
+    let game = TWO_BOARDS;
+    for playout in [PlayoutPolicy::Mast, PlayoutPolicy::Nst] {
+        let mut p = Mcts::new(MctsOptions {
+            playout,
+            max_iterations: Some(2_000),
+            // Trees too small to hold the boards: the iterations end in playouts.
+            max_nodes: 16,
+            ..MctsOptions::default()
+        });
+        p.start(&game, 0, far());
+        assert!(p.factored.is_some(), "{playout:?}");
+        let initial = game.initial_state();
+        assert!(p.choose(&game, &initial, far()).is_some());
+        let mut legal = Vec::new();
+        game.legal_moves(&initial, 0, &mut legal);
+        let f = p.factored.as_mut().expect("factored");
+        // A move never played has the mean 1: some have been played and lost sometimes.
+        let means: Vec<f64> = legal
+            .iter()
+            .filter_map(|&mv| f.playout_mut().mast_mean(&game, 0, mv))
+            .collect();
+        assert_eq!(means.len(), legal.len(), "{playout:?}");
+        assert!(means.iter().any(|&m| m < 1.0), "{playout:?}: {means:?}");
+    }
+}
+
+#[test]
 fn a_move_without_choice_is_played() {
     let game = TWO_BOARDS;
     let mut p = searcher(&game, Factoring::Auto, 1, 1_000);
@@ -444,7 +472,6 @@ fn anti_decisive_playouts_take_and_stop_pairs_on_each_board() {
 
 #[test]
 fn the_start_clock_times_the_playouts_in_the_parts() {
-    use crate::PlayoutPolicy;
     use crate::mcts::tuning::{TuningOptions, auto_playout};
     let auto = |factoring| MctsOptions {
         playout: PlayoutPolicy::Auto,
