@@ -137,17 +137,21 @@ fn auto_plays_anti_decisive_playouts_where_their_checks_change_moves() {
     let deadline = || Instant::now() + Duration::from_millis(400);
     // From a pile of 300 a playout has about 200 turns, of which the checks change one or two
     // near the end (the mover takes the last objects, or does not leave them to the other): a
-    // small share of turns, but most playouts: anti-decisive, without games.
+    // small share of turns, but most playouts: anti-decisive, without games. The roles take
+    // turns: in NST's order.
     let long = tuning::auto_playout(&Nim { pile: 300 }, &auto, &tuning, deadline());
     let long = long.expect("auto measures");
-    assert_eq!(long.chosen, "anti-decisive", "{}", long.summary);
-    assert_eq!(long.options.playout, PlayoutPolicy::AntiDecisive);
+    assert_eq!(long.chosen, "anti-decisive-nst", "{}", long.summary);
+    assert_eq!(long.options.playout, PlayoutPolicy::AntiDecisiveNst);
     assert!(
-        long.summary.contains("playouts changed"),
+        long.summary.contains("playouts changed")
+            && long.summary.contains("0.0% of ")
+            && long.summary.contains("steps with two roles choosing"),
         "{}",
         long.summary
     );
-    // Simultaneous moves have no turn to check: uniform playouts, without games.
+    // Simultaneous moves have no turn to check, nor a move before to reply to: uniform
+    // playouts, without games.
     let simultaneous = matching_pennies();
     let other = tuning::auto_playout(&simultaneous, &auto, &tuning, deadline());
     let other = other.expect("auto measures");
@@ -170,6 +174,39 @@ fn auto_plays_anti_decisive_playouts_where_their_checks_change_moves() {
             deadline()
         )
         .is_none()
+    );
+}
+
+#[test]
+fn auto_orders_playouts_by_nst_where_the_roles_take_turns() {
+    // Three turns, each of three moves, and a draw: no win for the checks to take or avoid.
+    let game = Table {
+        roles: vec!["first", "second"],
+        positions: vec![
+            turn_of_first(3, |_| To::At(1)),
+            Pos::Moves(vec![1, 3], vec![To::At(2); 3]),
+            turn_of_first(3, |_| To::At(3)),
+            Pos::End(vec![50, 50]),
+        ],
+        long: 0,
+    };
+    let auto = MctsOptions {
+        playout: PlayoutPolicy::Auto,
+        ..MctsOptions::default()
+    };
+    // A tree of a few nodes: a larger one holds the game, and its playouts have no steps.
+    let tuning = TuningOptions {
+        max_nodes: 4,
+        ..TuningOptions::default()
+    };
+    let deadline = Instant::now() + Duration::from_millis(400);
+    let tuned = tuning::auto_playout(&game, &auto, &tuning, deadline).expect("auto measures");
+    assert_eq!(tuned.chosen, "nst", "{}", tuned.summary);
+    assert_eq!(tuned.options.playout, PlayoutPolicy::Nst);
+    assert!(
+        tuned.summary.contains("not anti-decisive"),
+        "{}",
+        tuned.summary
     );
 }
 
@@ -289,5 +326,5 @@ fn a_short_start_clock_times_both_playouts() {
         deadline,
     );
     let tuned = tuned.expect("auto measures");
-    assert_eq!(tuned.chosen, "anti-decisive", "{}", tuned.summary);
+    assert_eq!(tuned.chosen, "anti-decisive-nst", "{}", tuned.summary);
 }

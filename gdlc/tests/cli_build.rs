@@ -350,8 +350,8 @@ fn the_universal_player_switches_to_the_compiled_game() {
         "the compiled game never played: {played:#?}"
     );
     // The second match: the compiled game from the cache chooses its playouts at START
-    // (tic-tac-toe's checks change half the moves: anti-decisive), not uniform playouts for
-    // want of time.
+    // (tic-tac-toe's checks change half the moves, and its roles take turns: anti-decisive in
+    // NST's order), not uniform playouts for want of time.
     gdl_tests::play_tic_tac_toe(
         addr,
         gdl_tests::TicTacToeMatch {
@@ -364,7 +364,7 @@ fn the_universal_player_switches_to_the_compiled_game() {
     let first = first.expect("the first move is logged");
     let line = first.last().expect("the line found");
     assert!(
-        line.contains(" by compiled (") && line.contains("anti-decisive chosen"),
+        line.contains(" by compiled (") && line.contains("anti-decisive-nst chosen"),
         "{line}"
     );
 }

@@ -65,6 +65,10 @@ pub(super) struct Decisive<G: Game> {
 pub(super) struct Counts {
     /// Turns (steps with one mover).
     pub(super) turns: u64,
+    /// Steps (every role had a legal move).
+    pub(super) steps: u64,
+    /// Steps where two roles or more (not `random`) had a choice.
+    pub(super) together: u64,
     /// Turns where the mover had a move seen to end the game, and those moves were tried.
     pub(super) tried: u64,
     /// Turns where the mover took a win.
@@ -84,17 +88,26 @@ impl Counts {
         (self.playouts > 0).then(|| self.changed_playouts as f64 / self.playouts as f64)
     }
 
+    /// Whether the roles took turns: no more than `max_share` of the steps had two roles or
+    /// more with a choice (`None` before a step).
+    pub(super) fn turn_taking(&self, max_share: f64) -> Option<bool> {
+        (self.steps > 0).then_some(self.together as f64 <= max_share * self.steps as f64)
+    }
+
     /// The share of turns whose move the checks changed (a win taken or one given avoided),
     /// of turns where they tried a move, and of playouts they changed.
     pub(super) fn describe(&self) -> String {
         let turns = self.turns.max(1) as f64;
         format!(
-            "{:.1}% of {} turns changed, {:.1}% tried, {:.0}% of {} playouts changed",
+            "{:.1}% of {} turns changed, {:.1}% tried, {:.0}% of {} playouts changed, \
+             {:.1}% of {} steps with two roles choosing",
             100.0 * (self.wins + self.avoided) as f64 / turns,
             self.turns,
             100.0 * self.tried as f64 / turns,
             100.0 * self.changed_share().unwrap_or(0.0),
-            self.playouts
+            self.playouts,
+            100.0 * self.together as f64 / self.steps.max(1) as f64,
+            self.steps
         )
     }
 }
@@ -223,6 +236,7 @@ impl<G: Game> Decisive<G> {
         if known {
             std::mem::swap(&mut self.moves, &mut self.after_moves);
         }
+        let mut choosing = 0;
         for r in 0..game.role_count() {
             if !known {
                 game.legal_moves(state, r, &mut self.moves[r]);
@@ -231,8 +245,11 @@ impl<G: Game> Decisive<G> {
             if moves.is_empty() {
                 return false;
             }
+            choosing += usize::from(moves.len() > 1 && !game.is_random_role(r));
             self.joint.push(moves[rng.below(moves.len())]);
         }
+        self.counts.steps += 1;
+        self.counts.together += u64::from(choosing > 1);
         let Some(m) = Self::mover(game, &self.moves) else {
             if self.turns_in_parts(game) {
                 self.part_step(game, state, rng, next);

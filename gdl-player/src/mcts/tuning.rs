@@ -18,7 +18,8 @@
 //!
 //! [`auto_playout`] chooses the playouts of [`PlayoutPolicy::Auto`]: anti-decisive ones when a
 //! timed search shows their checks change enough playouts at a bearable cost in a game of two
-//! roles ([`DecisiveRule`]), else uniform ones. MAST playouts are not a candidate there: the short games chose them on
+//! roles ([`DecisiveRule`]), else uniform ones; either in NST's order when the two roles take
+//! turns ([`NstRule`]). MAST playouts are not a candidate there: the short games chose them on
 //! breakthrough, where they then lost to uniform playouts at a match's clock (BENCHMARKS.md).
 //! [`tune`] measures any other list of candidates.
 
@@ -254,11 +255,9 @@ pub fn tune<G: Game>(
     }
 }
 
-/// The playout policies [`PlayoutPolicy::Auto`] measures: uniform (the default unless
-/// [`DecisiveRule`] makes it anti-decisive), MAST and anti-decisive, with `options`' other settings. (Decisive playouts are not measured: at
-/// equal time they did no better than uniform ones on connectFour, where anti-decisive ones
-/// won, and lost on breakthrough, as anti-decisive ones did; a candidate fewer leaves more
-/// games to the others.)
+/// Playout policies for [`tune`] to measure: uniform (the default), MAST and anti-decisive,
+/// with `options`' other settings. ([`PlayoutPolicy::Auto`] does not play measuring games:
+/// see the module's documentation.)
 pub fn playout_candidates(options: &MctsOptions) -> Vec<Candidate> {
     [
         PlayoutPolicy::Uniform,
@@ -349,11 +348,48 @@ impl DecisiveRule {
     }
 }
 
+/// When [`auto_playout`] orders playouts by NST ([`PlayoutPolicy::Nst`], or
+/// [`PlayoutPolicy::AntiDecisiveNst`] where [`DecisiveRule`] chose anti-decisive ones): in a
+/// game of [`NstRule::players`] roles (not counting `random`) that take turns, where at most
+/// [`NstRule::max_together`] of the steps of the timed anti-decisive search had both roles
+/// with a choice. NST's pairs are a move and the reply to it: with both roles moving at once
+/// the "move before" is one the other role chose without seeing this one's, and NST lost
+/// there (connectFourSimultaneous 14-1-25 at 0.25 s a move against uniform playouts, where
+/// it won on breakthrough, reversi and hexPie; BENCHMARKS.md). With one role, it is MAST's
+/// own move before; with three roles or more, it was not measured.
+#[derive(Clone, Copy, Debug)]
+pub struct NstRule {
+    pub players: usize,
+    pub max_together: f64,
+}
+
+impl Default for NstRule {
+    fn default() -> Self {
+        NstRule {
+            players: 2,
+            max_together: 0.01,
+        }
+    }
+}
+
+impl NstRule {
+    /// Whether NST orders the playouts in a game of `players` roles (not counting `random`)
+    /// whose anti-decisive search was timed as `anti`.
+    pub fn pays(&self, players: usize, anti: &Timing) -> bool {
+        players == self.players
+            && anti
+                .counts
+                .and_then(|c| c.turn_taking(self.max_together))
+                .unwrap_or(false)
+    }
+}
+
 /// With [`PlayoutPolicy::Auto`] in `options`: the playout policy for the match on `game`,
 /// chosen before `deadline`; `None` for another policy. Anti-decisive playouts when
 /// [`DecisiveRule`] says so; else uniform playouts (the module's documentation says why not
-/// MAST). In a game the options let the start clock factor, both are timed in the search of
-/// the parts found, as a match plays them.
+/// MAST); either ordered by NST when [`NstRule`] says so. In a game the options let the
+/// start clock factor, both are timed in the search of the parts found, as a match plays
+/// them.
 pub fn auto_playout<G: Game>(
     game: &G,
     options: &MctsOptions,
@@ -383,7 +419,6 @@ pub(super) fn auto_playout_in_parts<G: Game>(
     }
     let began = Instant::now();
     let uniform = playout_candidate(options, PlayoutPolicy::Uniform);
-    let anti = playout_candidate(options, PlayoutPolicy::AntiDecisive);
     let rule = DecisiveRule::default();
     let players = (0..game.role_count())
         .filter(|&r| !game.is_random_role(r))
@@ -396,6 +431,7 @@ pub(super) fn auto_playout_in_parts<G: Game>(
         let until = share_of_time(deadline, tuning.share);
         // Each gets half the time when it is short.
         let half = share_of_time(until, 0.5);
+        let anti = playout_candidate(options, PlayoutPolicy::AntiDecisive);
         let uniform_speed = speed(game, &uniform.options, tuning, half, parts);
         let anti_speed = speed(game, &anti.options, tuning, until, parts);
         let figures = format!(
@@ -406,11 +442,14 @@ pub(super) fn auto_playout_in_parts<G: Game>(
                 .counts
                 .map_or(String::new(), |c| format!(", {}", c.describe()))
         );
-        if rule.pays(players, &uniform_speed, &anti_speed) {
-            (anti, figures)
-        } else {
-            (uniform, format!("not {figures}"))
-        }
+        let nst = NstRule::default().pays(players, &anti_speed);
+        let (playout, why) = match (rule.pays(players, &uniform_speed, &anti_speed), nst) {
+            (true, true) => (PlayoutPolicy::AntiDecisiveNst, figures),
+            (true, false) => (PlayoutPolicy::AntiDecisive, figures),
+            (false, true) => (PlayoutPolicy::Nst, format!("not {figures}")),
+            (false, false) => (PlayoutPolicy::Uniform, format!("not {figures}")),
+        };
+        (playout_candidate(options, playout), why)
     };
     Some(Tuned {
         summary: format!(
