@@ -190,14 +190,6 @@ impl<G: Game> Decisive<G> {
             && (roles > 1 || g > 0)
     }
 
-    /// The role that has a choice in a state whose legal moves are in `moves`, when exactly
-    /// one has (and it is not `random`).
-    fn mover(game: &G, moves: &[Vec<G::Move>]) -> Option<RoleIndex> {
-        let mut choosing = (0..moves.len()).filter(|&r| moves[r].len() > 1);
-        let m = choosing.next()?;
-        (choosing.next().is_none() && !game.is_random_role(m)).then_some(m)
-    }
-
     /// The joint move of the last [`Decisive::step`].
     pub(super) fn joint(&self) -> &[G::Move] {
         &self.joint
@@ -236,7 +228,8 @@ impl<G: Game> Decisive<G> {
         if known {
             std::mem::swap(&mut self.moves, &mut self.after_moves);
         }
-        let mut choosing = 0;
+        // The roles with a choice (`random` counted), the last of them, and those not `random`.
+        let (mut choosers, mut last, mut players) = (0, 0, 0);
         for r in 0..game.role_count() {
             if !known {
                 game.legal_moves(state, r, &mut self.moves[r]);
@@ -245,12 +238,18 @@ impl<G: Game> Decisive<G> {
             if moves.is_empty() {
                 return false;
             }
-            choosing += usize::from(moves.len() > 1 && !game.is_random_role(r));
+            if moves.len() > 1 {
+                choosers += 1;
+                last = r;
+                players += usize::from(!game.is_random_role(r));
+            }
             self.joint.push(moves[rng.below(moves.len())]);
         }
         self.counts.steps += 1;
-        self.counts.together += u64::from(choosing > 1);
-        let Some(m) = Self::mover(game, &self.moves) else {
+        self.counts.together += u64::from(players > 1);
+        // A turn: exactly one role has a choice, and it is not `random`.
+        let mover = (choosers == 1 && players == 1).then_some(last);
+        let Some(m) = mover else {
             if self.turns_in_parts(game) {
                 self.part_step(game, state, rng, next);
             } else {
