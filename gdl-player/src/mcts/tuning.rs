@@ -16,10 +16,10 @@
 //! least [`TuningOptions::min_games`] games; else the default stays. A game still running at
 //! the deadline is dropped: the measurement never runs past it.
 //!
-//! [`auto_playout`] chooses the playouts of [`PlayoutPolicy::Auto`]: anti-decisive ones when a
-//! timed search shows their checks change enough playouts at a bearable cost in a game of two
-//! roles ([`DecisiveRule`]), else uniform ones; either in NST's order when the two roles take
-//! turns ([`NstRule`]). MAST playouts are not a candidate there: the short games chose them on
+//! [`auto_playout`] chooses the playouts of [`PlayoutPolicy::Auto`]: checked ones (anti-decisive
+//! with up to two roles, decisive with more) when a timed search shows their checks change
+//! enough playouts at a bearable cost ([`DecisiveRule`]), else uniform ones; in NST's order
+//! when two roles take turns ([`NstRule`]). MAST playouts are not a candidate there: the short games chose them on
 //! breakthrough, where they then lost to uniform playouts at a match's clock (BENCHMARKS.md).
 //! [`tune`] measures any other list of candidates.
 
@@ -302,9 +302,10 @@ impl Timing {
     }
 }
 
-/// When [`auto_playout`] plays anti-decisive playouts: in a game of at most
-/// [`DecisiveRule::max_players`] roles (not counting `random`), when their checks change at
-/// least [`DecisiveRule::min_changed`] of the playouts (a playout with a turn where a win was
+/// When [`auto_playout`] plays checked playouts: anti-decisive ones in a game of at most
+/// [`DecisiveRule::max_anti_players`] roles (not counting `random`), decisive ones (the mover
+/// takes a win in one, no check of the replies) with more; either when their checks change
+/// at least [`DecisiveRule::min_changed`] of the playouts (a playout with a turn where a win was
 /// taken, or a move that gave the next mover a win avoided), at a speed of at least
 /// [`DecisiveRule::min_speed`] times uniform playouts' (both timed from the initial state).
 /// Measured shares: ticTacToe 81%, connectFour 100%, breakthrough 97% (though only 2.9% of its
@@ -318,12 +319,14 @@ impl Timing {
 /// playouts do (anti-decisive ones won 17-0-3 at 0.25 s a move on connectFour, 15-0-5 at 0.5 s
 /// on breakthrough, 8-1-1 at 2 s on connectFourSimultaneous). Their speed against uniform
 /// playouts': connectFour 0.25, breakthrough 0.27, connectFourSimultaneous 0.14 to 0.18, where
-/// they pay. The checks look at the next mover only, which with three roles or more leaves the
-/// others' wins unchecked: on 3pConnectFour uniform playouts won 13-0-7 against them at a
-/// speed of 0.11 and 14-0-6 at 0.17 (2 s a move).
+/// they pay. Anti-decisive checks look at the next mover only, which with three roles or more
+/// leaves the others' wins unchecked, at the cost of the next mover's replies: on
+/// 3pConnectFour uniform playouts won 13-0-7 against them at a speed of 0.11 and 14-0-6 at
+/// 0.17 (2 s a move), where decisive ones won 75-0-45 against uniform ones (pairs of seats, at
+/// 0.25 s a move; BENCHMARKS.md).
 #[derive(Clone, Copy, Debug)]
 pub struct DecisiveRule {
-    pub max_players: usize,
+    pub max_anti_players: usize,
     pub min_changed: f64,
     pub min_speed: f64,
 }
@@ -331,7 +334,7 @@ pub struct DecisiveRule {
 impl Default for DecisiveRule {
     fn default() -> Self {
         DecisiveRule {
-            max_players: 2,
+            max_anti_players: 2,
             min_changed: 0.5,
             min_speed: 0.1,
         }
@@ -339,12 +342,20 @@ impl Default for DecisiveRule {
 }
 
 impl DecisiveRule {
-    /// Whether anti-decisive playouts timed as `anti` pay against uniform ones timed as
-    /// `uniform` in a game of `players` roles (not counting `random`).
-    pub fn pays(&self, players: usize, uniform: &Timing, anti: &Timing) -> bool {
-        players <= self.max_players
-            && anti.changed().is_some_and(|c| c >= self.min_changed)
-            && anti.speed >= self.min_speed * uniform.speed
+    /// The checked playouts timed in a game of `players` roles (not counting `random`).
+    pub fn checked(&self, players: usize) -> PlayoutPolicy {
+        if players <= self.max_anti_players {
+            PlayoutPolicy::AntiDecisive
+        } else {
+            PlayoutPolicy::Decisive
+        }
+    }
+
+    /// Whether checked playouts timed as `checked` pay against uniform ones timed as
+    /// `uniform`.
+    pub fn pays(&self, uniform: &Timing, checked: &Timing) -> bool {
+        checked.changed().is_some_and(|c| c >= self.min_changed)
+            && checked.speed >= self.min_speed * uniform.speed
     }
 }
 
@@ -356,7 +367,8 @@ impl DecisiveRule {
 /// the "move before" is one the other role chose without seeing this one's, and NST lost
 /// there (connectFourSimultaneous 14-1-25 at 0.25 s a move against uniform playouts, where
 /// it won on breakthrough, reversi and hexPie; BENCHMARKS.md). With one role, it is MAST's
-/// own move before; with three roles or more, it was not measured.
+/// own move before; with three roles it did not pay (3pConnectFour: 57-0-63 against uniform
+/// playouts at 0.25 s a move, 23-0-17 at a match's clock).
 #[derive(Clone, Copy, Debug)]
 pub struct NstRule {
     pub players: usize,
@@ -385,9 +397,9 @@ impl NstRule {
 }
 
 /// With [`PlayoutPolicy::Auto`] in `options`: the playout policy for the match on `game`,
-/// chosen before `deadline`; `None` for another policy. Anti-decisive playouts when
-/// [`DecisiveRule`] says so; else uniform playouts (the module's documentation says why not
-/// MAST); either ordered by NST when [`NstRule`] says so. In a game the options let the
+/// chosen before `deadline`; `None` for another policy. Checked playouts (anti-decisive or
+/// decisive) when [`DecisiveRule`] says so; else uniform playouts (the module's documentation
+/// says why not MAST); ordered by NST when [`NstRule`] says so. In a game the options let the
 /// start clock factor, both are timed in the search of the parts found, as a match plays
 /// them.
 pub fn auto_playout<G: Game>(
@@ -423,34 +435,32 @@ pub(super) fn auto_playout_in_parts<G: Game>(
     let players = (0..game.role_count())
         .filter(|&r| !game.is_random_role(r))
         .count();
-    let (chosen, why) = if players > rule.max_players {
-        let why =
-            format!("not anti-decisive: {players} roles, its checks see the next mover's only");
-        (uniform, why)
-    } else {
-        let until = share_of_time(deadline, tuning.share);
-        // Each gets half the time when it is short.
-        let half = share_of_time(until, 0.5);
-        let anti = playout_candidate(options, PlayoutPolicy::AntiDecisive);
-        let uniform_speed = speed(game, &uniform.options, tuning, half, parts);
-        let anti_speed = speed(game, &anti.options, tuning, until, parts);
-        let figures = format!(
-            "anti-decisive at {:.0}k it/s, uniform at {:.0}k it/s{}",
-            anti_speed.speed / 1000.0,
-            uniform_speed.speed / 1000.0,
-            anti_speed
-                .counts
-                .map_or(String::new(), |c| format!(", {}", c.describe()))
-        );
-        let nst = NstRule::default().pays(players, &anti_speed);
-        let (playout, why) = match (rule.pays(players, &uniform_speed, &anti_speed), nst) {
-            (true, true) => (PlayoutPolicy::AntiDecisiveNst, figures),
-            (true, false) => (PlayoutPolicy::AntiDecisive, figures),
-            (false, true) => (PlayoutPolicy::Nst, format!("not {figures}")),
-            (false, false) => (PlayoutPolicy::Uniform, format!("not {figures}")),
-        };
-        (playout_candidate(options, playout), why)
+    let until = share_of_time(deadline, tuning.share);
+    // Each gets half the time when it is short.
+    let half = share_of_time(until, 0.5);
+    let checked_policy = rule.checked(players);
+    let checked = playout_candidate(options, checked_policy);
+    let uniform_speed = speed(game, &uniform.options, tuning, half, parts);
+    let checked_speed = speed(game, &checked.options, tuning, until, parts);
+    let figures = format!(
+        "{} at {:.0}k it/s, uniform at {:.0}k it/s{}",
+        checked.name,
+        checked_speed.speed / 1000.0,
+        uniform_speed.speed / 1000.0,
+        checked_speed
+            .counts
+            .map_or(String::new(), |c| format!(", {}", c.describe()))
+    );
+    let nst = NstRule::default().pays(players, &checked_speed);
+    let (playout, why) = match (rule.pays(&uniform_speed, &checked_speed), nst) {
+        (true, true) if checked_policy == PlayoutPolicy::AntiDecisive => {
+            (PlayoutPolicy::AntiDecisiveNst, figures)
+        }
+        (true, _) => (checked_policy, figures),
+        (false, true) => (PlayoutPolicy::Nst, format!("not {figures}")),
+        (false, false) => (PlayoutPolicy::Uniform, format!("not {figures}")),
     };
+    let chosen = playout_candidate(options, playout);
     Some(Tuned {
         summary: format!(
             "{} chosen in {:.2} s ({why})",
@@ -589,6 +599,7 @@ pub fn factors<G: Game>(game: &G, seed: u64, deadline: Instant) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::{Counts, DecisiveRule, Timing};
+    use crate::PlayoutPolicy;
 
     /// A timing at `speed` iterations a second whose checks changed `changed` of 100
     /// playouts.
@@ -612,20 +623,28 @@ mod tests {
             counts: None,
         };
         // connectFour, breakthrough, connectFourSimultaneous (as measured).
-        assert!(rule.pays(2, &uniform, &timed(25_000.0, 100)));
-        assert!(rule.pays(2, &uniform, &timed(27_000.0, 97)));
-        assert!(rule.pays(2, &uniform, &timed(14_000.0, 100)));
+        assert!(rule.pays(&uniform, &timed(25_000.0, 100)));
+        assert!(rule.pays(&uniform, &timed(27_000.0, 97)));
+        assert!(rule.pays(&uniform, &timed(14_000.0, 100)));
         // hex: a third of the playouts, at a ninth of the speed.
-        assert!(!rule.pays(2, &uniform, &timed(11_000.0, 39)));
-        // englishDraughts; too slow; three roles.
-        assert!(!rule.pays(2, &uniform, &timed(30_000.0, 2)));
-        assert!(!rule.pays(2, &uniform, &timed(5_000.0, 100)));
-        assert!(!rule.pays(3, &uniform, &timed(25_000.0, 100)));
+        assert!(!rule.pays(&uniform, &timed(11_000.0, 39)));
+        // englishDraughts; too slow.
+        assert!(!rule.pays(&uniform, &timed(30_000.0, 2)));
+        assert!(!rule.pays(&uniform, &timed(5_000.0, 100)));
         // No playout timed: no evidence.
         let none = Timing {
             speed: 50_000.0,
             counts: None,
         };
-        assert!(!rule.pays(2, &uniform, &none));
+        assert!(!rule.pays(&uniform, &none));
+    }
+
+    #[test]
+    fn three_roles_or_more_check_the_movers_wins_only() {
+        let rule = DecisiveRule::default();
+        assert_eq!(rule.checked(1), PlayoutPolicy::AntiDecisive);
+        assert_eq!(rule.checked(2), PlayoutPolicy::AntiDecisive);
+        assert_eq!(rule.checked(3), PlayoutPolicy::Decisive);
+        assert_eq!(rule.checked(6), PlayoutPolicy::Decisive);
     }
 }

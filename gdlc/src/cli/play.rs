@@ -62,9 +62,9 @@ pub struct Args {
     /// mean of each reply to the previous role's last move), `decisive` (a mover
     /// takes a win in one), `anti-decisive` (and avoids giving one), `anti-decisive-nst` (in
     /// NST's order) or `auto` (the one that
-    /// the start clock chooses: anti-decisive in a game of two roles where a timed search
-    /// shows their checks change enough playouts, else uniform; in NST's order when the two
-    /// roles take turns).
+    /// the start clock chooses: anti-decisive (decisive with three roles or more) where a
+    /// timed search shows their checks change enough playouts, else uniform; in NST's order
+    /// when two roles take turns).
     #[arg(long, default_value = "auto", value_parser = ["uniform", "mast", "nst", "decisive", "anti-decisive", "anti-decisive-nst", "auto"])]
     pub playout: String,
     /// What the search does when it makes a node: `plain` (nothing more) or `decisive` (the
