@@ -340,6 +340,7 @@ impl<G: Game> Mcts<G> {
             nested: None,
             solver: None,
             expand: match self.options.expansion {
+                Expansion::Auto if players(game) >= 3 => Some(expand::Expander::new(state, false)),
                 Expansion::Auto | Expansion::Plain => None,
                 Expansion::Decisive => Some(expand::Expander::new(state, false)),
                 Expansion::DecisiveAtOnce => Some(expand::Expander::new(state, true)),
@@ -429,6 +430,13 @@ impl<G: Game> Mcts<G> {
         };
         chosen.map(|c| c.mv)
     }
+}
+
+/// The roles of `game` that choose their moves (not GDL-II's `random`).
+fn players<G: Game>(game: &G) -> usize {
+    (0..game.role_count())
+        .filter(|&r| !game.is_random_role(r))
+        .count()
 }
 
 /// The instant `share` (0..1) of the time from now to `deadline` from now: the part of a start

@@ -42,8 +42,9 @@ pub enum PlayoutPolicy {
 /// What [`super::Mcts`] does when it makes a node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Expansion {
-    /// [`Expansion::Plain`] in one tree over the whole state, [`Expansion::Decisive`] in the
-    /// trees of a factored game (there: the tactical checks of `mcts/factor_checks.rs`).
+    /// [`Expansion::Decisive`] in the trees of a factored game (there: the tactical checks of
+    /// `mcts/factor_checks.rs`) and in a game of three roles or more (not counting `random`),
+    /// else [`Expansion::Plain`].
     #[default]
     Auto,
     /// The node's moves and statistics only: its children are seen when iterations reach

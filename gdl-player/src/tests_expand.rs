@@ -47,6 +47,31 @@ fn a_root_with_a_win_in_one_is_proven_without_an_iteration() {
 }
 
 #[test]
+fn auto_expands_decisively_with_three_roles_only() {
+    // Move 13 of 20 wins for the first role; every other leads to the long game.
+    let game = |roles: Vec<&'static str>| {
+        let mut counts = vec![1; roles.len()];
+        counts[0] = 20;
+        let mut end = vec![0; roles.len()];
+        end[0] = 100;
+        let to = (0..20).map(|i| if i == 13 { To::At(1) } else { To::Long });
+        Table {
+            roles,
+            positions: vec![Pos::Moves(counts, to.collect()), Pos::End(end)],
+            long: 200,
+        }
+    };
+    let iterations = |game: &Table| {
+        let mut p = expanding(10_000, 3, Expansion::Auto);
+        p.start(game, 0, Instant::now());
+        assert_eq!(p.choose(game, &TableState::At(0), far()), Some(13));
+        p.stats().iterations
+    };
+    assert_eq!(iterations(&game(vec!["first", "second", "third"])), 0);
+    assert!(iterations(&game(vec!["first", "second"])) >= 1);
+}
+
+#[test]
 fn a_move_into_a_loss_in_one_is_proven_on_its_first_visit() {
     // Role 0 has 8 moves; after each but move 5, role 1 has 8 replies of which one wins for
     // it at once (reply 3); move 5 leads to the long game.

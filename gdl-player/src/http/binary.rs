@@ -34,8 +34,9 @@ pub const PLAY_USAGE: &str =
                                            how its playouts choose moves, default `auto`:
                                            measured at the start clock; --expansion decisive: a new
                                            node's terminal children proven at once, default auto:
-                                           only in the trees of a game of independent parts, which
-                                           mark wins and moves that let a rival win; how roles choose at
+                                           with three roles or more, and in the trees of a game of
+                                           independent parts, which mark wins and moves that let a
+                                           rival win; how roles choose at
                                            simultaneous moves, whether a puzzle plays the
                                            best line found, default on; --heuristic: cut
                                            playouts short with an evaluation learnt at the

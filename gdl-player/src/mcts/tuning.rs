@@ -432,9 +432,7 @@ pub(super) fn auto_playout_in_parts<G: Game>(
     let began = Instant::now();
     let uniform = playout_candidate(options, PlayoutPolicy::Uniform);
     let rule = DecisiveRule::default();
-    let players = (0..game.role_count())
-        .filter(|&r| !game.is_random_role(r))
-        .count();
+    let players = super::players(game);
     let until = share_of_time(deadline, tuning.share);
     // Each gets half the time when it is short.
     let half = share_of_time(until, 0.5);

@@ -71,7 +71,7 @@ pub struct Args {
     /// state after each of the mover's moves is computed and a terminal one proven at once;
     /// in the trees of a game of independent parts, moves that win at once and moves that let
     /// a rival win at once are marked); `auto`: `decisive` in the trees of a game of
-    /// independent parts only.
+    /// independent parts and in a game of three roles or more, else `plain`.
     #[arg(long, default_value = gdl_player::Expansion::default().name(), value_parser = ["auto", "plain", "decisive", "decisive-at-once"])]
     pub expansion: String,
     /// How the roles choose where two or more move at once: `duct` (each by UCB1 on its own
