@@ -19,9 +19,9 @@
 //! [`auto_playout`] chooses the playouts of [`PlayoutPolicy::Auto`]: checked ones (anti-decisive
 //! with up to two roles, decisive with more) when a timed search shows their checks change
 //! enough playouts at a bearable cost ([`DecisiveRule`]), else uniform ones; in NST's order
-//! when two roles take turns ([`NstRule`]). MAST playouts are not a candidate there: the short games chose them on
-//! breakthrough, where they then lost to uniform playouts at a match's clock (BENCHMARKS.md).
-//! [`tune`] measures any other list of candidates.
+//! when two roles take turns ([`NstRule`]). MAST playouts are not a candidate there: the
+//! short games chose them on breakthrough, where they then lost to uniform playouts at a
+//! match's clock (BENCHMARKS.md). [`tune`] measures any other list of candidates.
 
 use std::time::{Duration, Instant};
 
