@@ -340,7 +340,9 @@ impl<G: Game> Mcts<G> {
             nested: None,
             solver: None,
             expand: match self.options.expansion {
-                Expansion::Auto if players(game) >= 3 => Some(expand::Expander::new(state, false)),
+                Expansion::Auto if players(game) >= MANY_PLAYERS => {
+                    Some(expand::Expander::new(state, false))
+                }
                 Expansion::Auto | Expansion::Plain => None,
                 Expansion::Decisive => Some(expand::Expander::new(state, false)),
                 Expansion::DecisiveAtOnce => Some(expand::Expander::new(state, true)),
@@ -431,6 +433,11 @@ impl<G: Game> Mcts<G> {
         chosen.map(|c| c.mv)
     }
 }
+
+/// From this many roles choosing (not `random`), a mover's rivals are more than the next
+/// mover: the start clock times decisive playouts instead of anti-decisive ones
+/// ([`tuning::DecisiveRule`]), and [`Expansion::Auto`] expands decisively.
+const MANY_PLAYERS: usize = 3;
 
 /// The roles of `game` that choose their moves (not GDL-II's `random`).
 fn players<G: Game>(game: &G) -> usize {

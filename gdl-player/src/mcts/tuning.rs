@@ -334,7 +334,7 @@ pub struct DecisiveRule {
 impl Default for DecisiveRule {
     fn default() -> Self {
         DecisiveRule {
-            max_anti_players: 2,
+            max_anti_players: super::MANY_PLAYERS - 1,
             min_changed: 0.5,
             min_speed: 0.1,
         }
