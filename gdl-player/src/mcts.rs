@@ -340,11 +340,9 @@ impl<G: Game> Mcts<G> {
             nested: None,
             solver: None,
             expand: match self.options.expansion {
-                Expansion::Auto if players(game) >= MANY_PLAYERS => {
-                    Some(expand::Expander::new(state, false))
-                }
-                Expansion::Auto | Expansion::Plain => None,
-                Expansion::Decisive => Some(expand::Expander::new(state, false)),
+                Expansion::Auto if players(game) < MANY_PLAYERS => None,
+                Expansion::Plain => None,
+                Expansion::Auto | Expansion::Decisive => Some(expand::Expander::new(state, false)),
                 Expansion::DecisiveAtOnce => Some(expand::Expander::new(state, true)),
             },
             amaf: amaf::Amaf::new(self.options.amaf),
