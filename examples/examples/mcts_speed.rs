@@ -13,6 +13,12 @@
 //! expansion (`plain`, the default, or `decisive`), the seventh the AMAF statistics of selection
 //! (`off`, the default, `rave`, `grave`).
 //!
+//! A last line plays one game, each role searched by its own player with MAX_THREADS threads
+//! for a tenth of SECONDS a move (at least 50 ms; 300 plies at most), and gives the longest
+//! pause between moves: the time `observe` takes to move a player's tree to the next state
+//! (`observe_ms_max`, the tree kept and, when its store is full, its least recently visited
+//! nodes freed) and the most a `choose` ran past its deadline (`late_ms_max`).
+//!
 //! On Linux each line also gives `cpus`, the processor time the process used during the search
 //! divided by its duration (from `/proc/self/stat`, in the kernel's 1/100 s ticks): with 2
 //! threads on a machine busy with other work it is below 2, and the speed-up with it.
@@ -108,30 +114,111 @@ where
 {
     let mut base = 0.0;
     for threads in 1..=max_threads {
-        let mut p = ParallelMcts::new(options.clone(), threads);
-        p.start(game, 0, Instant::now());
-        let state = game.initial_state();
-        let cpu = cpu_seconds();
-        let start = Instant::now();
-        p.choose(game, &state, start + Duration::from_secs_f64(seconds));
-        let elapsed = start.elapsed().as_secs_f64();
-        let cpus = cpu_seconds()
-            .zip(cpu)
-            .map(|(after, before)| format!(" cpus={:.2}", (after - before) / elapsed))
-            .unwrap_or_default();
-        let rate = p.stats().iterations as f64 / elapsed;
-        if threads == 1 {
-            base = rate;
-        }
-        println!(
-            "game={name} search={} threads={threads} iterations_per_sec={rate:.0} speedup={:.2} \
-             nodes={}{cpus}",
-            p.name(),
-            rate / base.max(1e-9),
-            p.stats().nodes
-        );
+        rate_line(game, name, seconds, threads, options, &mut base);
     }
+    pause_line(game, name, seconds, max_threads, options);
     ExitCode::SUCCESS
+}
+
+/// Searches `game`'s initial state for `seconds` with `threads` threads and prints the rate
+/// (its speed-up over `base`, the rate with one thread, which this sets when `threads` is 1).
+fn rate_line<G: Game + Sync>(
+    game: &G,
+    name: &str,
+    seconds: f64,
+    threads: usize,
+    options: &MctsOptions,
+    base: &mut f64,
+) where
+    G::State: Send + Sync,
+    G::Move: Send,
+{
+    let mut p = ParallelMcts::new(options.clone(), threads);
+    p.start(game, 0, Instant::now());
+    let state = game.initial_state();
+    let cpu = cpu_seconds();
+    let start = Instant::now();
+    p.choose(game, &state, start + Duration::from_secs_f64(seconds));
+    let elapsed = start.elapsed().as_secs_f64();
+    let cpus = cpu_seconds()
+        .zip(cpu)
+        .map(|(after, before)| format!(" cpus={:.2}", (after - before) / elapsed))
+        .unwrap_or_default();
+    let rate = p.stats().iterations as f64 / elapsed;
+    if threads == 1 {
+        *base = rate;
+    }
+    println!(
+        "game={name} search={} threads={threads} iterations_per_sec={rate:.0} speedup={:.2} \
+         nodes={}{cpus}",
+        p.name(),
+        rate / base.max(1e-9),
+        p.stats().nodes
+    );
+}
+
+/// The most plies of the game [`pause_line`] plays.
+const MAX_PLIES: usize = 300;
+
+/// Plays one game of `game`, a player of `threads` threads for each role at a tenth of
+/// `seconds` a move, and prints the longest pauses between moves (see the module's text).
+fn pause_line<G: Game + Sync>(
+    game: &G,
+    name: &str,
+    seconds: f64,
+    threads: usize,
+    options: &MctsOptions,
+) where
+    G::State: Send + Sync,
+    G::Move: Send,
+{
+    let per_move = Duration::from_secs_f64((seconds / 10.0).max(0.05));
+    let roles = game.role_count();
+    let mut players: Vec<ParallelMcts<G>> = (0..roles)
+        .map(|_| ParallelMcts::new(options.clone(), threads))
+        .collect();
+    for (role, p) in players.iter_mut().enumerate() {
+        p.start(game, role, Instant::now());
+    }
+    let (mut state, mut next) = (game.initial_state(), game.initial_state());
+    let (mut observe_max, mut late_max) = (Duration::ZERO, Duration::ZERO);
+    let (mut plies, mut scratch, mut joint) = (0, Vec::new(), Vec::new());
+    while plies < MAX_PLIES && !game.is_terminal(&state) {
+        joint.clear();
+        for (role, p) in players.iter_mut().enumerate() {
+            game.legal_moves(&state, role, &mut scratch);
+            let deadline = Instant::now() + per_move;
+            let chosen = match scratch.len() {
+                0 => None,
+                1 => scratch.first().cloned(),
+                _ => p.choose(game, &state, deadline),
+            };
+            late_max = late_max.max(Instant::now().saturating_duration_since(deadline));
+            match chosen.or_else(|| scratch.first().cloned()) {
+                Some(m) => joint.push(m),
+                None => {
+                    println!("game={name} pause: role {role} has no legal move at ply {plies}");
+                    return;
+                }
+            }
+        }
+        game.next_state(&state, &joint, &mut next);
+        for p in &mut players {
+            let start = Instant::now();
+            p.observe(game, &joint, &next);
+            observe_max = observe_max.max(start.elapsed());
+        }
+        std::mem::swap(&mut state, &mut next);
+        plies += 1;
+    }
+    println!(
+        "game={name} search={} threads={threads} move_ms={} plies={plies} \
+         observe_ms_max={:.1} late_ms_max={:.1}",
+        players.first().map_or("none", |p| p.name()),
+        per_move.as_millis(),
+        observe_max.as_secs_f64() * 1e3,
+        late_max.as_secs_f64() * 1e3,
+    );
 }
 
 /// The processor time (user and system) this process has used, in seconds: fields 14 and 15

@@ -12,10 +12,11 @@
 //! `match_thread`), which owns the [`MatchEngine`] (so the game need not be `Send` or `Sync`:
 //! the interpreter is neither) and logs each PLAY with the engine, its search statistics and
 //! the time used; between requests it ponders ([`MatchEngine::ponder`], unless
-//! [`ServerOptions::ponder`] is off). INFO (which names the engine while in a match), ABORT
-//! and messages about other matches are answered by the server at once, also while a move is
-//! being computed; a message that cannot be read gets a reply that says why, and a log line. The clocks of START
-//! and PLAY start when the connection is accepted. A PLAY with percepts (GDL-II) goes to
+//! [`ServerOptions::ponder`] is off). INFO (which names the engine that answered the last PLAY
+//! while in a match, the one START made before it), ABORT and messages about other matches
+//! are answered by the server at once, also while a move is being computed; a message that
+//! cannot be read gets a reply that says why, and a log line. The clocks of START and PLAY
+//! start when the connection is accepted. A PLAY with percepts (GDL-II) goes to
 //! [`MatchEngine::play_percepts`]. With [`ServerOptions::case_fold`] the rules, role and moves
 //! are lower-cased first (module `fold`).
 
@@ -47,7 +48,7 @@ pub use wire::ReadError;
 
 pub use crate::subprocess::{PONDER_SLICE, Ponder};
 
-use match_thread::{Job, Turn, before_clock};
+use match_thread::{Job, Played, Turn, before_clock};
 use wire::{Bounds, Prefixed, respond, url_decode};
 
 /// Settings of the server.
@@ -108,7 +109,7 @@ impl Default for ServerOptions {
 struct Current {
     match_id: Option<String>,
     play_clock: Duration,
-    /// Which engine plays it, once START has made it.
+    /// Which engine plays it: the one START made, then the one that answered the last PLAY.
     engine: Option<String>,
 }
 
@@ -418,29 +419,42 @@ async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> 
         return reply::BUSY.to_string();
     }
     let give_up = arrived + play_clock + FALLBACK_AFTER_CLOCK;
-    answer_or_fallback(rx, &fallback, give_up, match_id).await
+    let played = answer_or_fallback(rx, &fallback, give_up, match_id).await;
+    if let Some(engine) = played.engine {
+        let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
+        if c.match_id.as_deref() == Some(match_id) {
+            c.engine = Some(engine);
+        }
+    }
+    played.answer
 }
 
 /// The match thread's answer; if none has come by `give_up`, the fallback move its engine
 /// left, as soon as there is one (the thread may still be busy with an earlier PLAY), or the
 /// answer if it comes first.
 async fn answer_or_fallback(
-    mut answer: oneshot::Receiver<String>,
+    mut answer: oneshot::Receiver<Played>,
     fallback: &OnceLock<String>,
     give_up: Instant,
     match_id: &str,
-) -> String {
+) -> Played {
     let mut at = tokio::time::Instant::from_std(give_up);
     loop {
         if let Ok(answered) = tokio::time::timeout_at(at, &mut answer).await {
-            return answered.unwrap_or_else(|_| reply::BUSY.to_string());
+            return answered.unwrap_or_else(|_| Played {
+                answer: reply::BUSY.to_string(),
+                engine: None,
+            });
         }
         if let Some(m) = fallback.get() {
             log(&format!(
                 "{match_id}: no move {} ms after the play clock: sent the fallback {m}",
                 FALLBACK_AFTER_CLOCK.as_millis()
             ));
-            return m.clone();
+            return Played {
+                answer: m.clone(),
+                engine: None,
+            };
         }
         at = tokio::time::Instant::now() + FALLBACK_POLL;
     }

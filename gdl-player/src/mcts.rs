@@ -8,10 +8,12 @@
 //! role picks its move by UCB1 on its own statistics ([`select::pick`]), the joint move's edge
 //! leads to the child, or, not made yet, the next state is computed and looked up in the
 //! table; a state not in the store gets a new node, from which a playout
-//! ([`policy::Playout`]: uniform, or MAST) gives every role's goal in 0..1, and the path is
-//! updated role by role (with [`crate::AmafMode`] on, also each node's all-moves-as-first
-//! statistics, which selection then mixes in: [`amaf`]). A child already on the path (the game came back to a state) ends the
-//! descent with a playout from it, so cycles of states cannot loop; so does a path as long as
+//! ([`policy::Playout`]: uniform, MAST, NST, with or without decisive checks; cut short by a
+//! learnt evaluation, [`heuristic`], where one is used) gives every role's goal in 0..1, and
+//! the path is updated role by role (with [`crate::AmafMode`] on, also each node's
+//! all-moves-as-first statistics, which selection then mixes in: [`amaf`]). A child already
+//! on the path (the game came back to a state) ends the descent with a playout from it, so
+//! cycles of states cannot loop; so does a path as long as
 //! the playout limit.
 //!
 //! When the store is full, the nodes least recently visited are freed ([`store`]), so the

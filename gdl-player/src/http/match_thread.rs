@@ -35,10 +35,19 @@ pub(super) enum Job {
         /// Where the engine leaves a legal move as soon as it has one, for the server to send
         /// if the answer is too late.
         fallback: Arc<OnceLock<String>>,
-        reply: oneshot::Sender<String>,
+        reply: oneshot::Sender<Played>,
     },
     /// The match ended (STOP or ABORT): drop its engine.
     End,
+}
+
+/// The match thread's answer to a PLAY.
+pub(super) struct Played {
+    /// The reply: the move, `nil` or `busy`.
+    pub answer: String,
+    /// Which engine plays the match now (for INFO), when there is one: the universal
+    /// player's hands over from one to another during a match.
+    pub engine: Option<String>,
 }
 
 /// What a PLAY says happened.
@@ -155,7 +164,8 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
                     },
                     None => (super::reply::BUSY.to_string(), None),
                 };
-                let _ = reply.send(answer);
+                let engine = playing.as_ref().map(|p| p.engine.describe());
+                let _ = reply.send(Played { answer, engine });
                 // Logged once the move is on its way.
                 if let Some(line) = line {
                     let replied = before_clock(clock, Instant::now());

@@ -776,3 +776,49 @@ fn the_game_engine_leaves_a_legal_move_as_the_fallback() {
     assert_eq!(left.len(), 1);
     assert!(legal_text(&after).contains(&left[0]), "{left:?}");
 }
+
+/// An engine that hands over to another after its first PLAY, as the universal player's
+/// network hands over to the compiled game.
+struct HandsOver {
+    played: bool,
+}
+
+impl MatchEngine for HandsOver {
+    fn describe(&self) -> String {
+        match self.played {
+            false => "first".into(),
+            true => "second".into(),
+        }
+    }
+
+    fn play(
+        &mut self,
+        _moves: Option<&[String]>,
+        _deadline: Instant,
+        _fallback: &mut dyn FnMut(String),
+    ) -> Result<String, String> {
+        self.played = true;
+        Ok("noop".into())
+    }
+}
+
+/// INFO names the engine that START made, then the one that answered the last PLAY.
+#[test]
+fn info_names_the_engine_of_the_last_play() {
+    let addr = serve_in_thread(
+        ServerOptions::default(),
+        Box::new(|_: &StartRequest| {
+            Ok(Box::new(HandsOver { played: false }) as Box<dyn MatchEngine>)
+        }),
+    );
+    assert_eq!(post(addr, "( START m only ((role only)) 10 10 )"), "ready");
+    let busy = |engine: &str| format!("( ( name gdlc ) ( status busy ) ( engine {engine} ) )");
+    assert_eq!(post(addr, "( INFO )"), busy("first"));
+    assert_eq!(post(addr, "( PLAY m NIL )"), "noop");
+    assert_eq!(post(addr, "( INFO )"), busy("second"));
+    assert_eq!(post(addr, "( STOP m (noop) )"), "done");
+    assert_eq!(
+        post(addr, "( INFO )"),
+        "( ( name gdlc ) ( status available ) )"
+    );
+}
