@@ -188,13 +188,12 @@ fn pause_line<G: Game + Sync>(
         for (role, p) in players.iter_mut().enumerate() {
             game.legal_moves(&state, role, &mut scratch);
             let deadline = Instant::now() + per_move;
-            let chosen = match scratch.len() {
-                0 => None,
-                1 => scratch.first().cloned(),
-                _ => p.choose(game, &state, deadline),
-            };
+            // A role with one move (or none) plays it without a search.
+            let searched = (scratch.len() > 1)
+                .then(|| p.choose(game, &state, deadline))
+                .flatten();
             late_max = late_max.max(Instant::now().saturating_duration_since(deadline));
-            match chosen.or_else(|| scratch.first().cloned()) {
+            match searched.or_else(|| scratch.first().cloned()) {
                 Some(m) => joint.push(m),
                 None => {
                     println!("game={name} pause: role {role} has no legal move at ply {plies}");

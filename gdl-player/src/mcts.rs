@@ -13,8 +13,7 @@
 //! the path is updated role by role (with [`crate::AmafMode`] on, also each node's
 //! all-moves-as-first statistics, which selection then mixes in: [`amaf`]). A child already
 //! on the path (the game came back to a state) ends the descent with a playout from it, so
-//! cycles of states cannot loop; so does a path as long as
-//! the playout limit.
+//! cycles of states cannot loop; so does a path as long as the playout limit.
 //!
 //! When the store is full, the nodes least recently visited are freed ([`store`]), so the
 //! tree never stops growing. Between moves nothing is copied: the root becomes the node of the

@@ -153,19 +153,22 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
             } => {
                 // A ponder slice, at most, if the thread was pondering.
                 let waited = queued.elapsed();
-                let (answer, line) = match playing.as_mut() {
+                let unplayed = |answer: &str| Played {
+                    answer: answer.to_string(),
+                    engine: None,
+                };
+                let (played, line) = match playing.as_mut() {
                     Some(p) => match guarded(|| Ok(p.play(&turn, arrived, deadline, &fallback))) {
-                        Ok(played) => played,
+                        Ok((played, line)) => (played, Some(line)),
                         Err(why) => {
                             let line = format!("{}: {why}: the match is dropped", p.match_id);
                             playing = None;
-                            ("nil".to_string(), Some(line))
+                            (unplayed("nil"), Some(line))
                         }
                     },
-                    None => (super::reply::BUSY.to_string(), None),
+                    None => (unplayed(super::reply::BUSY), None),
                 };
-                let engine = playing.as_ref().map(|p| p.engine.describe());
-                let _ = reply.send(Played { answer, engine });
+                let _ = reply.send(played);
                 // Logged once the move is on its way.
                 if let Some(line) = line {
                     let replied = before_clock(clock, Instant::now());
@@ -212,14 +215,15 @@ fn play_line(id: &str, step: u64, m: &str, by: &str, stats: Option<&str>, used: 
 }
 
 impl Playing {
-    /// The move to send, and the log line of the PLAY (without the time left on the clock).
+    /// The move to send with the engine that chose it, and the log line of the PLAY (without
+    /// the time left on the clock).
     fn play(
         &mut self,
         turn: &Turn,
         arrived: Instant,
         deadline: Instant,
         fallback: &OnceLock<String>,
-    ) -> (String, Option<String>) {
+    ) -> (Played, String) {
         self.steps += 1;
         let pondered = std::mem::take(&mut self.pondered);
         let mut leave = |m: String| {
@@ -237,7 +241,7 @@ impl Playing {
         };
         let used = arrived.elapsed().as_secs_f64();
         let (id, step, by) = (&self.match_id, self.steps, self.engine.describe());
-        match result {
+        let (answer, line) = match result {
             Ok(m) => {
                 let stats = match (self.engine.last_stats(), pondered) {
                     (stats, 0) => stats,
@@ -245,14 +249,19 @@ impl Playing {
                     (None, n) => Some(format!("{n} pondered")),
                 };
                 let line = play_line(id, step, &m, &by, stats.as_deref(), used);
-                (m, Some(line))
+                (m, line)
             }
             Err(why) => {
                 let line = format!("{id} step {step}: {why} ({by}, {used:.2} s)");
                 // Still a move: the manager substitutes a legal one.
-                ("nil".to_string(), Some(line))
+                ("nil".to_string(), line)
             }
-        }
+        };
+        let played = Played {
+            answer,
+            engine: Some(by),
+        };
+        (played, line)
     }
 }
 
