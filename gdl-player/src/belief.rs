@@ -16,7 +16,7 @@
 mod tree;
 mod turns;
 
-pub use turns::{Beliefs, Observed, Spelling, catch_up_deadlines, update_deadline};
+pub use turns::{Beliefs, Observed, Spelling};
 
 use std::time::Instant;
 

@@ -46,9 +46,10 @@ pub use engine::{EngineFactory, GameEngine, MatchEngine, StartRequest, fallback_
 pub use fold::folding_merges;
 pub use wire::ReadError;
 
-pub use crate::subprocess::{PONDER_SLICE, Ponder};
+pub use crate::subprocess::Ponder;
+use crate::time_control::{DEFAULT_MARGIN, Deadlines, FALLBACK_AFTER_CLOCK, clock};
 
-use match_thread::{Job, Played, Turn, before_clock};
+use match_thread::{Job, Played, Turn};
 use wire::{Bounds, Prefixed, respond, url_decode};
 
 /// Settings of the server.
@@ -57,8 +58,8 @@ pub struct ServerOptions {
     /// The name INFO gives.
     pub name: String,
     /// A move is sent this long before the play clock ends (from the PLAY's arrival); START
-    /// keeps [`START_EXTRA_MARGIN`] more, as managers give no grace there. The default,
-    /// [`DEFAULT_MARGIN`], is for a manager on the same host.
+    /// keeps [`crate::time_control::START_EXTRA_MARGIN`] more, as managers give no grace there. The default,
+    /// [`DEFAULT_MARGIN`], is for a manager on the same host ([`crate::time_control`]).
     pub margin: Duration,
     /// The longest request body read (bytes); a longer one gets an error reply.
     pub max_body: usize,
@@ -72,24 +73,9 @@ pub struct ServerOptions {
     pub ponder: Ponder,
 }
 
-/// The default [`ServerOptions::margin`]: measured on the same host, the move is handed over
-/// 10-30 ms after the search's deadline, rarely a few hundred ms on a loaded machine (the
-/// 1 s of grace managers give on PLAY covers those).
-pub const DEFAULT_MARGIN: Duration = Duration::from_millis(300);
-
-/// How long after the play clock the server stops waiting for the match thread and sends the
-/// legal move the engine left for the case ([`MatchEngine::play`]):
-/// within the grace managers give on PLAY (ggp-base and Dresden 1 s, Tiltyard 5 s), so that a
-/// search stalled past it costs a random legal move of our own rather than a timeout charged
-/// to us.
-pub const FALLBACK_AFTER_CLOCK: Duration = Duration::from_millis(500);
-
 /// How often a PLAY past [`FALLBACK_AFTER_CLOCK`] looks for the fallback of an engine still
 /// busy with an earlier PLAY.
 const FALLBACK_POLL: Duration = Duration::from_millis(10);
-
-/// What START keeps in hand beyond [`ServerOptions::margin`]: managers give no grace on it.
-pub const START_EXTRA_MARGIN: Duration = Duration::from_millis(200);
 
 impl Default for ServerOptions {
     fn default() -> Self {
@@ -328,10 +314,10 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
                 rules,
                 start_clock: clock(start_clock),
                 play_clock: clock(play_clock),
-                arrived,
-                margin: margin + START_EXTRA_MARGIN,
+                deadlines: Deadlines::start(arrived, clock(start_clock), margin),
                 case_fold,
             };
+            let deadlines = start.deadlines;
             let (tx, rx) = oneshot::channel();
             let made = match shared.jobs.send(Job::Start(start, tx)) {
                 Ok(()) => rx
@@ -339,7 +325,7 @@ async fn handle(shared: &Shared, message: Message, arrived: Instant) -> String {
                     .unwrap_or_else(|_| Err("the match thread ended".into())),
                 Err(_) => Err("the match thread ended".into()),
             };
-            let replied = before_clock(arrived + clock(start_clock), Instant::now());
+            let replied = deadlines.replied(Instant::now());
             let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
             match made {
                 Ok(engine) => {
@@ -403,14 +389,12 @@ async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> 
         }
         c.play_clock
     };
-    let deadline = arrived + play_clock.saturating_sub(shared.options.margin);
+    let deadlines = Deadlines::play(arrived, play_clock, shared.options.margin);
     let (tx, rx) = oneshot::channel();
     let fallback = Arc::new(OnceLock::new());
     let job = Job::Play {
         turn,
-        arrived,
-        deadline,
-        clock: arrived + play_clock,
+        deadlines,
         queued: Instant::now(),
         fallback: Arc::clone(&fallback),
         reply: tx,
@@ -418,8 +402,7 @@ async fn play(shared: &Shared, match_id: &str, turn: Turn, arrived: Instant) -> 
     if shared.jobs.send(job).is_err() {
         return reply::BUSY.to_string();
     }
-    let give_up = arrived + play_clock + FALLBACK_AFTER_CLOCK;
-    let played = answer_or_fallback(rx, &fallback, give_up, match_id).await;
+    let played = answer_or_fallback(rx, &fallback, deadlines.give_up(), match_id).await;
     if let Some(engine) = played.engine {
         let mut c = shared.current.lock().unwrap_or_else(|e| e.into_inner());
         if c.match_id.as_deref() == Some(match_id) {
@@ -466,11 +449,6 @@ fn folded(fold: bool, text: String) -> String {
         true => text.to_ascii_lowercase(),
         false => text,
     }
-}
-
-/// A clock of the protocol (seconds, finite and not negative), at most a day.
-fn clock(seconds: f64) -> Duration {
-    Duration::from_secs_f64(seconds.clamp(0.0, 86_400.0))
 }
 
 fn end_match(shared: &Shared) {

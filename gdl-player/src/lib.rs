@@ -17,6 +17,8 @@
 //! - [`protocol`]: the messages of the GGP match protocol and the replies.
 //! - [`subprocess`]: a player in another process over its standard input and output (how the
 //!   universal player hands a match to the compiled game).
+//! - [`time_control`]: the deadlines of a request, from its arrival, and the shares of its
+//!   time.
 //! - `http` (feature `http`): the HTTP player, with tokio and hyper, and the `play` and
 //!   `engine` sub-commands of a compiled game's binary.
 //!
@@ -47,11 +49,11 @@ mod options;
 pub mod protocol;
 mod root;
 pub mod subprocess;
+pub mod time_control;
 
 pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{
     BeliefOptions, BeliefPlayer, BeliefSearch, BeliefStats, Beliefs, Observed, Spelling,
-    catch_up_deadlines, update_deadline,
 };
 pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
 pub use options::{

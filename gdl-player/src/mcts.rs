@@ -445,15 +445,6 @@ fn players<G: Game>(game: &G) -> usize {
         .count()
 }
 
-/// The instant `share` (0..1) of the time from now to `deadline` from now: the part of a start
-/// clock one of its measurements may take.
-fn share_of_time(deadline: Instant, share: f64) -> Instant {
-    let now = Instant::now();
-    now + deadline
-        .saturating_duration_since(now)
-        .mul_f64(share.clamp(0.0, 1.0))
-}
-
 /// An empty store for `game` as `options` say; `random`: the roles searched as random
 /// ([`opponents`]).
 fn new_store<G: Game>(game: &G, options: &MctsOptions, random: u64) -> Store<G> {

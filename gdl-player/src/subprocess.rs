@@ -34,8 +34,9 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
+use crate::time_control::{PONDER_SLICE, from_epoch_millis, to_epoch_millis};
 use crate::{Beliefs, Observed, Player, Spelling};
 use gdl_runtime::Game;
 
@@ -64,10 +65,6 @@ impl Ponder {
         }
     }
 }
-
-/// How long a player ponders between looks for a request: a request that arrives meanwhile
-/// waits this long at most.
-pub const PONDER_SLICE: Duration = Duration::from_millis(20);
 
 /// The lines of `input`, read on a thread of their own (so that the engine can ponder while
 /// none has come); the receiver is disconnected at the end of `input`, after a read error
@@ -143,7 +140,7 @@ pub fn serve<G: Game, P: Player<G>>(
         let (number, request) = line.split_once('\t').unwrap_or(("0", line));
         let fields: Vec<&str> = request.split('\t').collect();
         let reply = match fields.as_slice() {
-            ["start", name, until] => match (find_role(game, name), deadline(until)) {
+            ["start", name, until] => match (find_role(game, name), from_epoch_millis(until)) {
                 (Some(r), Some(deadline)) => {
                     role = Some(r);
                     beliefs = None;
@@ -163,7 +160,7 @@ pub fn serve<G: Game, P: Player<G>>(
                 }
             },
             ["percepts", until, ours, percepts @ ..] => {
-                match (role, deadline(until), beliefs.as_mut()) {
+                match (role, from_epoch_millis(until), beliefs.as_mut()) {
                     (None, _, _) => "error\tno role yet: `start` first".to_string(),
                     (_, None, _) => format!("error\tnot a deadline: {until}"),
                     (_, _, None) => "error\tnot a GDL-II match: `beliefs` first".to_string(),
@@ -198,7 +195,7 @@ pub fn serve<G: Game, P: Player<G>>(
                 }
                 Err(why) => format!("error\t{why}"),
             },
-            ["choose", until] => match (role, deadline(until), beliefs.as_mut()) {
+            ["choose", until] => match (role, from_epoch_millis(until), beliefs.as_mut()) {
                 (None, _, _) => "error\tno role yet: `start` first".to_string(),
                 (_, None, _) => format!("error\tnot a deadline: {until}"),
                 (Some(r), Some(deadline), Some(b)) => believed_move(game, r, b, deadline),
@@ -246,22 +243,6 @@ fn believed_move<G: Game>(
 /// The index of the role named `name` (any case).
 pub(crate) fn find_role<G: Game>(game: &G, name: &str) -> Option<usize> {
     (0..game.role_count()).find(|&r| game.role_name(r).eq_ignore_ascii_case(name))
-}
-
-/// The instant of a deadline in milliseconds since the Unix epoch (a past one is now).
-fn deadline(text: &str) -> Option<Instant> {
-    let at = UNIX_EPOCH.checked_add(Duration::from_millis(text.parse::<u64>().ok()?))?;
-    let left = at
-        .duration_since(SystemTime::now())
-        .unwrap_or(Duration::ZERO);
-    // A deadline more than a day away is a mistake: a day it is.
-    Some(Instant::now() + left.min(Duration::from_secs(86_400)))
-}
-
-/// `deadline` in milliseconds since the Unix epoch.
-fn epoch_millis(deadline: Instant) -> u128 {
-    let at = SystemTime::now() + deadline.saturating_duration_since(Instant::now());
-    at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis())
 }
 
 fn parse_joint<G: Game>(game: &G, moves: &[&str]) -> Result<Vec<G::Move>, String> {
@@ -416,7 +397,7 @@ impl Engine {
         slack: Duration,
     ) -> Result<(), EngineError> {
         self.expect(
-            &format!("start\t{}\t{}", one_line(role), epoch_millis(deadline)),
+            &format!("start\t{}\t{}", one_line(role), to_epoch_millis(deadline)),
             deadline + slack,
             "ready",
         )
@@ -457,7 +438,7 @@ impl Engine {
     ) -> Result<(), EngineError> {
         let mut request = format!(
             "percepts\t{}\t{}",
-            epoch_millis(until),
+            to_epoch_millis(until),
             one_line(&turn.ours)
         );
         for p in &turn.percepts {
@@ -471,7 +452,7 @@ impl Engine {
     /// `slack`.
     pub fn choose(&mut self, deadline: Instant, slack: Duration) -> Result<Chosen, EngineError> {
         let reply = self.ask(
-            &format!("choose\t{}", epoch_millis(deadline)),
+            &format!("choose\t{}", to_epoch_millis(deadline)),
             deadline + slack,
         )?;
         let mut fields = reply.splitn(3, '\t');
@@ -524,7 +505,7 @@ mod tests {
 
     #[test]
     fn serves_start_observe_choose() {
-        let soon = epoch_millis(Instant::now() + Duration::from_millis(20));
+        let soon = to_epoch_millis(Instant::now() + Duration::from_millis(20));
         let replies = exchange(&format!(
             "1\tstart\tONLY\t{soon}\n2\tobserve\t(minus 2)\n3\tchoose\t{soon}\n"
         ));
@@ -554,7 +535,7 @@ mod tests {
             max_iterations: Some(200),
             ..MctsOptions::default()
         });
-        let soon = epoch_millis(Instant::now() + Duration::from_millis(20));
+        let soon = to_epoch_millis(Instant::now() + Duration::from_millis(20));
         let requests = format!(
             "1\topponents\tONLY:-3.5:5\n2\tstart\tONLY\t{soon}\n\
              3\topponents\tNOBODY:-3.5:5\n4\topponents\tONLY:x:5\n\
@@ -628,7 +609,7 @@ mod tests {
                 format!("{} iterations", p.stats().iterations)
             })
         });
-        let now = || epoch_millis(Instant::now());
+        let now = || to_epoch_millis(Instant::now());
         requests
             .send(Ok(format!("1\tstart\tonly\t{}", now())))
             .unwrap();
@@ -684,19 +665,6 @@ mod tests {
         }
         assert!(replies[1].contains("no role `nobody`"));
         assert!(replies[4].contains("(minus 9)"));
-    }
-
-    #[test]
-    fn deadlines_cross_the_pipe_as_epoch_milliseconds() {
-        let at = Instant::now() + Duration::from_secs(3);
-        let back = deadline(&epoch_millis(at).to_string()).unwrap();
-        let gap = if back > at { back - at } else { at - back };
-        assert!(gap < Duration::from_millis(50), "{gap:?}");
-        // Past deadlines are now; nonsense is refused; far ones are cut to a day.
-        assert!(deadline("0").unwrap() <= Instant::now());
-        assert!(deadline("soon").is_none());
-        let far = deadline(&u64::MAX.to_string());
-        assert!(far.is_none_or(|f| f <= Instant::now() + Duration::from_secs(86_401)));
     }
 
     /// A fake engine: a shell script that answers each line as `script` says.

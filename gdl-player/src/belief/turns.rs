@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use super::{BeliefOptions, BeliefPlayer};
+use crate::time_control::{equal_shares, halfway};
 use gdl_runtime::{Game, RoleIndex};
 
 /// One turn as our role saw it: the move played for it and the percepts that followed (GDL
@@ -15,21 +16,6 @@ use gdl_runtime::{Game, RoleIndex};
 pub struct Observed {
     pub ours: String,
     pub percepts: Vec<String>,
-}
-
-/// Halfway from now to `deadline`: the part of a move that updating beliefs takes at most.
-pub fn update_deadline(deadline: Instant) -> Instant {
-    let now = Instant::now();
-    now + deadline.saturating_duration_since(now) / 2
-}
-
-/// The deadlines of `count` turns observed one after the other until `until`: equal shares of
-/// the time from now, the last one `until`.
-pub fn catch_up_deadlines(until: Instant, count: usize) -> impl Iterator<Item = Instant> {
-    let began = Instant::now();
-    let span = until.saturating_duration_since(began);
-    let count = u32::try_from(count.max(1)).unwrap_or(u32::MAX);
-    (1..=count).map(move |k| began + span * k / count)
 }
 
 /// How our moves named by the manager are matched against the game's.
@@ -129,7 +115,7 @@ impl<G: Game> Beliefs<G> {
         until: Instant,
     ) -> Result<(), String> {
         let missing = turns.get(self.observed..).unwrap_or_default();
-        for (turn, until) in missing.iter().zip(catch_up_deadlines(until, missing.len())) {
+        for (turn, until) in missing.iter().zip(equal_shares(until, missing.len())) {
             self.observe(game, role, turn, until)?;
         }
         Ok(())
@@ -165,7 +151,7 @@ impl<G: Game> Beliefs<G> {
                 self.player(game, role);
             }
             Some(text) => {
-                let update = update_deadline(deadline);
+                let update = halfway(deadline);
                 let seen = Observed {
                     ours: text.to_string(),
                     percepts: percepts.to_vec(),

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::time_control::Deadlines;
 use crate::{Beliefs, Player, Spelling};
 use gdl_runtime::{Game, SplitMix64};
 
@@ -15,7 +16,7 @@ pub trait MatchEngine {
     /// before `deadline`; an error when the moves are not legal in this game. An engine that
     /// can hands `fallback` a legal move of the state reached as soon as the joint move is
     /// applied, before the search: the server sends it if the answer has not come
-    /// [`super::FALLBACK_AFTER_CLOCK`] after the play clock.
+    /// [`crate::time_control::FALLBACK_AFTER_CLOCK`] after the play clock.
     fn play(
         &mut self,
         moves: Option<&[String]>,
@@ -80,10 +81,9 @@ pub struct StartRequest {
     pub rules: String,
     pub start_clock: Duration,
     pub play_clock: Duration,
-    /// When the START arrived; the start clock runs from here.
-    pub arrived: Instant,
-    /// The safety margin the player keeps before the start clock ends.
-    pub margin: Duration,
+    /// When the START arrived, when the search of the start clock is to end (the clock less
+    /// the margin and what START keeps more), when the start clock ends.
+    pub deadlines: Deadlines,
     /// The server folds case ([`super::ServerOptions::case_fold`]): the rules and the role
     /// are lower-cased, the moves of PLAY too, and are to be matched against the game's
     /// without regard to case.
@@ -153,8 +153,7 @@ impl<G: Game, P: Player<G>> GameEngine<G, P> {
         let role = (0..game.role_count())
             .find(|&r| game.role_name(r).eq_ignore_ascii_case(&start.role))
             .ok_or_else(|| format!("the game has no role `{}`", start.role))?;
-        let deadline = start.arrived + start.start_clock.saturating_sub(start.margin);
-        player.start(&game, role, deadline);
+        player.start(&game, role, start.deadlines.search);
         let state = game.initial_state();
         Ok(GameEngine {
             next: state.clone(),

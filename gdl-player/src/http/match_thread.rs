@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use super::{EngineFactory, MatchEngine, StartRequest, log};
-use crate::subprocess::{PONDER_SLICE, Ponder};
+use crate::subprocess::Ponder;
+use crate::time_control::{Deadlines, PONDER_SLICE};
 
 /// A job for the match thread.
 pub(super) enum Job {
@@ -25,11 +26,8 @@ pub(super) enum Job {
     Start(StartRequest, oneshot::Sender<Result<String, String>>),
     Play {
         turn: Turn,
-        arrived: Instant,
-        /// When the search is to end (the play clock less the margin).
-        deadline: Instant,
-        /// When the play clock ends.
-        clock: Instant,
+        /// When the PLAY arrived, when its search is to end, when its clock ends.
+        deadlines: Deadlines,
         /// When the server queued the job.
         queued: Instant,
         /// Where the engine leaves a legal move as soon as it has one, for the server to send
@@ -144,9 +142,7 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
             }
             Job::Play {
                 turn,
-                arrived,
-                deadline,
-                clock,
+                deadlines,
                 queued,
                 fallback,
                 reply,
@@ -158,7 +154,7 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
                     engine: None,
                 };
                 let (played, line) = match playing.as_mut() {
-                    Some(p) => match guarded(|| Ok(p.play(&turn, arrived, deadline, &fallback))) {
+                    Some(p) => match guarded(|| Ok(p.play(&turn, &deadlines, &fallback))) {
                         Ok((played, line)) => (played, Some(line)),
                         Err(why) => {
                             let line = format!("{}: {why}: the match is dropped", p.match_id);
@@ -171,7 +167,7 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
                 let _ = reply.send(played);
                 // Logged once the move is on its way.
                 if let Some(line) = line {
-                    let replied = before_clock(clock, Instant::now());
+                    let replied = deadlines.replied(Instant::now());
                     let waited = waited.as_millis();
                     match waited {
                         0 => log(&format!("{line}, {replied}")),
@@ -200,14 +196,6 @@ fn guarded<T>(job: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     }
 }
 
-/// `replied 412 ms before the clock` (or `after`), for a reply handed over at `now`.
-pub(super) fn before_clock(clock: Instant, now: Instant) -> String {
-    match clock.checked_duration_since(now) {
-        Some(left) => format!("replied {} ms before the clock", left.as_millis()),
-        None => format!("replied {} ms after the clock", (now - clock).as_millis()),
-    }
-}
-
 /// `<match> step N: <move> by <engine> (<stats>) in 1.23 s`.
 fn play_line(id: &str, step: u64, m: &str, by: &str, stats: Option<&str>, used: f64) -> String {
     let stats = stats.map_or(String::new(), |s| format!(" ({s})"));
@@ -220,8 +208,7 @@ impl Playing {
     fn play(
         &mut self,
         turn: &Turn,
-        arrived: Instant,
-        deadline: Instant,
+        deadlines: &Deadlines,
         fallback: &OnceLock<String>,
     ) -> (Played, String) {
         self.steps += 1;
@@ -229,6 +216,7 @@ impl Playing {
         let mut leave = |m: String| {
             let _ = fallback.set(m);
         };
+        let deadline = deadlines.search;
         let result = match turn {
             Turn::Moves(moves) => self.engine.play(moves.as_deref(), deadline, &mut leave),
             Turn::Percepts {
@@ -239,7 +227,7 @@ impl Playing {
                 .engine
                 .play_percepts(*turn, last_move.as_deref(), percepts, deadline),
         };
-        let used = arrived.elapsed().as_secs_f64();
+        let used = deadlines.arrived.elapsed().as_secs_f64();
         let (id, step, by) = (&self.match_id, self.steps, self.engine.describe());
         let (answer, line) = match result {
             Ok(m) => {
@@ -276,20 +264,6 @@ mod tests {
         let r: Result<(), String> = guarded(|| panic!("boom"));
         assert_eq!(r, Err("the engine failed: boom".to_string()));
         assert_eq!(guarded(|| Ok(3)), Ok(3));
-    }
-
-    #[test]
-    fn replies_say_how_long_before_the_clock() {
-        let now = Instant::now();
-        let ms = Duration::from_millis;
-        assert_eq!(
-            before_clock(now + ms(412), now),
-            "replied 412 ms before the clock"
-        );
-        assert_eq!(
-            before_clock(now, now + ms(30)),
-            "replied 30 ms after the clock"
-        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::time_control::START_EXTRA_MARGIN;
 use crate::{Mcts, MctsOptions};
 use gdl_runtime::toy::Countdown;
 
@@ -581,8 +582,7 @@ fn countdown_start() -> StartRequest {
         rules: String::new(),
         start_clock: Duration::ZERO,
         play_clock: Duration::from_secs(1),
-        arrived: Instant::now(),
-        margin: Duration::ZERO,
+        deadlines: Deadlines::start(Instant::now(), Duration::ZERO, Duration::ZERO),
         case_fold: false,
     }
 }
@@ -615,9 +615,9 @@ fn a_game_engine_ponders_with_its_player() {
 }
 
 /// An engine that sends the deadline of each PLAY.
-struct Deadlines(std::sync::mpsc::Sender<Instant>);
+struct SeenDeadlines(std::sync::mpsc::Sender<Instant>);
 
-impl MatchEngine for Deadlines {
+impl MatchEngine for SeenDeadlines {
     fn describe(&self) -> String {
         "deadlines".into()
     }
@@ -644,8 +644,8 @@ fn deadlines_keep_the_margin_and_start_keeps_more() {
             ..ServerOptions::default()
         },
         Box::new(move |start: &StartRequest| {
-            let _ = margins.send(start.margin);
-            Ok(Box::new(Deadlines(deadlines.clone())) as Box<dyn MatchEngine>)
+            let _ = margins.send(start.deadlines.clock - start.deadlines.search);
+            Ok(Box::new(SeenDeadlines(deadlines.clone())) as Box<dyn MatchEngine>)
         }),
     );
     assert_eq!(post(addr, "( START m only ((role only)) 10 10 )"), "ready");

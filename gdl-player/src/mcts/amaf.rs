@@ -348,7 +348,8 @@ pub(super) fn at_start<G: Game>(
     if asked != AmafMode::Auto {
         return None;
     }
-    let until = super::share_of_time(deadline, TIME_SHARE).min(Instant::now() + MAX_TIME);
+    let until =
+        crate::time_control::share_of_time(deadline, TIME_SHARE).min(Instant::now() + MAX_TIME);
     let placements = placement::measure(game, seed, until);
     let mode = if placements.choices >= MIN_CHOICES && placements.rate() >= MIN_PLACEMENTS {
         AmafMode::Grave

@@ -20,9 +20,10 @@ use std::time::{Duration, Instant};
 use super::nested::{Line, Nested};
 use super::solve::{Progress, Solver};
 use super::store::{Store, state_hash};
-use super::{MctsOptions, Scratch, share_of_time};
+use super::{MctsOptions, Scratch};
 use crate::root::RootMove;
 use crate::scaled_goal;
+use crate::time_control::share_of_time;
 use gdl_runtime::Game;
 
 /// The share of a puzzle's search time given to the searches beside the tree: half of it to

@@ -5,10 +5,8 @@
 use std::time::Instant;
 
 use super::policy::Playout;
-use super::{
-    Heuristic, Mcts, amaf, exploration, factored, factors, heuristic, opponents, share_of_time,
-    tuning,
-};
+use super::{Heuristic, Mcts, amaf, exploration, factored, factors, heuristic, opponents, tuning};
+use crate::time_control::halfway;
 use crate::{Expansion, MctsOptions};
 use gdl_runtime::{Game, RoleIndex};
 
@@ -57,7 +55,7 @@ impl<G: Game> Mcts<G> {
             return None;
         }
         // At most half the time left: the playouts are timed in the parts found after it.
-        factors::detect_for_play(game, self.options.seed, share_of_time(deadline, 0.5))
+        factors::detect_for_play(game, self.options.seed, halfway(deadline))
     }
 
     /// Searches the match with a tree per factor of `found` (with `None`, one tree).

@@ -25,9 +25,10 @@
 
 use std::time::{Duration, Instant};
 
+use super::Mcts;
 use super::decisive::Counts;
 use super::factors::{self, Found};
-use super::{Mcts, share_of_time};
+use crate::time_control::share_of_time;
 use crate::{
     Factoring, HeuristicMode, HeuristicOptions, MctsOptions, Player, PlayoutPolicy, scaled_goal,
 };

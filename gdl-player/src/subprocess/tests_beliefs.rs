@@ -5,7 +5,8 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{Ponder, epoch_millis, serve};
+use super::{Ponder, serve};
+use crate::time_control::to_epoch_millis;
 use crate::{Mcts, MctsOptions, Observed};
 use gdl_runtime::Game;
 
@@ -184,7 +185,7 @@ impl std::io::Write for Lines {
 
 /// A deadline `ms` from now, as the protocol sends it.
 fn within(ms: u64) -> u128 {
-    epoch_millis(Instant::now() + Duration::from_millis(ms))
+    to_epoch_millis(Instant::now() + Duration::from_millis(ms))
 }
 
 /// The guesser's whole match as the engine plays it from beliefs, the coin showing `side`

@@ -40,7 +40,7 @@ pub struct Args {
     /// arrival); START keeps 0.2 s more, as managers give no grace there. The default is for
     /// a manager on this host; over a network add the round trip and its jitter: 1.0 is
     /// advised (e.g. Tiltyard, Dresden).
-    #[arg(long, default_value_t = gdl_player::http::DEFAULT_MARGIN.as_secs_f64())]
+    #[arg(long, default_value_t = gdl_player::time_control::DEFAULT_MARGIN.as_secs_f64())]
     pub margin: f64,
     /// The most nodes of the search tree.
     #[arg(long, default_value_t = 1_000_000)]

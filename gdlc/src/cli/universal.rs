@@ -226,7 +226,7 @@ impl Universal {
                 Err(e) => Compiled::Off(format!("cannot start the build: {e}")),
             },
         };
-        let budget = start.start_clock.saturating_sub(start.margin);
+        let budget = start.deadlines.budget();
         let network = match options.propnet {
             false => Network::Off("the network is off".to_string()),
             true => {
@@ -265,7 +265,7 @@ impl Universal {
             net_beliefs: Beliefs::new(start.spelling()),
             report: None,
         };
-        let deadline = start.arrived + budget;
+        let deadline = start.deadlines.search;
         universal.await_network(deadline);
         let iterations = universal.think(Clock::Start(deadline));
         // The compiled engine searches the start clock in its own process and says how much

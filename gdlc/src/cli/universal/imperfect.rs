@@ -6,8 +6,9 @@
 
 use std::time::Instant;
 
+use gdl_player::Observed;
 use gdl_player::subprocess::EngineError;
-use gdl_player::{Observed, catch_up_deadlines, update_deadline};
+use gdl_player::time_control::{equal_shares, halfway};
 use gdl_runtime::Game;
 
 use super::network::Network;
@@ -39,7 +40,7 @@ impl Universal {
             return Ok(text);
         }
         self.poll_network(Clock::Play(deadline));
-        let update = update_deadline(deadline);
+        let update = halfway(deadline);
         if let Network::Beliefs(net) = &self.network {
             self.played_by = Some("propnet");
             self.net_beliefs
@@ -73,7 +74,7 @@ impl Universal {
             }
             let from = believed.unwrap_or(0);
             let missing = self.turns.get(from..).unwrap_or_default();
-            let deadlines = catch_up_deadlines(update_deadline(deadline), missing.len());
+            let deadlines = equal_shares(halfway(deadline), missing.len());
             for (turn, until) in missing.iter().zip(deadlines) {
                 engine.percepts(turn, until, SLACK)?;
                 *believed = Some(believed.unwrap_or(0) + 1);

@@ -10,6 +10,8 @@
 
 use std::time::{Duration, Instant};
 
+use gdl_player::time_control::share_of_time;
+
 /// How long the start-clock measurements of an engine that takes over during a match take.
 pub(super) const MEASURE: Duration = Duration::from_millis(200);
 
@@ -47,12 +49,10 @@ impl Clock {
     /// from now, and at START a quarter of the time left at most (the rest of the start
     /// clock searches).
     pub(super) fn measure_until(self) -> Instant {
-        let now = Instant::now();
+        let measure = Instant::now() + MEASURE;
         match self {
-            Clock::Start(deadline) => {
-                now + MEASURE.min(deadline.saturating_duration_since(now) / 4)
-            }
-            Clock::Play(_) | Clock::Between => now + MEASURE,
+            Clock::Start(deadline) => share_of_time(deadline, 0.25).min(measure),
+            Clock::Play(_) | Clock::Between => measure,
         }
     }
 }
