@@ -13,7 +13,8 @@ use gdl_tests::compiled::{Limits, RunError, run_limited};
 /// The games whose name (or `collection/name`) matches one of the comma-separated `patterns`:
 /// with `*` / `?`, a glob matched against the whole name or `collection/name`; without, a
 /// collection's name (all its games), `collection/name`, or a substring of the name. `None`
-/// selects every game. The one syntax of `--games` in every task.
+/// selects every game. The syntax of `--games` in every task but `strength`, which takes
+/// exact names (a substring would take in every variant of a game).
 pub fn select(games: Vec<CorpusGame>, patterns: Option<&str>) -> Vec<CorpusGame> {
     let Some(patterns) = patterns else {
         return games;

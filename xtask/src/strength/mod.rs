@@ -60,8 +60,10 @@ pub struct Args {
     /// Flags given to every variant's player, before the variant's own (split at spaces).
     #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub common: String,
-    /// Comma-separated game names [default: connectFour, breakthrough, englishDraughts,
-    /// reversi, hex, connectFourSimultaneous, 3pConnectFour, eightPuzzle].
+    /// Comma-separated games, each a name (the ggp-repository's when both collections have
+    /// it) or `collection/name` [default: connectFour, breakthrough, englishDraughts, reversi,
+    /// hex, connectFourSimultaneous, 3pConnectFour, eightPuzzle]. Exact names: a substring
+    /// would take in every variant of a game (connectFourSimultaneous for connectFour).
     #[arg(long, value_name = "NAMES")]
     pub games: Option<String>,
     /// Matches per game (per variant for single-player games).
@@ -349,9 +351,11 @@ fn setups(games: Option<&str>) -> Result<Vec<Setup>, String> {
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(|n| {
+                // `collection/name` or a name.
+                let bare = n.rsplit_once('/').map_or(n, |(_, name)| name);
                 let kind = DEFAULT_GAMES
                     .iter()
-                    .find(|(g, _)| *g == n)
+                    .find(|(g, _)| *g == bare)
                     .map_or("", |(_, k)| k);
                 (n.to_string(), kind.to_string())
             })
@@ -367,8 +371,15 @@ fn setups(games: Option<&str>) -> Result<Vec<Setup>, String> {
     names
         .into_iter()
         .map(|(name, kind)| {
-            // The ggp-repository's when both collections have it.
-            let mut found: Vec<&CorpusGame> = all.iter().filter(|g| g.name == name).collect();
+            // The collection's if named, else the ggp-repository's when both have it.
+            let (collection, bare) = match name.rsplit_once('/') {
+                Some((c, n)) => (Some(c), n),
+                None => (None, name.as_str()),
+            };
+            let mut found: Vec<&CorpusGame> = all
+                .iter()
+                .filter(|g| g.name == bare && collection.is_none_or(|c| g.collection == c))
+                .collect();
             found.sort_by_key(|g| g.collection != "ggp-repository");
             let game = found
                 .first()
@@ -661,6 +672,25 @@ pub fn overall(results: &[GameResult]) -> Option<(Pairwise, Score)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A game is named alone (the ggp-repository's) or with its collection; names are exact.
+    #[test]
+    fn games_are_named_alone_or_with_their_collection() {
+        let picked = setups(Some("connectFour, ggp-base-tests/connectFour")).expect("the corpus");
+        let seen: Vec<(&str, &str, &str)> = picked
+            .iter()
+            .map(|s| (s.game.collection.as_str(), s.game.name.as_str(), s.kind.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("ggp-repository", "connectFour", "connection"),
+                ("ggp-base-tests", "connectFour", "connection")
+            ]
+        );
+        assert!(setups(Some("nowhere/connectFour")).is_err());
+        assert!(setups(Some("connectFou")).is_err());
+    }
 
     #[test]
     fn variants_are_read_from_name_equals_flags() {
