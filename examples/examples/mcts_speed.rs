@@ -6,6 +6,7 @@
 //! cargo run --release --example mcts_speed -- connectFour 5 2 baseline
 //! cargo run --release --example mcts_speed -- connectFour 5 2 mcts mast
 //! cargo run --release --example mcts_speed --features corpus-games -- 3pConnectFour 5 1
+//! cargo run --release --example mcts_speed --features corpus-games -- hex 5 1 mcts nst plain grave
 //! ```
 //!
 //! The fourth argument is the search (`mcts`, the default, or `baseline`), the fifth the
@@ -81,6 +82,24 @@ fn main() -> ExitCode {
         "connectFour" => speed(&ConnectFour, name, seconds, threads, &options),
         "breakthrough" => speed(&Breakthrough, name, seconds, threads, &options),
         #[cfg(feature = "corpus-games")]
+        "englishDraughts" => speed(
+            &gdl_examples::english_draughts::EnglishDraughts,
+            name,
+            seconds,
+            threads,
+            &options,
+        ),
+        #[cfg(feature = "corpus-games")]
+        "reversi" => speed(
+            &gdl_examples::reversi::Reversi,
+            name,
+            seconds,
+            threads,
+            &options,
+        ),
+        #[cfg(feature = "corpus-games")]
+        "hex" => speed(&gdl_examples::hex::Hex, name, seconds, threads, &options),
+        #[cfg(feature = "corpus-games")]
         "3pConnectFour" => speed(
             &gdl_examples::three_player_connect_four::ThreePlayerConnectFour,
             name,
@@ -95,7 +114,7 @@ fn main() -> ExitCode {
 fn usage() -> ExitCode {
     eprintln!(
         "usage: mcts_speed [{}] [SECONDS] [MAX_THREADS] [mcts|baseline] \
-         [uniform|mast|decisive|anti-decisive] [plain|decisive] [off|rave|grave]",
+         [uniform|mast|nst|decisive|anti-decisive|anti-decisive-nst] [plain|decisive] [off|rave|grave]",
         GAMES.join("|")
     );
     ExitCode::FAILURE

@@ -28,7 +28,8 @@
 //! Between requests the engine ponders ([`Player::ponder`], unless [`Ponder::Off`]): it
 //! searches from the last state in slices of [`PONDER_SLICE`], looking for a request between
 //! them, so a request waits one slice at most; when there is nothing to search (no role yet,
-//! or the root is proven) it waits for the next request. The REPORT of `move` then ends with
+//! or the root is proven), or no request came for [`ENGINE_PONDER_WINDOW`] (the client has
+//! left the match), it waits for the next request. The REPORT of `move` then ends with
 //! `; K pondered`, the iterations pondered since the last `choose`.
 
 use std::io::{BufRead, BufReader, Write};
@@ -36,7 +37,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::time_control::{PONDER_SLICE, from_epoch_millis, to_epoch_millis};
+use crate::time_control::{ENGINE_PONDER_WINDOW, PONDER_SLICE, from_epoch_millis, to_epoch_millis};
 use crate::{Beliefs, Observed, Player, Spelling};
 use gdl_runtime::Game;
 
@@ -86,13 +87,13 @@ pub fn read_lines(
     Ok(lines)
 }
 
-/// The next request line; until it comes, ponders with `player` (once it has a role) and
-/// adds the iterations to `pondered`. `None` at the end of the input.
+/// The next request line; until it comes, ponders with `player` until `ponder_until` (none:
+/// not at all) and adds the iterations to `pondered`. `None` at the end of the input.
 fn next_request<G: Game, P: Player<G>>(
     requests: &mpsc::Receiver<std::io::Result<String>>,
     game: &G,
     player: &mut P,
-    ponder: bool,
+    ponder_until: Option<Instant>,
     pondered: &mut u64,
 ) -> Option<std::io::Result<String>> {
     loop {
@@ -101,9 +102,10 @@ fn next_request<G: Game, P: Player<G>>(
             Err(mpsc::TryRecvError::Disconnected) => return None,
             Err(mpsc::TryRecvError::Empty) => {}
         }
-        let searched = match ponder {
-            true => player.ponder(game, Instant::now() + PONDER_SLICE),
-            false => 0,
+        let now = Instant::now();
+        let searched = match ponder_until {
+            Some(until) if now < until => player.ponder(game, (now + PONDER_SLICE).min(until)),
+            _ => 0,
         };
         if searched == 0 {
             // Nothing to search until a request changes the state.
@@ -130,11 +132,14 @@ pub fn serve<G: Game, P: Player<G>>(
     let mut role = None;
     let mut pondered = 0u64;
     let mut beliefs: Option<Beliefs<G>> = None;
+    let mut last = Instant::now();
     loop {
         let pondering = ponder == Ponder::On && role.is_some() && beliefs.is_none();
-        let Some(line) = next_request(&requests, game, player, pondering, &mut pondered) else {
+        let until = pondering.then(|| last + ENGINE_PONDER_WINDOW);
+        let Some(line) = next_request(&requests, game, player, until, &mut pondered) else {
             return Ok(());
         };
+        last = Instant::now();
         let line = line?;
         let line = line.trim_end_matches('\r');
         let (number, request) = line.split_once('\t').unwrap_or(("0", line));
@@ -639,6 +644,52 @@ mod tests {
         assert!(took < Duration::from_secs(1), "{took:?}");
         assert!(reply.starts_with("2\tmove\t"), "{reply}");
         assert!(!reply.contains("pondered"), "{reply}");
+    }
+
+    /// A player that ponders a slice at a time (sleeping through it) and notes when.
+    struct Sleeper(Vec<Instant>);
+
+    impl Player<Countdown> for Sleeper {
+        fn name(&self) -> &str {
+            "sleeper"
+        }
+        fn choose(&mut self, _: &Countdown, _: &u32, _: Instant) -> Option<u8> {
+            None
+        }
+        fn ponder(&mut self, _: &Countdown, deadline: Instant) -> u64 {
+            self.0.push(Instant::now());
+            std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+            1
+        }
+    }
+
+    /// Pondering ends at its limit (the client gone quiet), and the next request still comes.
+    #[test]
+    fn pondering_stops_at_its_limit_and_the_request_still_comes() {
+        let (requests, lines) = mpsc::channel();
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(400));
+            requests.send(Ok("1\tchoose\t0".to_string()))
+        });
+        let mut player = Sleeper(Vec::new());
+        let (began, mut pondered) = (Instant::now(), 0);
+        let limit = began + Duration::from_millis(100);
+        let line = next_request(
+            &lines,
+            &Countdown::new(5),
+            &mut player,
+            Some(limit),
+            &mut pondered,
+        );
+        assert_eq!(line.map(|l| l.ok()), Some(Some("1\tchoose\t0".to_string())));
+        assert!(began.elapsed() >= Duration::from_millis(400));
+        sender.join().unwrap().unwrap();
+        // Slices until the limit, none after it (the last one cut to end there).
+        assert!(
+            pondered >= 2 && pondered as usize == player.0.len(),
+            "{pondered}"
+        );
+        assert!(player.0.iter().all(|&t| t < limit), "{:?}", player.0.last());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! before the clock ([`DEFAULT_MARGIN`], for a manager on the same host; more over a network),
 //! START keeps [`START_EXTRA_MARGIN`] more, as managers give no grace there, and a search
 //! stalled past the clock is covered by a legal move sent [`FALLBACK_AFTER_CLOCK`] after it
-//! ([`Deadlines::give_up`]). Between requests a player ponders in slices of [`PONDER_SLICE`].
+//! ([`Deadlines::give_up`]). Between requests a player ponders in slices of [`PONDER_SLICE`],
+//! for a [`ponder_window`] after the last request at most.
 //!
 //! Within a request, parts take shares of the time left ([`share_of_time`]: the start
 //! clock's measurements; [`halfway`]: a GDL-II move's belief update; [`equal_shares`]: the
@@ -38,6 +39,22 @@ pub const FALLBACK_AFTER_CLOCK: Duration = Duration::from_millis(500);
 /// How long a player ponders between looks for a request: a request that arrives meanwhile
 /// waits this long at most.
 pub const PONDER_SLICE: Duration = Duration::from_millis(20);
+
+/// What [`ponder_window`] allows beyond twice the play clock.
+pub const PONDER_GRACE: Duration = Duration::from_secs(60);
+
+/// How long an engine in another process ponders after its last request: it is not told the
+/// play clock, so this is for clocks up to a couple of minutes.
+pub const ENGINE_PONDER_WINDOW: Duration = Duration::from_secs(300);
+
+/// How long after the last request of a match a player still ponders: twice the play clock
+/// and [`PONDER_GRACE`]. A manager sends the next request within a play clock and its grace;
+/// one that has sent none for longer has left the match without STOP or ABORT (it stopped,
+/// or lost the connection), and a player that pondered on would hold a core for nothing. It
+/// waits for a request instead, and ponders again after the next one.
+pub fn ponder_window(play_clock: Duration) -> Duration {
+    play_clock.saturating_mul(2).saturating_add(PONDER_GRACE)
+}
 
 /// The longest clock taken from a message: a day (longer ones are read as a day).
 const LONGEST_CLOCK: f64 = 86_400.0;
@@ -171,6 +188,13 @@ mod tests {
         // A clock shorter than the margin: the search ends at once, never before the arrival.
         let short = Deadlines::play(at, MS(100), MS(300));
         assert_eq!((short.search, short.budget()), (at, Duration::ZERO));
+    }
+
+    #[test]
+    fn pondering_stops_well_after_the_next_request_was_due() {
+        assert_eq!(ponder_window(MS(3000)), MS(66_000));
+        assert_eq!(ponder_window(Duration::MAX), Duration::MAX);
+        assert!(ENGINE_PONDER_WINDOW > ponder_window(Duration::from_secs(60)));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use tokio::sync::oneshot;
 
 use super::{EngineFactory, MatchEngine, StartRequest, log};
 use crate::subprocess::Ponder;
-use crate::time_control::{Deadlines, PONDER_SLICE};
+use crate::time_control::{Deadlines, PONDER_SLICE, ponder_window};
 
 /// A job for the match thread.
 pub(super) enum Job {
@@ -73,6 +73,19 @@ struct Playing {
     steps: u64,
     /// Iterations pondered since the last PLAY.
     pondered: u64,
+    /// When the last request of the match (START or PLAY) was answered.
+    answered: Instant,
+    /// How long after it the thread ponders ([`ponder_window`]).
+    window: Duration,
+    /// Whether the log said that the window has passed since the last answer.
+    said_idle: bool,
+}
+
+impl Playing {
+    /// Whether the thread ponders now: on, and within the window after the last answer.
+    fn ponders(&self, ponder: Ponder) -> bool {
+        ponder == Ponder::On && self.answered.elapsed() < self.window
+    }
 }
 
 /// The next job; until it comes, ponders the match being played (a failing engine drops
@@ -82,7 +95,15 @@ fn next_job(queue: &Receiver<Job>, playing: &mut Option<Playing>, ponder: Ponder
         let Some(p) = playing.as_mut() else {
             return queue.recv().ok();
         };
-        if ponder == Ponder::Off {
+        if !p.ponders(ponder) {
+            if ponder == Ponder::On && !p.said_idle {
+                p.said_idle = true;
+                log(&format!(
+                    "{}: no request for {} s: pondering stops until the next one",
+                    p.match_id,
+                    p.window.as_secs()
+                ));
+            }
             match queue.recv_timeout(IDLE) {
                 Ok(job) => return Some(job),
                 Err(RecvTimeoutError::Disconnected) => return None,
@@ -133,6 +154,9 @@ pub(super) fn run(mut factory: EngineFactory, queue: Receiver<Job>, ponder: Pond
                             engine,
                             steps: 0,
                             pondered: 0,
+                            answered: Instant::now(),
+                            window: ponder_window(start.play_clock),
+                            said_idle: false,
                         });
                         Ok(describe)
                     }
@@ -249,6 +273,7 @@ impl Playing {
             answer,
             engine: Some(by),
         };
+        (self.answered, self.said_idle) = (Instant::now(), false);
         (played, line)
     }
 }
@@ -264,6 +289,68 @@ mod tests {
         let r: Result<(), String> = guarded(|| panic!("boom"));
         assert_eq!(r, Err("the engine failed: boom".to_string()));
         assert_eq!(guarded(|| Ok(3)), Ok(3));
+    }
+
+    /// An engine that ponders a slice at a time (sleeping through it), noting when.
+    struct Sleeper(std::sync::mpsc::Sender<Instant>);
+
+    impl MatchEngine for Sleeper {
+        fn describe(&self) -> String {
+            "sleeper".into()
+        }
+        fn play(
+            &mut self,
+            _: Option<&[String]>,
+            _: Instant,
+            _: &mut dyn FnMut(String),
+        ) -> Result<String, String> {
+            Ok("noop".into())
+        }
+        fn ponder(&mut self, until: Instant) -> u64 {
+            let _ = self.0.send(Instant::now());
+            std::thread::sleep(until.saturating_duration_since(Instant::now()));
+            1
+        }
+    }
+
+    /// Past the window after the last answer the thread stops pondering, and still takes the
+    /// next job; the next answer opens the window again.
+    #[test]
+    fn pondering_stops_past_the_window_until_the_next_answer() {
+        let (slices, pondered) = std::sync::mpsc::channel();
+        let window = Duration::from_millis(150);
+        let mut playing = Some(Playing {
+            match_id: "m".into(),
+            engine: Box::new(Sleeper(slices)),
+            steps: 0,
+            pondered: 0,
+            answered: Instant::now(),
+            window,
+            said_idle: false,
+        });
+        let (jobs, queue) = std::sync::mpsc::channel();
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(600));
+            jobs.send(Job::End).is_ok()
+        });
+        let began = Instant::now();
+        assert!(matches!(
+            next_job(&queue, &mut playing, Ponder::On),
+            Some(Job::End)
+        ));
+        assert!(began.elapsed() >= Duration::from_millis(600));
+        assert!(sender.join().unwrap());
+        let times: Vec<Instant> = pondered.try_iter().collect();
+        assert!(times.len() >= 2, "{} slices", times.len());
+        assert!(
+            times.iter().all(|&t| t < began + window),
+            "a slice past the window"
+        );
+        let p = playing.as_mut().expect("the match is kept");
+        assert!(p.said_idle && !p.ponders(Ponder::On));
+        let deadlines = Deadlines::play(Instant::now(), Duration::from_secs(1), Duration::ZERO);
+        p.play(&Turn::Moves(None), &deadlines, &OnceLock::new());
+        assert!(p.ponders(Ponder::On) && !p.said_idle);
     }
 
     #[test]

@@ -679,7 +679,13 @@ mod tests {
         let picked = setups(Some("connectFour, ggp-base-tests/connectFour")).expect("the corpus");
         let seen: Vec<(&str, &str, &str)> = picked
             .iter()
-            .map(|s| (s.game.collection.as_str(), s.game.name.as_str(), s.kind.as_str()))
+            .map(|s| {
+                (
+                    s.game.collection.as_str(),
+                    s.game.name.as_str(),
+                    s.kind.as_str(),
+                )
+            })
             .collect();
         assert_eq!(
             seen,
