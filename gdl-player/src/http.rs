@@ -58,8 +58,8 @@ pub struct ServerOptions {
     /// The name INFO gives.
     pub name: String,
     /// A move is sent this long before the play clock ends (from the PLAY's arrival); START
-    /// keeps [`crate::time_control::START_EXTRA_MARGIN`] more, as managers give no grace there. The default,
-    /// [`DEFAULT_MARGIN`], is for a manager on the same host ([`crate::time_control`]).
+    /// keeps [`crate::time_control::START_EXTRA_MARGIN`] more, as managers give no grace
+    /// there. The default, [`DEFAULT_MARGIN`], is for a manager on the same host.
     pub margin: Duration,
     /// The longest request body read (bytes); a longer one gets an error reply.
     pub max_body: usize,
