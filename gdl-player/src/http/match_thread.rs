@@ -291,37 +291,21 @@ mod tests {
         assert_eq!(guarded(|| Ok(3)), Ok(3));
     }
 
-    /// An engine that ponders a slice at a time (sleeping through it), noting when.
-    struct Sleeper(std::sync::mpsc::Sender<Instant>);
-
-    impl MatchEngine for Sleeper {
-        fn describe(&self) -> String {
-            "sleeper".into()
-        }
-        fn play(
-            &mut self,
-            _: Option<&[String]>,
-            _: Instant,
-            _: &mut dyn FnMut(String),
-        ) -> Result<String, String> {
-            Ok("noop".into())
-        }
-        fn ponder(&mut self, until: Instant) -> u64 {
-            let _ = self.0.send(Instant::now());
-            std::thread::sleep(until.saturating_duration_since(Instant::now()));
-            1
-        }
-    }
-
     /// Past the window after the last answer the thread stops pondering, and still takes the
     /// next job; the next answer opens the window again.
     #[test]
     fn pondering_stops_past_the_window_until_the_next_answer() {
-        let (slices, pondered) = std::sync::mpsc::channel();
+        use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+        let calls = Arc::new(AtomicU64::new(0));
+        let engine = crate::http::tests::Pondering {
+            calls: Arc::clone(&calls),
+            looks: Arc::new(AtomicU64::new(0)),
+            searching: true,
+        };
         let window = Duration::from_millis(150);
         let mut playing = Some(Playing {
             match_id: "m".into(),
-            engine: Box::new(Sleeper(slices)),
+            engine: Box::new(engine),
             steps: 0,
             pondered: 0,
             answered: Instant::now(),
@@ -329,9 +313,15 @@ mod tests {
             said_idle: false,
         });
         let (jobs, queue) = std::sync::mpsc::channel();
+        let seen = Arc::clone(&calls);
+        // The slices' count well after the window (its last slice ended by 170 ms), then
+        // just before the job.
         let sender = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(600));
-            jobs.send(Job::End).is_ok()
+            std::thread::sleep(Duration::from_millis(300));
+            let after_window = seen.load(SeqCst);
+            std::thread::sleep(Duration::from_millis(300));
+            let before_job = seen.load(SeqCst);
+            (jobs.send(Job::End).is_ok(), after_window, before_job)
         });
         let began = Instant::now();
         assert!(matches!(
@@ -339,13 +329,10 @@ mod tests {
             Some(Job::End)
         ));
         assert!(began.elapsed() >= Duration::from_millis(600));
-        assert!(sender.join().unwrap());
-        let times: Vec<Instant> = pondered.try_iter().collect();
-        assert!(times.len() >= 2, "{} slices", times.len());
-        assert!(
-            times.iter().all(|&t| t < began + window),
-            "a slice past the window"
-        );
+        let (sent, after_window, before_job) = sender.join().unwrap();
+        assert!(sent);
+        assert!(after_window >= 2, "{after_window} slices");
+        assert_eq!(after_window, before_job, "a slice past the window");
         let p = playing.as_mut().expect("the match is kept");
         assert!(p.said_idle && !p.ponders(Ponder::On));
         let deadlines = Deadlines::play(Instant::now(), Duration::from_secs(1), Duration::ZERO);

@@ -420,11 +420,11 @@ fn case_folding_reads_upper_cased_matches() {
 
 /// An engine that counts the calls to `ponder`; `searching`: each call searches (sleeps)
 /// until its end and says it ran one iteration, else it has nothing to search.
-struct Pondering {
-    calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
+pub(super) struct Pondering {
+    pub(super) calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The calls to `idle`.
-    looks: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    searching: bool,
+    pub(super) looks: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    pub(super) searching: bool,
 }
 
 impl MatchEngine for Pondering {
