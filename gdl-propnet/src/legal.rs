@@ -485,18 +485,26 @@ impl super::Engine<'_> {
                 }
             }
         }
-        if self.clear.may_let_go() {
-            self.set_joint_logged(&joint);
-        } else {
-            self.set_joint(&joint);
-        }
+        self.step(&joint, next);
         self.drawn = joint;
+        Ok(())
+    }
+
+    /// One step of a playout from the held state: the joint move is set, the next state
+    /// written into `next`, and the move let go of again when that has been measured cheaper
+    /// (see `clear.rs`): the same as [`Engine::set_joint`] then [`Engine::next`], at the
+    /// cost of [`Engine::random_step`]'s step. A move out of range is no move.
+    pub fn step(&mut self, joint: &[u32], next: &mut [u64]) {
+        if self.clear.may_let_go() {
+            self.set_joint_logged(joint);
+        } else {
+            self.set_joint(joint);
+        }
         self.next(next);
         if self.clear.end(self.visits) {
             let undone = self.let_go();
             self.clear.undone(undone);
         }
-        Ok(())
     }
 }
 

@@ -671,6 +671,40 @@ fn letting_go_from_the_log_restores_what_the_engine_held() {
     }
 }
 
+/// [`Engine::step`] (the move let go of after the step in the trial's pairs and, if measured
+/// cheaper, every step after it) writes the next state that setting the move and reading the
+/// network writes, whether the states follow each other (a playout) or jump (a tree's
+/// iterations).
+fn step_writes_next(n: &Net, seed: u64) {
+    let mut stepped = Engine::new(n);
+    let mut plain = Engine::new(n);
+    let bits = (1u64 << n.bits) - 1;
+    let mut rng = gdl_runtime::SplitMix64::new(seed);
+    let mut state = rng.next_u64() & bits;
+    for step in 0..1300 {
+        if rng.below(4) == 0 {
+            state = rng.next_u64() & bits;
+        }
+        let joint = [rng.below(n.moves[0] as usize + 1) as u32];
+        let (mut a, mut b) = ([0u64], [0u64]);
+        stepped.set_state(&[state]);
+        stepped.step(&joint, &mut a);
+        plain.set_state(&[state]);
+        plain.set_joint(&joint);
+        plain.next(&mut b);
+        assert_eq!(a, b, "seed {seed}, step {step}");
+        state = a[0] & bits;
+    }
+}
+
+#[test]
+fn a_step_writes_what_setting_the_move_then_reading_the_network_writes() {
+    step_writes_next(&net(), 3);
+    for seed in 0..40 {
+        step_writes_next(&random_net(seed), seed + 177);
+    }
+}
+
 /// A `Stuck` disjunct of terminal holds when its state bit does and the role has none of its
 /// moves legal; it survives the text form, and a guard past the state bits does not decode.
 #[test]

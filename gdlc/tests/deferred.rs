@@ -83,10 +83,7 @@ impl Game for NetGame {
 
     fn next_state(&self, state: &Vec<u64>, joint: &[u32], next: &mut Vec<u64>) {
         next.resize(state.len(), 0);
-        self.at(state, |e| {
-            e.set_joint(joint);
-            e.next(next);
-        });
+        self.at(state, |e| e.step(joint, next));
     }
 
     fn goal(&self, state: &Vec<u64>, role: RoleIndex) -> Option<i32> {

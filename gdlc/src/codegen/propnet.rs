@@ -169,12 +169,7 @@ pub fn items(ir: &Ir, options: &CodegenOptions) -> (Vec<TokenStream>, String) {
         legal_moves: quote! { with_engine(state, |e| e.legal(role, out)) },
         random_legal_move: Some(quote! { with_engine(state, |e| e.random_legal(role, rng)) }),
         random_step: Some(quote! { with_engine(state, |e| e.random_step(rng, &mut next_state.0)) }),
-        next_state: quote! {
-            with_engine(state, |e| {
-                e.set_joint(joint);
-                e.next(&mut next_state.0);
-            })
-        },
+        next_state: quote! { with_engine(state, |e| e.step(joint, &mut next_state.0)) },
         goal: quote! { with_engine(state, |e| e.goal(role)) },
         goal_values: quote! { with_engine(state, |e| e.goal_values(role, out)) },
         percepts: quote! {

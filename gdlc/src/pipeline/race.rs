@@ -426,8 +426,7 @@ fn play_network(net: &Net, seed: u64, m: &Meter) {
                     *j = moves[rng.below(moves.len())];
                 }
                 if !stuck {
-                    e.set_joint(&joint);
-                    e.next(&mut state);
+                    e.step(&joint, &mut state);
                 }
             }
             states += 1;

@@ -142,10 +142,7 @@ impl Game for OwnedNetGame {
     fn next_state(&self, state: &Vec<u64>, joint: &[u32], next: &mut Vec<u64>) {
         next.clear();
         next.resize(self.net.init.len(), 0);
-        self.with(state, |e| {
-            e.set_joint(joint);
-            e.next(next);
-        });
+        self.with(state, |e| e.step(joint, next));
     }
 
     fn goal(&self, state: &Vec<u64>, role: RoleIndex) -> Option<i32> {
