@@ -16,9 +16,18 @@
 //! is 11% cheaper when the undone edges are counted as visited) and still keeps the move on
 //! checkers and skirmish, where letting go always ran 35% slower). Letting go needs only to
 //! cost less: its cost is now counted as it runs.
+//!
+//! The choice is measured again every [`RETRIAL`] steps: what an engine's steps do changes
+//! over a process's life (a player's start clock tries single moves from one state, its
+//! search plays whole playouts; the board fills up), and a choice measured on the first kind
+//! of work is not the cheaper one for the second.
 
 /// Steps of the trial (in pairs, every other pair letting go of the move).
 const TRIAL: u64 = 512;
+
+/// Steps between a choice and the next trial (the trial costs at most half of its steps
+/// played the dearer way: under 1% of the steps).
+const RETRIAL: u64 = 1 << 15;
 
 /// What an edge undone from the log costs (see `joint.rs`), against one visited by a
 /// propagation.
@@ -34,7 +43,7 @@ const UNDO_COST: f64 = 0.25;
 /// alternates pairs of steps and counts only the second step of each pair.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Clear {
-    /// Steps ended so far.
+    /// Steps ended since the trial began (counting on past the choice, to the next trial).
     steps: u64,
     /// The engine's visits when the previous step ended.
     at: u64,
@@ -73,6 +82,12 @@ impl Clear {
         self.undone = 0;
         self.at = visits;
         self.steps += 1;
+        if self.steps > TRIAL + RETRIAL {
+            // A new trial, from its first step.
+            self.steps = 1;
+            self.sums = [(0.0, 0); 2];
+            self.decided = None;
+        }
         let clear = match self.decided {
             Some(d) => d,
             None if self.steps <= TRIAL => self.steps / 2 % 2 == 1,
@@ -112,6 +127,24 @@ mod tests {
         }
         assert_eq!(c.decided, Some(last[0]));
         last[0]
+    }
+
+    /// The choice follows the work: steps that cost less kept, then steps that cost less let
+    /// go of, each for a trial and its choice's span.
+    #[test]
+    fn the_choice_is_measured_again_as_the_work_changes() {
+        let mut c = Clear::default();
+        let mut visits = 0;
+        let mut last = [false; 2];
+        let mut choices = Vec::new();
+        for (keep, clear) in [(100, 160), (100, 60), (100, 160)] {
+            for _ in 0..TRIAL + RETRIAL {
+                visits += if last[0] { clear } else { keep };
+                last = [c.end(visits), last[0]];
+            }
+            choices.push(c.decided);
+        }
+        assert_eq!(choices, [Some(false), Some(true), Some(false)]);
     }
 
     #[test]
