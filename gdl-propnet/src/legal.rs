@@ -492,8 +492,10 @@ impl super::Engine<'_> {
 
     /// One step of a playout from the held state: the joint move is set, the next state
     /// written into `next`, and the move let go of again when that has been measured cheaper
-    /// (see `clear.rs`): the same as [`Engine::set_joint`] then [`Engine::next`], at the
-    /// cost of [`Engine::random_step`]'s step. A move out of range is no move.
+    /// (see `clear.rs`): the same as [`Engine::set_joint`](crate::Engine::set_joint) then
+    /// [`Engine::next`](crate::Engine::next), at the cost of
+    /// [`Engine::random_step`](crate::Engine::random_step)'s step. A move out of range is no
+    /// move.
     pub fn step(&mut self, joint: &[u32], next: &mut [u64]) {
         if self.clear.may_let_go() {
             self.set_joint_logged(joint);
