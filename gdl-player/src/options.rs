@@ -192,8 +192,8 @@ pub enum AmafMode {
     /// GRAVE: the AMAF statistics of the closest node on the path (the node itself or an
     /// ancestor) with enough iterations.
     Grave,
-    /// GRAVE where a measurement at the start clock finds that the roles' moves commute
-    /// (`mcts/commute.rs`), else off.
+    /// GRAVE where a measurement at the start clock finds that the moves are placements,
+    /// never legal again once played (`mcts/placement.rs`), else off.
     Auto,
 }
 

@@ -11,8 +11,8 @@ use super::{
     EngineFactory, GameEngine, MatchEngine, Ponder, ServerOptions, StartRequest, serve_on,
 };
 use crate::{
-    AmafMode, AmafOptions, Expansion, Exploration, Factoring, HeuristicMode, MctsOptions,
-    OpponentModel, ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule,
+    AmafMode, Expansion, Exploration, Factoring, HeuristicMode, MctsOptions, OpponentModel,
+    ParallelMcts, Player, PlayoutPolicy, Search, SimultaneousRule,
 };
 use gdl_runtime::Game;
 use gdl_runtime::sexpr;
@@ -44,9 +44,9 @@ pub const PLAY_USAGE: &str =
                                            and the roles mostly move in turn;
                                            --amaf: selection mixes each move's mean with
                                            the goals of the iterations that played it
-                                           later (RAVE, GRAVE), default auto: GRAVE
-                                           where moves are placements (never legal
-                                           again once played: hex, reversi);
+                                           later (RAVE, GRAVE), default off; auto:
+                                           GRAVE where moves are placements (never
+                                           legal again once played: hex, reversi);
                                            --factoring: a tree per independent part of
                                            the game when the start clock finds parts,
                                            default auto;
@@ -102,14 +102,10 @@ fn play_args(name: &str, args: &[String]) -> Result<PlayArgs, String> {
         ..ServerOptions::default()
     };
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // Playouts and AMAF measured at the start clock unless asked (`PlayoutPolicy::Auto`,
-    // `AmafMode::Auto`).
+    // Playouts measured at the start clock unless asked (`PlayoutPolicy::Auto`); no AMAF
+    // unless asked.
     let mut search = MctsOptions {
         playout: PlayoutPolicy::Auto,
-        amaf: AmafOptions {
-            mode: AmafMode::Auto,
-            ..AmafOptions::default()
-        },
         ..MctsOptions::default()
     };
     let mut it = args.iter();
@@ -380,6 +376,8 @@ mod tests {
         assert_eq!(a.search.heuristic.mode, HeuristicMode::Auto);
         let a = play_args("g", &args(&["--heuristic=on"])).unwrap();
         assert_eq!(a.search.heuristic.mode, HeuristicMode::On);
+        assert_eq!(a.search.amaf.mode, AmafMode::Off);
+        let a = play_args("g", &args(&["--amaf", "auto"])).unwrap();
         assert_eq!(a.search.amaf.mode, AmafMode::Auto);
         let a = play_args("g", &args(&["--amaf", "off"])).unwrap();
         assert_eq!(a.search.amaf.mode, AmafMode::Off);

@@ -92,8 +92,9 @@ pub struct Args {
     /// which the same role played it later (all moves as first): `off`, `rave` (a node's own
     /// statistics), `grave` (those of the closest ancestor with enough iterations) or `auto`
     /// (GRAVE where the start clock finds the moves are placements, never legal again once
-    /// played: hex, reversi; else off).
-    #[arg(long, default_value = "auto", value_parser = ["off", "rave", "grave", "auto"])]
+    /// played: hex, reversi; else off). Default off: with NST playouts, GRAVE lost on hex and
+    /// reversi both.
+    #[arg(long, default_value = "off", value_parser = ["off", "rave", "grave", "auto"])]
     pub amaf: String,
     /// Whether a game made of independent parts (two boards played side by side) is
     /// searched with a tree per part: `auto` (when the start clock's measurement finds two or
