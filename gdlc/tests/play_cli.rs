@@ -63,12 +63,21 @@ fn a_whole_match_with_the_network_from_the_first_move() {
         steps.iter().all(|l| l.contains(" by propnet (")),
         "a move not by the network: {steps:#?}"
     );
+    // No AMAF statistics unless asked, though every move of tic-tac-toe is a placement.
+    assert!(!steps.iter().any(|l| l.contains("amaf")), "{steps:#?}");
 }
 
 #[test]
 fn a_whole_match_with_grave_selection() {
     let player = start_player(&["--engine", "propnet", "--amaf", "grave"]);
     play_tic_tac_toe(&player);
+}
+
+#[test]
+fn amaf_auto_chooses_grave_where_moves_are_placements() {
+    let player = start_player(&["--engine", "propnet", "--amaf", "auto"]);
+    play_tic_tac_toe(&player);
+    logs(&player, "amaf auto: grave (100% of");
 }
 
 #[test]
