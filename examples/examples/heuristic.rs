@@ -3,6 +3,7 @@
 //!
 //! ```sh
 //! cargo run --release --example heuristic -- breakthrough 1.0
+//! cargo run --release --example heuristic --features corpus-games -- englishDraughts 3.0
 //! ```
 
 use std::process::ExitCode;
@@ -27,6 +28,10 @@ fn main() -> ExitCode {
         "ticTacToe" => probe(&TicTacToe, seconds),
         "connectFour" => probe(&ConnectFour, seconds),
         "breakthrough" => probe(&Breakthrough, seconds),
+        #[cfg(feature = "corpus-games")]
+        "englishDraughts" => probe(&gdl_examples::english_draughts::EnglishDraughts, seconds),
+        #[cfg(feature = "corpus-games")]
+        "reversi" => probe(&gdl_examples::reversi::Reversi, seconds),
         _ => return usage(),
     }
     ExitCode::SUCCESS
