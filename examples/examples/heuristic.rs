@@ -38,7 +38,10 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: heuristic [{}] [START_SECONDS]", GAMES.join("|"));
+    eprintln!(
+        "usage: heuristic [{}|englishDraughts|reversi] [START_SECONDS]",
+        GAMES.join("|")
+    );
     ExitCode::FAILURE
 }
 
