@@ -31,7 +31,8 @@
 //! `mcts@S`, `base@S`, ... search S seconds per move
 //! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
 //! learnt at the start clock (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K
-//! steps). `rave` and `grave` are `mcts` with AMAF statistics in selection (`--amaf
+//! steps); `counts` is `mcts` whose evaluation has no role's share of facts among its
+//! candidate features, counts only. `rave` and `grave` are `mcts` with AMAF statistics in selection (`--amaf
 //! rave|grave`; `grave@0.1:C:R:B` with reference R and bias B). `whole` is `mcts` with one tree
 //! over the whole state where the start clock would find independent parts (`--factoring off`). START_SECONDS (default 0) is each player's start clock. Prints one line per colour (per half, with three roles or more) and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
@@ -105,7 +106,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: arena [{}|connectFourSimultaneous|englishDraughts|reversi|hex|hexPie|twoBoards|3pConnectFour] PLAYER PLAYER [GAMES [START_SECONDS]]   \
          (PLAYER: random | flat:P | \
-         [x|xx|p](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto|rave|grave)(:I|@SECONDS)[:C|auto[:K[:B]]])",
+         [x|xx|p](mcts|base|mast|dec[K]|anti[K]|auto|rm|exp3|hon|hauto|counts|rave|grave)(:I|@SECONDS)[:C|auto[:K[:B]]])",
         GAMES.join("|")
     );
     ExitCode::FAILURE
@@ -161,6 +162,7 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
             | "exp3"
             | "hon"
             | "hauto"
+            | "counts"
             | "rave"
             | "grave"
             | "whole"
@@ -248,6 +250,14 @@ fn parse<G: Game + 'static>(spec: &str, seed: u64) -> Option<Seat<G>> {
                     _ => HeuristicMode::Auto,
                 },
                 cutoff: cutoff.unwrap_or(HeuristicOptions::default().cutoff),
+                ..HeuristicOptions::default()
+            },
+            ..options
+        })),
+        "counts" => Box::new(Mcts::new(MctsOptions {
+            heuristic: HeuristicOptions {
+                shares: false,
+                ..HeuristicOptions::default()
             },
             ..options
         })),

@@ -55,7 +55,7 @@ pub use baseline::{BaselineMcts, ParallelBaseline};
 pub use belief::{
     BeliefOptions, BeliefPlayer, BeliefSearch, BeliefStats, Beliefs, Observed, Spelling,
 };
-pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, candidate_features, tuning};
+pub use mcts::{Feature, Heuristic, Mcts, ParallelMcts, Whole, candidate_features, tuning};
 pub use options::{
     AmafMode, AmafOptions, DEFAULT_MAX_MEMORY, Expansion, Exploration, Factoring, HeuristicMode,
     HeuristicOptions, MctsOptions, OpponentModel, PlayoutPolicy, Search, SearchStats,

@@ -53,7 +53,7 @@ mod start;
 mod store;
 pub mod tuning;
 
-pub use heuristic::{Feature, Heuristic, candidate_features};
+pub use heuristic::{Feature, Heuristic, Whole, candidate_features};
 pub use parallel::ParallelMcts;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -286,6 +286,9 @@ pub struct HeuristicOptions {
     pub mode: HeuristicMode,
     /// A playout that has run this many steps without ending is scored by the evaluation.
     pub cutoff: usize,
+    /// Whether a role's share of a group of facts (its pieces over all pieces) is a
+    /// candidate feature beside the counts.
+    pub shares: bool,
 }
 
 impl Default for HeuristicOptions {
@@ -293,6 +296,7 @@ impl Default for HeuristicOptions {
         HeuristicOptions {
             mode: HeuristicMode::default(),
             cutoff: 8,
+            shares: true,
         }
     }
 }

@@ -1,14 +1,17 @@
 //! A heuristic evaluation learnt from the rules at the start clock, as Sancho does for piece
 //! games: candidate features are counts of state facts grouped by predicate and by the
 //! constants at one or two argument positions (`(cell ? ? white)`: white's pieces;
-//! `(cell ? 7 white)`: white's pieces on row 7); random playouts from the initial state give
-//! sample states (at random depths) with the goals their playout ended with; the features that
-//! correlate with a role's goal are kept and a linear fit of each role's goal on them (ridge
-//! regression) is the evaluation. The fit is judged on the samples of other playouts than
-//! those it was made from: [`Heuristic::r2`] is how much of the goals' variance it explains
-//! there, [`Heuristic::ceiling`] how much the state itself explains (two playouts from the
-//! same state agree that much), and the search uses it ([`HeuristicMode::Auto`]) only when it
-//! [`Heuristic::predicts`] and the roles mostly move in turn ([`Heuristic::simultaneous`]).
+//! `(cell ? 7 white)`: white's pieces on row 7) and, where a constant is a role's name, that
+//! role's share of the same facts (`(cell ? ? white) / (cell ? ? *)`: white's pieces over all
+//! pieces, which grows when a side ahead trades pieces); random playouts from the initial
+//! state give sample states (at random depths) with the goals their playout ended with; the
+//! features that correlate with a role's goal are kept and a linear fit of each role's goal
+//! on them (ridge regression) is the evaluation. The fit is judged on the samples of other
+//! playouts than those it was made from: [`Heuristic::r2`] is how much of the goals' variance
+//! it explains there, [`Heuristic::ceiling`] how much the state itself explains (two
+//! playouts from the same state agree that much), and the search uses it
+//! ([`HeuristicMode::Auto`]) only when it [`Heuristic::predicts`] and the roles mostly move
+//! in turn ([`Heuristic::simultaneous`]).
 //!
 //! The search uses it to cut playouts short: a playout that has run
 //! [`HeuristicOptions::cutoff`] steps without reaching a terminal state scores the state it
@@ -58,6 +61,35 @@ pub struct Feature {
     pub name: String,
     /// The fact bits counted, as words.
     pub mask: Vec<u64>,
+    /// For a share: the facts `mask` is a part of. The feature is then the count of `mask`
+    /// over the count of `whole.mask` (`whole.empty` when none is set): a role's share.
+    pub whole: Option<Whole>,
+}
+
+/// What a share feature divides by ([`Feature::whole`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Whole {
+    /// The facts of every role at the position where the feature has its role.
+    pub mask: Vec<u64>,
+    /// The share when none of them is set: one over the number of roles.
+    pub empty: f64,
+}
+
+impl Eq for Whole {}
+
+impl Feature {
+    /// The feature's value in a state of fact bits `bits`.
+    #[inline]
+    pub fn value(&self, bits: &[u64]) -> f64 {
+        let part = f64::from(count(&self.mask, bits));
+        match &self.whole {
+            None => part,
+            Some(w) => match count(&w.mask, bits) {
+                0 => w.empty,
+                all => part / f64::from(all),
+            },
+        }
+    }
 }
 
 /// The predicate and the arguments (the text of each top-level term) of a fact's text:
@@ -102,14 +134,20 @@ fn split_fact(text: &str) -> Option<(&str, Vec<&str>)> {
     Some((pred, args.to_vec()))
 }
 
-/// The candidate features of a game whose fact bits `names` names: for each predicate (and
-/// arity), the count of all its facts, and for each argument position and constant there,
-/// the count of its facts with that constant. Features of the same bits are given once; at
-/// most `MAX_CANDIDATES`, those of the most facts first.
-pub fn candidate_features(names: &[String]) -> Vec<Feature> {
+/// The candidate features of a game whose fact bits `names` names and whose roles are
+/// `roles`: for each predicate (and arity), the count of all its facts, and for each argument
+/// position and constant there (and each pair of positions, from three arguments on), the
+/// count of its facts with that constant. Where a fixed constant is a role's name, the
+/// feature's share of the same facts with any role there is a candidate too (`(cell ? ? white)`
+/// over `(cell ? ? *)`: white's share of the pieces, which a lead grows by trading). Features of
+/// the same bits are given once; at most `MAX_CANDIDATES`, those of the most facts first.
+pub fn candidate_features(names: &[String], roles: &[&str]) -> Vec<Feature> {
     let words = names.len().div_ceil(64);
     let mut groups: Vec<Feature> = Vec::new();
     let mut index = std::collections::HashMap::<String, usize>::new();
+    // Per feature key with a role's name at a fixed position: the key of its whole.
+    let mut shares = std::collections::HashMap::<String, (String, usize)>::new();
+    let mut wholes = std::collections::HashMap::<String, (Vec<u64>, Vec<usize>)>::new();
     for (bit, name) in names.iter().enumerate() {
         let Some((pred, args)) = split_fact(name) else {
             continue;
@@ -122,10 +160,31 @@ pub fn candidate_features(names: &[String]) -> Vec<Feature> {
         // One or two positions fixed to the fact's constants there.
         for i in 0..arity {
             for j in i..arity.min(i + 1 + usize::from(arity > 2) * arity) {
-                let shown: Vec<&str> = (0..arity)
-                    .map(|k| if k == i || k == j { args[k] } else { "?" })
-                    .collect();
-                keys.push(format!("({pred} {})", shown.join(" ")));
+                let shown = |role_at: Option<usize>| {
+                    let terms: Vec<&str> = (0..arity)
+                        .map(|k| match k == i || k == j {
+                            true if Some(k) == role_at => "*",
+                            true => args[k],
+                            false => "?",
+                        })
+                        .collect();
+                    format!("({pred} {})", terms.join(" "))
+                };
+                let key = shown(None);
+                for k in [i, j] {
+                    if let Some(role) = roles.iter().position(|r| *r == args[k]) {
+                        let whole = shown(Some(k));
+                        let (mask, seen) = wholes
+                            .entry(whole.clone())
+                            .or_insert_with(|| (vec![0; words], Vec::new()));
+                        mask[bit / 64] |= 1 << (bit % 64);
+                        if !seen.contains(&role) {
+                            seen.push(role);
+                        }
+                        shares.insert(key.clone(), (whole, role));
+                    }
+                }
+                keys.push(key);
             }
         }
         for key in keys {
@@ -133,16 +192,37 @@ pub fn candidate_features(names: &[String]) -> Vec<Feature> {
                 groups.push(Feature {
                     name: key,
                     mask: vec![0; words],
+                    whole: None,
                 });
                 groups.len() - 1
             });
             groups[g].mask[bit / 64] |= 1 << (bit % 64);
         }
     }
+    let mut share_features: Vec<Feature> = groups
+        .iter()
+        .filter_map(|f| {
+            let (whole, role) = shares.get(&f.name)?;
+            let (mask, seen) = wholes.get(whole)?;
+            // A share of one role's facts only is 1 wherever there are any; of two roles' the
+            // second's is one less the first's.
+            let redundant = seen.len() == 2 && seen.iter().any(|r| r < role);
+            (seen.len() > 1 && !redundant).then(|| Feature {
+                name: format!("{} / {whole}", f.name),
+                mask: f.mask.clone(),
+                whole: Some(Whole {
+                    mask: mask.clone(),
+                    empty: 1.0 / seen.len() as f64,
+                }),
+            })
+        })
+        .collect();
+    share_features.sort_by(|a, b| a.name.cmp(&b.name));
+    groups.extend(share_features);
     let bits = |f: &Feature| f.mask.iter().map(|w| w.count_ones()).sum::<u32>();
     groups.sort_by_key(|f| std::cmp::Reverse(bits(f)));
     let mut seen = std::collections::HashSet::new();
-    groups.retain(|f| seen.insert(f.mask.clone()));
+    groups.retain(|f| seen.insert((f.mask.clone(), f.whole.as_ref().map(|w| w.mask.clone()))));
     groups.truncate(MAX_CANDIDATES);
     groups
 }
@@ -197,7 +277,7 @@ fn sample<G: Game>(
         let initial = game.initial_state();
         let Some(goals) = playout.run(game, &initial, rng, deadline, |state| {
             let bits = game.fact_bits(state)?;
-            let f = features.iter().map(|f| f64::from(count(&f.mask, bits)));
+            let f = features.iter().map(|f| f.value(bits));
             path.push((f.collect(), state.clone()));
             Some(())
         }) else {
@@ -392,7 +472,7 @@ impl Heuristic {
             let k = self.features.len();
             let mut v = w[k];
             for (f, wf) in self.features.iter().zip(w) {
-                v += wf * f64::from(count(&f.mask, bits));
+                v += wf * f.value(bits);
             }
             out.push(v.clamp(0.0, 1.0));
         }
@@ -489,10 +569,14 @@ pub fn learn<G: Game>(
     game: &G,
     rng: &mut SplitMix64,
     deadline: Instant,
-    cutoff: usize,
+    options: HeuristicOptions,
 ) -> Option<Heuristic> {
     let names = game.fact_names()?;
-    let candidates = candidate_features(&names);
+    let roles: Vec<&str> = match options.shares {
+        true => (0..game.role_count()).map(|r| game.role_name(r)).collect(),
+        false => Vec::new(),
+    };
+    let candidates = candidate_features(&names, &roles);
     if candidates.is_empty() {
         return None;
     }
@@ -530,7 +614,7 @@ pub fn learn<G: Game>(
         r2,
         ceiling: ceiling(&samples, roles),
         samples: samples.features.len(),
-        cutoff,
+        cutoff: options.cutoff,
         simultaneous: samples.simultaneous as f64 / samples.features.len() as f64,
     })
 }
@@ -566,7 +650,7 @@ pub fn at_start<G: Game>(
         return None;
     }
     let mut rng = SplitMix64::new(seed ^ 0x5eed_4e55);
-    let h = learn(game, &mut rng, Instant::now() + budget, options.cutoff)?;
+    let h = learn(game, &mut rng, Instant::now() + budget, options)?;
     (options.mode == HeuristicMode::On || h.predicts()).then_some(h)
 }
 

@@ -42,7 +42,7 @@ fn features_count_facts_by_predicate_and_constants() {
         "(control o)",
         "(cell 2 3 o)",
     ]);
-    let f = candidate_features(&facts);
+    let f = candidate_features(&facts, &["x", "o"]);
     assert_eq!(mask_of(&f, "(cell ? ? x)"), Some(0b1101));
     assert_eq!(mask_of(&f, "(cell 1 ? ?)"), Some(0b0011));
     assert_eq!(mask_of(&f, "(cell 2 ? x)"), Some(0b1100));
@@ -58,6 +58,51 @@ fn features_count_facts_by_predicate_and_constants() {
             .all(|w| w[0].mask[0].count_ones() >= w[1].mask[0].count_ones())
     );
     assert_eq!(count(&[0b1101], &[0b0101]), 2);
+}
+
+fn share_of<'a>(features: &'a [Feature], name: &str) -> Option<&'a Feature> {
+    features
+        .iter()
+        .find(|f| f.name == name && f.whole.is_some())
+}
+
+#[test]
+fn shares_divide_a_roles_facts_by_every_roles() {
+    let facts = names(&[
+        "(cell 1 1 x)",
+        "(cell 1 2 o)",
+        "(cell 2 1 x)",
+        "(cell 2 2 x)",
+        "(mark x)",
+    ]);
+    let f = candidate_features(&facts, &["x", "o"]);
+    let x = share_of(&f, "(cell ? ? x) / (cell ? ? *)").expect("x's share of the cells");
+    assert_eq!(x.mask[0], 0b1101);
+    assert_eq!(x.whole.as_ref().map(|w| (w.mask[0], w.empty)), Some((0b1111, 0.5)));
+    assert_eq!(x.value(&[0b1111]), 0.75);
+    assert_eq!(x.value(&[0b0011]), 0.5);
+    assert_eq!(x.value(&[0b1_0000]), 0.5, "no cell set: an even share");
+    // With two roles, o's share is one less x's: not a second feature.
+    assert!(f.iter().all(|f| !f.name.starts_with("(cell ? ? o) /")));
+    // Only x has a mark: its share would be 1 wherever it is set.
+    assert!(f.iter().all(|f| !f.name.starts_with("(mark x) /")));
+    // Without roles, counts only.
+    let counts = candidate_features(&facts, &[]);
+    assert!(counts.iter().all(|f| f.whole.is_none()));
+    assert_eq!(counts.len(), f.iter().filter(|f| f.whole.is_none()).count());
+}
+
+#[test]
+fn shares_of_three_roles_are_each_kept() {
+    let facts = names(&["(at a 1)", "(at b 2)", "(at c 3)", "(at a 4)"]);
+    let f = candidate_features(&facts, &["a", "b", "c"]);
+    for role in ["a", "b", "c"] {
+        let name = format!("(at {role} ?) / (at * ?)");
+        let share = share_of(&f, &name).expect("each role's share");
+        assert_eq!(share.whole.as_ref().map(|w| w.empty), Some(1.0 / 3.0));
+    }
+    let a = share_of(&f, "(at a ?) / (at * ?)").expect("a's share");
+    assert_eq!(a.value(&[0b1111]), 0.5);
 }
 
 /// Ten coins are tossed: `heads` (the first role's move, 0 for heads, 1 for tails) fixes the
@@ -126,7 +171,7 @@ impl Game for Coins {
 fn the_feature_that_decides_the_game_is_learnt() {
     let mut rng = SplitMix64::new(3);
     let far = Instant::now() + Duration::from_secs(20);
-    let h = learn(&Coins, &mut rng, far, 8).expect("an evaluation");
+    let h = learn(&Coins, &mut rng, far, HeuristicOptions::default()).expect("an evaluation");
     let first = &h.features[0].name;
     assert!(
         first == "(coin ? heads)" || first == "(coin ? tails)",
@@ -191,6 +236,7 @@ fn learning_ends_before_the_start_clock() {
         let options = HeuristicOptions {
             mode: HeuristicMode::On,
             cutoff: 4,
+            shares: true,
         };
         let h = at_start(&Coins, options, 1, deadline);
         if ms == 0 {
@@ -208,6 +254,7 @@ fn no_evaluation_without_fact_bits_or_when_off() {
     let on = HeuristicOptions {
         mode: HeuristicMode::On,
         cutoff: 4,
+        shares: true,
     };
     assert!(at_start(&Countdown::new(10), on, 1, far).is_none());
     let off = HeuristicOptions {
@@ -224,6 +271,7 @@ fn the_search_with_cut_playouts_finds_the_winning_toss() {
         heuristic: HeuristicOptions {
             mode: HeuristicMode::On,
             cutoff: 0,
+            shares: true,
         },
         ..MctsOptions::default()
     });
@@ -243,6 +291,7 @@ fn every_tree_of_the_parallel_search_learns_the_evaluation_at_the_start() {
             heuristic: HeuristicOptions {
                 mode: HeuristicMode::On,
                 cutoff: 0,
+                shares: true,
             },
             ..MctsOptions::default()
         },
