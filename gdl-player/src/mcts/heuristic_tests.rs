@@ -78,7 +78,10 @@ fn shares_divide_a_roles_facts_by_every_roles() {
     let f = candidate_features(&facts, &["x", "o"]);
     let x = share_of(&f, "(cell ? ? x) / (cell ? ? *)").expect("x's share of the cells");
     assert_eq!(x.mask[0], 0b1101);
-    assert_eq!(x.whole.as_ref().map(|w| (w.mask[0], w.empty)), Some((0b1111, 0.5)));
+    assert_eq!(
+        x.whole.as_ref().map(|w| (w.mask[0], w.empty)),
+        Some((0b1111, 0.5))
+    );
     assert_eq!(x.value(&[0b1111]), 0.75);
     assert_eq!(x.value(&[0b0011]), 0.5);
     assert_eq!(x.value(&[0b1_0000]), 0.5, "no cell set: an even share");
