@@ -32,8 +32,8 @@
 //! instead (`mcts@0.1:C` with constant C). `hon` and `hauto` are `mcts` with the evaluation
 //! learnt at the start clock (`--heuristic on|auto`; `hon@0.1:C:K` cuts playouts after K
 //! steps); `counts` is `mcts` whose evaluation has no role's share of facts among its
-//! candidate features, counts only. `rave` and `grave` are `mcts` with AMAF statistics in selection (`--amaf
-//! rave|grave`; `grave@0.1:C:R:B` with reference R and bias B). `whole` is `mcts` with one tree
+//! candidate features, counts only. `rave` and `grave` are `mcts` with AMAF statistics in
+//! selection (`--amaf rave|grave`; `grave@0.1:C:R:B` with reference R and bias B). `whole` is `mcts` with one tree
 //! over the whole state where the start clock would find independent parts (`--factoring off`). START_SECONDS (default 0) is each player's start clock. Prints one line per colour (per half, with three roles or more) and a total, from the first player's side, and the
 //! longest time each player took to take in a move (`observe`). Games are seeded by their
 //! number: a run is repeatable when no player is timed.

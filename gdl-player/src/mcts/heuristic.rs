@@ -54,7 +54,7 @@ const MAX_SAMPLES: usize = 30_000;
 const MIN_SAMPLES: usize = 200;
 
 /// A candidate feature: the number of facts set among `mask`'s bits.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Feature {
     /// `(pred ? c ?)`-like text: `?` for the free positions; `(pred ...)` counts all facts of
     /// `pred`.
@@ -74,8 +74,6 @@ pub struct Whole {
     /// The share when none of them is set: one over the number of roles.
     pub empty: f64,
 }
-
-impl Eq for Whole {}
 
 impl Feature {
     /// The feature's value in a state of fact bits `bits`.
@@ -171,7 +169,7 @@ pub fn candidate_features(names: &[String], roles: &[&str]) -> Vec<Feature> {
                     format!("({pred} {})", terms.join(" "))
                 };
                 let key = shown(None);
-                for k in [i, j] {
+                for k in std::iter::once(i).chain((j != i).then_some(j)) {
                     if let Some(role) = roles.iter().position(|r| *r == args[k]) {
                         let whole = shown(Some(k));
                         let (mask, seen) = wholes
